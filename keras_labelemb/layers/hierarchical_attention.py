@@ -1,0 +1,192 @@
+"""Hierarchical (HAN) and flat (WAN) attention document encoders (GILE section 2.1)."""
+
+import keras
+from keras import ops
+
+from keras_labelemb.layers._validation import check_choice, check_positive_int, check_rate
+from keras_labelemb.layers.attention_pooling import AttentionPooling
+
+ENCODERS = ("dense", "gru", "bigru", "lstm", "bilstm")
+
+
+def make_sequence_encoder(kind, units, activation, dtype, name):
+    """One level's encoder g: a per-step Dense or a (bi)directional RNN over the steps."""
+    if kind == "dense":
+        return keras.layers.Dense(units, activation=activation, dtype=dtype, name=name)
+    cell = keras.layers.GRU if kind.endswith("gru") else keras.layers.LSTM
+    rnn = cell(units, return_sequences=True, dtype=dtype, name=f"{name}_rnn")
+    if kind.startswith("bi"):
+        return keras.layers.Bidirectional(rnn, dtype=dtype, name=name)
+    return rnn
+
+
+def encoder_output_size(kind, units):
+    return 2 * units if kind.startswith("bi") else units
+
+
+@keras.saving.register_keras_serializable(package="keras_labelemb")
+class HierarchicalAttention(keras.layers.Layer):
+    """Encodes a document of embedded words into one vector with attention.
+
+    Hierarchical mode (HAN, input `(B, K, T, d)`: K sentences of T words):
+
+        h_w^(it) = g_w(w_it)                       word encoder, eq. 1
+        s_i = sum_t alpha_w^(it) h_w^(it)         word attention, eq. 2
+        h_s^(i) = g_s(s_i)                          sentence encoder
+        h = sum_i alpha_s^(i) h_s^(i)              sentence attention
+
+    Flat mode (WAN, `flat=True`, input `(B, T, d)`): one level, `h = sum_t alpha_t g_w(w_t)`.
+
+    Each encoder `g` is `"dense"` (a per-position Dense layer, GILE's DENSE),
+    `"gru"`, `"bigru"`, `"lstm"` or `"bilstm"`; each attention is an
+    `AttentionPooling`. Padding is taken from the mask (e.g. an
+    `Embedding(mask_zero=True)` before it): padded words and all-padding
+    sentences get zero attention, and an all-padding document encodes to a finite
+    vector (zeros for dense encoders with `use_bias=False`-free activations;
+    always finite).
+
+    Args:
+        word_encoder: encoder at word level. Default `"bigru"`.
+        word_units: units of the word encoder (per direction for bi-RNNs). Default 50.
+        sentence_encoder: encoder at sentence level. Default `"bigru"`.
+        sentence_units: units of the sentence encoder. Default 50.
+        attention_units: size of the attention projections; default the encoder size.
+        flat: if True, a single word level over `(B, T, d)` (WAN).
+        dense_activation: activation of dense encoders. Default `"relu"`.
+        dropout: dropout rate on each encoder's outputs. Default 0.
+        return_attention_scores: if True, `call` also returns the attention
+            weights: `(h, word_scores (B, K, T), sentence_scores (B, K))`, or
+            `(h, word_scores (B, T))` in flat mode, e.g. to plot them.
+
+    Output: `(B, d_h)`, `d_h` the sentence encoder's output size (word encoder's when flat).
+
+    Example:
+
+    >>> import numpy as np, keras
+    >>> ids = np.random.randint(1, 100, size=(2, 3, 6))
+    >>> ids[1, 1:] = 0  # the second document has one sentence
+    >>> model = keras.Sequential([
+    ...     keras.layers.Embedding(100, 16, mask_zero=True),
+    ...     HierarchicalAttention(word_encoder="dense", word_units=8,
+    ...                           sentence_encoder="dense", sentence_units=8),
+    ... ])
+    >>> tuple(model(ids).shape)
+    (2, 8)
+
+    Reference: Pappas & Henderson, "GILE", TACL 2019, section 2.1; Yang et al., NAACL 2016.
+    """
+
+    def __init__(
+        self,
+        word_encoder="bigru",
+        word_units=50,
+        sentence_encoder="bigru",
+        sentence_units=50,
+        attention_units=None,
+        flat=False,
+        dense_activation="relu",
+        dropout=0.0,
+        return_attention_scores=False,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.word_encoder = check_choice("word_encoder", word_encoder, ENCODERS)
+        self.sentence_encoder = check_choice("sentence_encoder", sentence_encoder, ENCODERS)
+        self.word_units = check_positive_int("word_units", word_units)
+        self.sentence_units = check_positive_int("sentence_units", sentence_units)
+        self.attention_units = check_positive_int("attention_units", attention_units, allow_none=True)
+        self.flat = bool(flat)
+        self.dense_activation = keras.activations.get(dense_activation)
+        self.dropout = check_rate("dropout", dropout)
+        self.return_attention_scores = bool(return_attention_scores)
+        self.supports_masking = True
+
+    @property
+    def output_size(self):
+        if self.flat:
+            return encoder_output_size(self.word_encoder, self.word_units)
+        return encoder_output_size(self.sentence_encoder, self.sentence_units)
+
+    def _make_level(self, kind, units, prefix, input_shape):
+        encoder = make_sequence_encoder(kind, units, self.dense_activation, self.dtype_policy, f"{prefix}_encoder")
+        encoder.build(input_shape)
+        size = encoder_output_size(kind, units)
+        attention = AttentionPooling(
+            self.attention_units, return_attention_scores=True, dtype=self.dtype_policy, name=f"{prefix}_attention"
+        )
+        attention.build(tuple(input_shape[:-1]) + (size,))
+        return encoder, attention
+
+    def build(self, input_shape):
+        expected_rank = 3 if self.flat else 4
+        if len(input_shape) != expected_rank or input_shape[-1] is None:
+            layout = "(B, T, d)" if self.flat else "(B, K, T, d)"
+            raise ValueError(
+                f"`inputs` must be embedded words of shape {layout} (flat={self.flat}). "
+                f"Received: inputs with shape {tuple(input_shape)}"
+            )
+        d = input_shape[-1]
+        self.word_encoder_layer, self.word_attention = self._make_level(
+            self.word_encoder, self.word_units, "word", (None, input_shape[-2], d)
+        )
+        if not self.flat:
+            word_size = encoder_output_size(self.word_encoder, self.word_units)
+            self.sentence_encoder_layer, self.sentence_attention = self._make_level(
+                self.sentence_encoder, self.sentence_units, "sentence", (None, input_shape[1], word_size)
+            )
+        self.encoder_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
+
+    def _encode(self, encoder, attention, kind, inputs, mask, training):
+        if kind == "dense":
+            hidden = encoder(inputs)
+        else:
+            hidden = encoder(inputs, mask=mask, training=training)
+        hidden = self.encoder_dropout(hidden, training=training)
+        return attention(hidden, mask=mask)
+
+    def call(self, inputs, mask=None, training=None):
+        if mask is None:
+            mask = ops.ones(ops.shape(inputs)[:-1], dtype="bool")
+        mask = ops.cast(mask, "bool")
+        if self.flat:
+            doc, word_scores = self._encode(self.word_encoder_layer, self.word_attention, self.word_encoder, inputs, mask, training)
+            return (doc, word_scores) if self.return_attention_scores else doc
+        shape = ops.shape(inputs)
+        num_sentences, num_words, dim = inputs.shape[1], inputs.shape[2], inputs.shape[3]
+        words = ops.reshape(inputs, (-1, num_words, dim))
+        word_mask = ops.reshape(mask, (-1, num_words))
+        sentences, word_scores = self._encode(self.word_encoder_layer, self.word_attention, self.word_encoder, words, word_mask, training)
+        sentences = ops.reshape(sentences, (shape[0], num_sentences, encoder_output_size(self.word_encoder, self.word_units)))
+        sentence_mask = ops.any(mask, axis=-1)
+        doc, sentence_scores = self._encode(
+            self.sentence_encoder_layer, self.sentence_attention, self.sentence_encoder, sentences, sentence_mask, training
+        )
+        if self.return_attention_scores:
+            return doc, ops.reshape(word_scores, (shape[0], num_sentences, num_words)), sentence_scores
+        return doc
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+    def compute_output_shape(self, input_shape):
+        doc = (input_shape[0], self.output_size)
+        if not self.return_attention_scores:
+            return doc
+        if self.flat:
+            return doc, tuple(input_shape[:2])
+        return doc, tuple(input_shape[:3]), tuple(input_shape[:2])
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            word_encoder=self.word_encoder,
+            word_units=self.word_units,
+            sentence_encoder=self.sentence_encoder,
+            sentence_units=self.sentence_units,
+            attention_units=self.attention_units,
+            flat=self.flat,
+            dense_activation=keras.activations.serialize(self.dense_activation),
+            dropout=self.dropout,
+            return_attention_scores=self.return_attention_scores,
+        )
+        return config

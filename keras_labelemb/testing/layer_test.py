@@ -1,0 +1,199 @@
+"""The one helper every public layer's tests call (DESIGN.md, "Conventions")."""
+
+import json
+import os
+import tempfile
+
+import keras
+import numpy as np
+from keras import ops
+
+
+def _as_list(value):
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _numpy(outputs):
+    return [ops.convert_to_numpy(o) for o in _as_list(outputs)]
+
+
+def _shapes(shape):
+    """A shape or a tuple of shapes, as a list of tuples."""
+    return [tuple(s) for s in shape] if shape and isinstance(shape[0], (tuple, list)) else [tuple(shape)]
+
+
+def _assert_close(actual, expected, atol, what):
+    for a, e in zip(_numpy(actual), _numpy(expected)):
+        np.testing.assert_allclose(a, e, atol=atol, rtol=0, err_msg=what)
+
+
+def _make(layer_cls, init_kwargs, **extra):
+    kwargs = init_kwargs() if callable(init_kwargs) else dict(init_kwargs)
+    kwargs.update(extra)
+    return layer_cls(**kwargs)
+
+
+def _call(layer, inputs, mask, call_kwargs, training=None):
+    kwargs = dict(call_kwargs or {})
+    if mask is not None:
+        kwargs["mask"] = mask
+    if training is not None:
+        kwargs["training"] = training
+    return layer(inputs, **kwargs)
+
+
+def _model(layer, input_data, mask, call_kwargs):
+    """Wraps the layer in a functional model (mask as a second boolean input)."""
+    inputs = keras.Input(shape=input_data.shape[1:], dtype=str(input_data.dtype))
+    model_inputs = [inputs]
+    symbolic_mask = None
+    if mask is not None:
+        symbolic_mask = keras.Input(shape=mask.shape[1:], dtype="bool")
+        model_inputs.append(symbolic_mask)
+    outputs = _call(layer, inputs, symbolic_mask, call_kwargs)
+    return keras.Model(model_inputs, outputs), [input_data] + ([mask] if mask is not None else [])
+
+
+def _perturb_masked(input_data, mask, seed):
+    """Replaces every masked position of the input with other values."""
+    rng = np.random.default_rng(seed)
+    keep = mask.reshape(mask.shape + (1,) * (input_data.ndim - mask.ndim))
+    if np.issubdtype(input_data.dtype, np.integer):
+        noise = rng.integers(1, max(2, int(input_data.max()) + 1), size=input_data.shape)
+    else:
+        noise = rng.normal(size=input_data.shape) * 10
+    return np.where(keep, input_data, noise.astype(input_data.dtype))
+
+
+def run_layer_test(
+    layer_cls,
+    init_kwargs,
+    input_data,
+    expected_output_shape,
+    mask=None,
+    call_kwargs=None,
+    expected_num_trainable_weights=None,
+    expected_num_non_trainable_weights=None,
+    run_training=True,
+    run_mixed_precision=True,
+    check_mask_invariance=True,
+    frozen_weights=(),
+    atol=1e-5,
+):
+    """Checks a layer the same way for every layer of the library.
+
+    1. builds from shapes and counts weights; `compute_output_shape` is right;
+    2. symbolic call (KerasTensors) and eager call give the expected shapes, finite values;
+    3. `get_config` is JSON-serializable, `from_config` + copied weights give identical outputs;
+    4. a model holding it saved to `.keras` and loaded predicts identically;
+    5. one `fit` step with `jit_compile=True` changes every trainable weight
+       (gradients reach them) except those named in `frozen_weights`;
+    6. under the `mixed_float16` policy it computes in float16 with finite outputs
+       and a finite training step;
+    7. with a `mask` (include fully masked rows): outputs are finite, and changing
+       the input at masked positions changes no output (`check_mask_invariance`).
+
+    Args:
+        layer_cls: the layer class.
+        init_kwargs: constructor arguments, or a function returning them (use a
+            function when they hold layers that each instance needs fresh).
+        input_data: a NumPy array, batch first.
+        expected_output_shape: output shape, or a tuple of shapes for several outputs.
+        mask: optional boolean NumPy mask passed as `mask=`.
+        call_kwargs: extra call arguments.
+    """
+    input_data = np.asarray(input_data)
+    expected = _shapes(expected_output_shape)
+
+    # 1. Build from shapes.
+    layer = _make(layer_cls, init_kwargs)
+    layer.build(input_data.shape)
+    assert layer.built, f"{layer_cls.__name__}.build() did not mark the layer built"
+    if expected_num_trainable_weights is not None:
+        assert len(layer.trainable_weights) == expected_num_trainable_weights, [w.path for w in layer.trainable_weights]
+    if expected_num_non_trainable_weights is not None:
+        assert len(layer.non_trainable_weights) == expected_num_non_trainable_weights
+    assert _shapes(layer.compute_output_shape(input_data.shape)) == expected
+
+    # 2. Symbolic and eager calls.
+    symbolic_input = keras.Input(batch_shape=input_data.shape, dtype=str(input_data.dtype))
+    symbolic_mask = None if mask is None else keras.Input(batch_shape=mask.shape, dtype="bool")
+    symbolic = _call(_make(layer_cls, init_kwargs), symbolic_input, symbolic_mask, call_kwargs)
+    assert [tuple(o.shape) for o in _as_list(symbolic)] == expected
+    eager = _call(layer, input_data, mask, call_kwargs)
+    eager_values = _numpy(eager)
+    assert [v.shape for v in eager_values] == expected
+    for value in eager_values:
+        assert np.all(np.isfinite(value)), f"{layer_cls.__name__} produced non-finite outputs"
+
+    # 3. Config round trip.
+    json.dumps(keras.saving.serialize_keras_object(layer))
+    clone = layer_cls.from_config(layer.get_config())
+    clone.build(input_data.shape)
+    clone.set_weights(layer.get_weights())
+    _assert_close(_call(clone, input_data, mask, call_kwargs), eager, atol, "from_config changed the outputs")
+
+    # 4. Save and load in a model.
+    model, model_inputs = _model(layer, input_data, mask, call_kwargs)
+    before = model.predict(model_inputs, verbose=0)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.keras")
+        model.save(path)
+        loaded = keras.models.load_model(path)
+    _assert_close(loaded.predict(model_inputs, verbose=0), before, 0.0, ".keras round trip changed predictions")
+
+    # 5. One jit-compiled training step; gradients reach every weight.
+    if run_training:
+        _check_training_step(layer_cls, init_kwargs, input_data, mask, call_kwargs, frozen_weights)
+
+    # 6. Mixed precision.
+    if run_mixed_precision:
+        _check_mixed_precision(layer_cls, init_kwargs, input_data, mask, call_kwargs)
+
+    # 7. Masks.
+    if mask is not None and check_mask_invariance:
+        perturbed = _perturb_masked(input_data, mask, seed=0)
+        _assert_close(
+            _call(layer, perturbed, mask, call_kwargs), eager, atol,
+            "values at masked positions changed the outputs",
+        )
+    return layer
+
+
+def _fit_one_step(layer, input_data, mask, call_kwargs):
+    model, model_inputs = _model(layer, input_data, mask, call_kwargs)
+    first_output = _as_list(model.outputs)[0]
+    train_model = keras.Model(model.inputs, first_output)
+    target = np.random.default_rng(0).normal(size=(input_data.shape[0],) + tuple(first_output.shape[1:]))
+    train_model.compile(optimizer=keras.optimizers.Adam(1e-2), loss="mse", jit_compile=True)
+    history = train_model.fit(model_inputs, target.astype("float32"), epochs=1, batch_size=len(input_data), verbose=0)
+    loss = history.history["loss"][0]
+    assert np.isfinite(loss), f"training loss is not finite: {loss}"
+
+
+def _check_training_step(layer_cls, init_kwargs, input_data, mask, call_kwargs, frozen_weights):
+    layer = _make(layer_cls, init_kwargs)
+    layer.build(input_data.shape)
+    initial = {w.path: ops.convert_to_numpy(w).copy() for w in layer.trainable_weights}
+    _fit_one_step(layer, input_data, mask, call_kwargs)
+    unchanged = [
+        w.path for w in layer.trainable_weights
+        if np.array_equal(initial[w.path], ops.convert_to_numpy(w))
+        and not any(name in w.path for name in frozen_weights)
+    ]
+    assert not unchanged, f"no gradient reached these weights in one fit step: {unchanged}"
+
+
+def _check_mixed_precision(layer_cls, init_kwargs, input_data, mask, call_kwargs):
+    previous = keras.config.dtype_policy()
+    keras.config.set_dtype_policy("mixed_float16")
+    try:
+        layer = _make(layer_cls, init_kwargs)
+        outputs = _numpy(_call(layer, input_data, mask, call_kwargs))
+        assert layer.compute_dtype == "float16", layer.compute_dtype
+        for value in outputs:
+            assert np.all(np.isfinite(value)), f"{layer_cls.__name__} is not finite under mixed_float16"
+        assert all(w.dtype == "float32" for w in layer.trainable_weights), "weights must stay float32"
+        _fit_one_step(layer, input_data, mask, call_kwargs)
+    finally:
+        keras.config.set_dtype_policy(previous)

@@ -1,0 +1,162 @@
+import keras
+import numpy as np
+import pytest
+from keras import ops
+
+from keras_labelemb.layers import GileHead, HierarchicalAttention, joint_dim_matching_linear
+from keras_labelemb.testing import run_layer_test
+
+RNG = np.random.default_rng(3)
+VOCAB, DIM = 40, 6
+LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
+JOINT_VARIANTS = ["gile", "bilinear", "bilinear_yh15", "only_label", "only_input"]
+
+
+def head_kwargs(variant):
+    return lambda: {
+        "embedding": keras.layers.Embedding(VOCAB, DIM, mask_zero=True),
+        "label_ids": LABELS,
+        "joint_dim": 5,
+        "variant": variant,
+        "activation": "tanh",
+    }
+
+
+@pytest.mark.parametrize("variant", JOINT_VARIANTS + ["linear"])
+def test_layer_contract(variant):
+    run_layer_test(
+        GileHead,
+        head_kwargs(variant),
+        RNG.normal(size=(3, 7)).astype("float32"),
+        expected_output_shape=(3, 4),
+        # The embedding rows of words in no label description get no gradient from the head.
+        frozen_weights=("embeddings",),
+    )
+
+
+def numpy_logits(head, h):
+    w = {v.path.split("/")[-1]: ops.convert_to_numpy(v) for v in head.weights}
+    if head.variant == "linear":
+        return h @ w["kernel"] + w["bias"]
+    table = w["embeddings"]
+    mask = (LABELS != 0)[..., None]
+    E = (table[LABELS] * mask).sum(1) / mask.sum(1)
+    t = np.tanh
+    if head.variant == "gile":  # eq. 14
+        labels = t(E @ w["label_kernel"] + w["label_bias"])
+        docs = t(h @ w["input_kernel"] + w["input_bias"]) * w["joint_weight"]
+        return (labels @ docs.T).T + w["bias"]
+    if head.variant == "bilinear":  # E W h
+        return (E @ w["input_kernel"].T @ h.T).T + w["bias"]
+    if head.variant == "bilinear_yh15":  # sigma(E W) W' h
+        return (t(E @ w["label_kernel"]) @ (h @ w["input_kernel"]).T).T + w["bias"]
+    if head.variant == "only_label":  # sigma(E W) h
+        return (t(E @ w["label_kernel"]) @ h.T).T + w["bias"]
+    return (E @ t(h @ w["input_kernel"]).T).T + w["bias"]  # only_input: E sigma(W h)
+
+
+@pytest.mark.parametrize("variant", JOINT_VARIANTS + ["linear"])
+def test_equations_match_numpy(variant):
+    head = GileHead(**head_kwargs(variant)())
+    h = RNG.normal(size=(3, 7)).astype("float32")
+    head.build(h.shape)
+    # Non-trivial biases and weights so a dropped term would show.
+    for v in head.weights:
+        v.assign(RNG.normal(size=v.shape).astype("float32"))
+    logits = ops.convert_to_numpy(head(h))
+    np.testing.assert_allclose(logits, numpy_logits(head, h), atol=1e-4)
+
+
+def test_parameters_do_not_depend_on_the_label_set():
+    small = GileHead(**head_kwargs("gile")())
+    small.build((None, 7))
+    many = GileHead(embedding=keras.layers.Embedding(VOCAB, DIM), label_ids=RNG.integers(1, VOCAB, (500, 3)), joint_dim=5)
+    many.build((None, 7))
+    own = lambda head: sum(int(np.prod(v.shape)) for v in head.weights if "embeddings" not in v.path)
+    assert own(small) == own(many) == 7 * 5 + 5 + 6 * 5 + 5 + 5 + 1
+
+
+def test_zero_shot_label_swap_scores_new_labels_with_the_same_weights():
+    emb = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
+    head = GileHead(embedding=emb, label_ids=LABELS, joint_dim=5)
+    h = RNG.normal(size=(2, 7)).astype("float32")
+    before = ops.convert_to_numpy(head(h))
+    new_labels = np.array([[11, 12], [13, 0], [3, 4]], "int32")
+    head.set_labels(new_labels)
+    after = ops.convert_to_numpy(head(h))
+    assert after.shape == (2, 3)
+    np.testing.assert_allclose(after[:, 2], before[:, 0], atol=1e-6)  # same description, same score
+    # Per-call label ids give the same scores without touching the stored set.
+    np.testing.assert_allclose(ops.convert_to_numpy(head(h, label_ids=LABELS)), before, atol=1e-6)
+    assert head.num_labels == 3
+
+
+def test_label_set_is_saved_with_the_model(tmp_path):
+    emb = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
+    model = keras.Sequential([
+        keras.Input((5,)), emb, HierarchicalAttention("dense", 7, flat=True),
+        GileHead(embedding=emb, label_ids=LABELS, joint_dim=5),
+    ])
+    model.layers[-1].set_labels(LABELS[:2])
+    ids = RNG.integers(0, VOCAB, (3, 5))
+    expected = model.predict(ids, verbose=0)
+    model.save(tmp_path / "m.keras")
+    loaded = keras.models.load_model(tmp_path / "m.keras")
+    np.testing.assert_array_equal(loaded.predict(ids, verbose=0), expected)
+    assert loaded.layers[-1].embedding is loaded.layers[0], "label and word embeddings must stay one table"
+
+
+def test_linear_cannot_take_another_label_set():
+    head = GileHead(label_ids=LABELS, variant="linear")
+    head.build((None, 7))
+    with pytest.raises(ValueError, match="4 labels"):
+        head.set_labels(LABELS[:2])
+
+
+def test_gradients_reach_label_word_embeddings():
+    emb = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
+    head = GileHead(embedding=emb, label_ids=LABELS, joint_dim=5, activation="tanh")
+    model = keras.Sequential([keras.Input((7,)), head])
+    model.compile(keras.optimizers.SGD(1.0), keras.losses.BinaryCrossentropy(from_logits=True))
+    before = ops.convert_to_numpy(emb.embeddings).copy()
+    model.fit(RNG.normal(size=(4, 7)), (RNG.random((4, 4)) > 0.5).astype("float32"), verbose=0)
+    changed = np.any(before != ops.convert_to_numpy(emb.embeddings), axis=1)
+    assert set(np.flatnonzero(changed)) == set(np.unique(LABELS[LABELS > 0]))
+
+
+def test_bad_inputs_raise_value_errors_naming_the_argument():
+    emb = keras.layers.Embedding(VOCAB, DIM)
+    with pytest.raises(ValueError, match="variant='deep'"):
+        GileHead(embedding=emb, label_ids=LABELS, variant="deep")
+    with pytest.raises(ValueError, match="joint_dim=0"):
+        GileHead(embedding=emb, label_ids=LABELS, joint_dim=0)
+    with pytest.raises(ValueError, match=r"outside \[0, 40\)"):
+        GileHead(embedding=emb, label_ids=np.array([[1, 40]]))
+    with pytest.raises(ValueError, match="empty label descriptions"):
+        GileHead(embedding=emb, label_ids=np.array([[1, 2], [0, 0]]))
+    with pytest.raises(ValueError, match="integer"):
+        GileHead(embedding=emb, label_ids=np.array([[1.5, 2.0]]))
+    with pytest.raises(ValueError, match="shape"):
+        GileHead(embedding=emb, label_ids=np.array([1, 2]))
+    with pytest.raises(ValueError, match="embedding=None"):
+        GileHead(label_ids=LABELS)
+    with pytest.raises(ValueError, match="inputs"):
+        GileHead(embedding=emb, label_ids=LABELS)(np.zeros((2, 3, 4), "float32"))
+
+
+def test_memory_is_linear_in_labels_no_batch_by_label_by_joint_tensor():
+    """The logits come from one (B, d_j) x (d_j, L) matmul: trace the graph and look at every shape."""
+    import tensorflow as tf
+
+    head = GileHead(embedding=keras.layers.Embedding(VOCAB, DIM), label_ids=RNG.integers(1, VOCAB, (64, 3)), joint_dim=32)
+    fn = tf.function(lambda h: head(h))
+    graph = fn.get_concrete_function(tf.TensorSpec((16, 7), tf.float32)).graph
+    sizes = [int(np.prod(t.shape)) for op in graph.get_operations() for t in op.outputs if t.shape.is_fully_defined()]
+    assert max(sizes) < 16 * 64 * 32 / 4  # B*L*d_j would be 32768
+
+
+def test_joint_dim_matching_linear_eq19():
+    assert joint_dim_matching_linear(100, 90, 100) == 45
+    assert joint_dim_matching_linear(100, [60, 30], 100) == 45
+    with pytest.raises(ValueError, match="num_labels=0"):
+        joint_dim_matching_linear(100, 0, 100)

@@ -1,0 +1,115 @@
+import keras
+import numpy as np
+import pytest
+from keras import ops
+
+from keras_labelemb.layers import HierarchicalAttention
+from keras_labelemb.testing import run_layer_test
+
+RNG = np.random.default_rng(2)
+
+
+def document_mask(batch=3, sentences=4, words=5):
+    mask = np.ones((batch, sentences, words), bool)
+    mask[0, 2:] = False  # two padding sentences
+    mask[0, 1, 3:] = False  # a short sentence
+    mask[2] = False  # an all-padding document
+    return mask
+
+
+@pytest.mark.parametrize("encoder", ["dense", "bigru", "lstm"])
+def test_layer_contract_hierarchical(encoder):
+    run_layer_test(
+        HierarchicalAttention,
+        {"word_encoder": encoder, "word_units": 4, "sentence_encoder": encoder, "sentence_units": 3, "dropout": 0.1},
+        RNG.normal(size=(3, 4, 5, 6)).astype("float32"),
+        expected_output_shape=(3, 6 if encoder.startswith("bi") else 3),
+        mask=document_mask(),
+    )
+
+
+def test_layer_contract_flat_with_scores():
+    mask = np.ones((3, 7), bool)
+    mask[0, 4:] = False
+    mask[2] = False
+    run_layer_test(
+        HierarchicalAttention,
+        {"word_encoder": "gru", "word_units": 4, "flat": True, "return_attention_scores": True},
+        RNG.normal(size=(3, 7, 6)).astype("float32"),
+        expected_output_shape=((3, 4), (3, 7)),
+        mask=mask,
+    )
+
+
+def test_scores_of_padding_are_zero_and_rows_sum_to_one():
+    x = RNG.normal(size=(3, 4, 5, 6)).astype("float32")
+    mask = document_mask()
+    layer = HierarchicalAttention("dense", 4, "dense", 4, return_attention_scores=True)
+    doc, word_scores, sentence_scores = (ops.convert_to_numpy(t) for t in layer(x, mask=mask))
+    assert np.all(word_scores[~mask] == 0)
+    assert np.all(sentence_scores[~mask.any(-1)] == 0)
+    np.testing.assert_allclose(sentence_scores.sum(-1), [1, 1, 0], atol=1e-6)
+    np.testing.assert_allclose(word_scores.sum(-1)[mask.any(-1)], 1, atol=1e-6)
+    assert np.all(doc[2] == 0)  # attention over no sentence pools to zeros
+
+
+def test_dense_han_matches_numpy_reference():
+    """Word level eq. 1-2 then sentence level, written out in NumPy."""
+    x = RNG.normal(size=(2, 3, 4, 5)).astype("float32")
+    mask = np.ones((2, 3, 4), bool)
+    mask[1, 1:] = False
+    layer = HierarchicalAttention("dense", 4, "dense", 3)
+    out = ops.convert_to_numpy(layer(x, mask=mask))
+
+    def weights(layer_):
+        return [ops.convert_to_numpy(w) for w in layer_.weights]
+
+    def pool(att, h, m):
+        W, b, u = weights(att.projection) + [ops.convert_to_numpy(att.context)]
+        s = np.tanh(h @ W + b) @ u
+        s = np.where(m, s, -np.inf)
+        a = np.exp(s - s.max(-1, keepdims=True))
+        a = np.where(m, a, 0)
+        a = a / np.maximum(a.sum(-1, keepdims=True), 1e-30)
+        return (a[..., None] * h).sum(-2)
+
+    Ww, bw = weights(layer.word_encoder_layer)
+    Ws, bs = weights(layer.sentence_encoder_layer)
+    sentences = pool(layer.word_attention, np.maximum(x @ Ww + bw, 0), mask)
+    expected = pool(layer.sentence_attention, np.maximum(sentences @ Ws + bs, 0), mask.any(-1))
+    np.testing.assert_allclose(out, expected, atol=1e-5)
+
+
+def test_mask_from_embedding_is_used():
+    ids = RNG.integers(1, 30, size=(2, 3, 5))
+    padded = ids.copy()
+    padded[:, 2] = 0
+    emb = keras.layers.Embedding(30, 8, mask_zero=True)
+    han = HierarchicalAttention("dense", 4, "dense", 4)
+    # Padding sentences contribute nothing: same output as a document with only two sentences.
+    full = ops.convert_to_numpy(han(emb(padded), mask=emb.compute_mask(padded)))
+    short = ops.convert_to_numpy(han(emb(padded[:, :2]), mask=emb.compute_mask(padded[:, :2])))
+    np.testing.assert_allclose(full, short, atol=1e-5)
+    model = keras.Sequential([keras.Input((3, 5)), emb, han])
+    np.testing.assert_allclose(ops.convert_to_numpy(model(padded)), full, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"word_encoder": "cnn"}, "word_encoder='cnn'"),
+        ({"word_units": 0}, "word_units=0"),
+        ({"dropout": 1.5}, "dropout=1.5"),
+        ({"attention_units": -2}, "attention_units=-2"),
+    ],
+)
+def test_invalid_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        HierarchicalAttention(**kwargs)
+
+
+def test_wrong_input_rank_is_a_clear_error():
+    with pytest.raises(ValueError, match="inputs"):
+        HierarchicalAttention()(np.zeros((2, 5, 6), "float32"))
+    with pytest.raises(ValueError, match="flat=True"):
+        HierarchicalAttention(flat=True)(np.zeros((2, 3, 5, 6), "float32"))
