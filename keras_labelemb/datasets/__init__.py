@@ -1,0 +1,30 @@
+"""Dataset loaders: multi-label text with label descriptions.
+
+- `load_reuters`: Reuters-21578 ModApte, 90 categories, parsed from the
+  original SGML files (downloaded when missing).
+- `load_demo`: the package's own generated demo dataset (16 topics, 4 held
+  out for zero-shot), no file needed.
+- `zero_shot_split`, `remove_unseen_from_train`, `restrict_labels`: seen /
+  unseen label protocols.
+"""
+
+from keras_labelemb.datasets.demo import load_demo
+from keras_labelemb.datasets.paths import default_data_dir
+from keras_labelemb.datasets.reuters import download_reuters, load_reuters
+from keras_labelemb.datasets.text_classification_data import TextClassificationData
+from keras_labelemb.datasets.zero_shot import (
+    remove_unseen_from_train,
+    restrict_labels,
+    zero_shot_split,
+)
+
+__all__ = [
+    "TextClassificationData",
+    "default_data_dir",
+    "download_reuters",
+    "load_demo",
+    "load_reuters",
+    "remove_unseen_from_train",
+    "restrict_labels",
+    "zero_shot_split",
+]

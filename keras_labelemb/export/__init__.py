@@ -1,0 +1,5 @@
+"""Export to SavedModel with serving signatures that take raw text."""
+
+from keras_labelemb.export.text_classifier_export import export_text_classifier, load_text_classifier
+
+__all__ = ["export_text_classifier", "load_text_classifier"]

@@ -1,0 +1,39 @@
+"""The text pipeline: normalisation, tokenisation, vocabulary, vectorisation, tf.data.
+
+Everything here is TensorFlow / tensorflow-text and runs in-graph, so it works
+inside `tf.data.Dataset.map` and in exported SavedModels (which need
+`import tensorflow_text` in the loading process).
+"""
+
+from keras_labelemb.text.make_dataset import make_dataset
+from keras_labelemb.text.multi_hot import multi_hot
+from keras_labelemb.text.normalize_text import NUM_TOKEN, normalize_text
+from keras_labelemb.text.split_sentences import split_sentences
+from keras_labelemb.text.text_vectorizer import TextVectorizer
+from keras_labelemb.text.tokenize import tokenize
+from keras_labelemb.text.vocabulary import (
+    PAD_TOKEN,
+    UNK_TOKEN,
+    build_vocabulary,
+    count_tokens,
+    load_vocabulary,
+    save_vocabulary,
+    vocabulary_from_counts,
+)
+
+__all__ = [
+    "NUM_TOKEN",
+    "PAD_TOKEN",
+    "UNK_TOKEN",
+    "TextVectorizer",
+    "build_vocabulary",
+    "count_tokens",
+    "load_vocabulary",
+    "make_dataset",
+    "multi_hot",
+    "normalize_text",
+    "save_vocabulary",
+    "split_sentences",
+    "tokenize",
+    "vocabulary_from_counts",
+]
