@@ -113,6 +113,10 @@ class GileHead(keras.layers.Layer):
     >>> tuple(model(np.random.randint(1, 50, (2, 12))).shape)
     (2, 2)
 
+    Saving: `.keras` save/load keeps `embedding` the same table as the model's
+    word embedding (Keras' shared-object serialization). `keras.models.clone_model`
+    does not: the clone's head gets its own copy of the table.
+
     Reference: Pappas & Henderson, "GILE: A Generalized Input-Label Embedding for
     Text Classification", TACL 2019, sections 2.3-3.5 and Table 2.
     """

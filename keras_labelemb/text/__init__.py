@@ -11,6 +11,7 @@ from keras_labelemb.text.normalize_text import NUM_TOKEN, normalize_text
 from keras_labelemb.text.split_sentences import split_sentences
 from keras_labelemb.text.text_vectorizer import TextVectorizer
 from keras_labelemb.text.tokenize import tokenize
+from keras_labelemb.text.word_vectors import pretrain_word_vectors
 from keras_labelemb.text.vocabulary import (
     PAD_TOKEN,
     UNK_TOKEN,
@@ -32,6 +33,7 @@ __all__ = [
     "make_dataset",
     "multi_hot",
     "normalize_text",
+    "pretrain_word_vectors",
     "save_vocabulary",
     "split_sentences",
     "tokenize",

@@ -245,6 +245,14 @@ class TextVectorizer(keras.layers.Layer):
     def call(self, inputs):
         return self.vectorize(inputs)
 
+    def vectorize_labels(self, descriptions, max_length):
+        """In-graph `encode_labels`: a `(L,)` string tensor -> `(L, max_length)` int32 ids.
+
+        Usable inside `tf.function`s, e.g. a serving signature that receives label
+        descriptions with the request.
+        """
+        return self._vectorize(descriptions, "flat", max_length)
+
     def encode_labels(self, descriptions, max_length):
         """Token ids of label descriptions with this vocabulary and normalisation.
 
@@ -270,7 +278,7 @@ class TextVectorizer(keras.layers.Layer):
                 "`descriptions` must be a flat list of strings. "
                 f"Received: descriptions with shape {tuple(strings.shape)}"
             )
-        return self._vectorize(strings, "flat", max_length).numpy()
+        return self.vectorize_labels(strings, max_length).numpy()
 
     # ------------------------------------------------------------------ Keras API
     def compute_output_shape(self, input_shape):

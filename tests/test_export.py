@@ -1,0 +1,75 @@
+"""SavedModel export: raw text in, label scores out; reloaded predictions equal in-memory ones."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from keras_labelemb.export import export_text_classifier, load_text_classifier
+from keras_labelemb.models import gile_han, han, set_labels
+from keras_labelemb.text import TextVectorizer
+
+TEXTS = [
+    "Wheat prices rose. Farmers sold more grain this week.",
+    "The central bank cut interest rates. Bonds rallied.",
+    "",  # an empty document is served too
+    "Gold and silver fell sharply! Miners lost 3.5 percent.",
+]
+LABELS = ["wheat grain", "interest rates bank", "gold silver metals"]
+NEW_LABELS = ["farmers grain harvest", "bonds", "miners metals", ""]
+
+
+@pytest.fixture(scope="module")
+def trained():
+    vectorizer = TextVectorizer(output_mode="hierarchical", max_sentences=3, max_sentence_length=8)
+    vectorizer.adapt(TEXTS + LABELS + NEW_LABELS)
+    label_ids = vectorizer.encode_labels(LABELS, 4)
+    model = gile_han(vectorizer.vocabulary_size, label_ids, 3, 8, encoder_units=8, joint_dim=8, activation="tanh")
+    model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)
+    ids = vectorizer(tf.constant(TEXTS))
+    model.fit(ids, np.eye(4, 3, dtype="float32"), epochs=2, verbose=0)
+    return model, vectorizer, ids
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def test_served_scores_equal_in_memory_predictions(trained, tmp_path):
+    model, vectorizer, ids = trained
+    expected = sigmoid(model.predict(ids, verbose=0))
+    export_text_classifier(model, vectorizer, str(tmp_path / "served"))
+    served = load_text_classifier(str(tmp_path / "served"))
+    scores = served.serve(tf.constant(TEXTS))["scores"].numpy()
+    np.testing.assert_allclose(scores, expected, atol=1e-6)
+    assert np.all(np.isfinite(scores)) and scores.shape == (4, 3)
+    # The default serving signature is the raw-text one.
+    signature = served.signatures["serving_default"]
+    np.testing.assert_allclose(signature(texts=tf.constant(TEXTS))["scores"].numpy(), expected, atol=1e-6)
+
+
+def test_served_model_scores_labels_added_after_training(trained, tmp_path):
+    model, vectorizer, ids = trained
+    export_text_classifier(model, vectorizer, str(tmp_path / "served"), label_description_length=4)
+    served = load_text_classifier(str(tmp_path / "served"))
+    scores = served.serve_with_labels(tf.constant(TEXTS), tf.constant(NEW_LABELS))["scores"].numpy()
+    assert scores.shape == (4, 4)
+    assert np.all(np.isfinite(scores)), "an empty label description must give a finite score"
+    # Same numbers as swapping the label set of the in-memory model (non-empty labels).
+    model.save(tmp_path / "copy.keras")
+    clone = keras.models.load_model(tmp_path / "copy.keras")
+    set_labels(clone, vectorizer.encode_labels(NEW_LABELS[:3], 4))
+    np.testing.assert_allclose(scores[:, :3], sigmoid(clone.predict(ids, verbose=0)), atol=1e-6)
+    # Served with its own training labels, the result equals the default endpoint.
+    same = served.serve_with_labels(tf.constant(TEXTS), tf.constant(LABELS))["scores"].numpy()
+    np.testing.assert_allclose(same, served.serve(tf.constant(TEXTS))["scores"].numpy(), atol=1e-6)
+
+
+def test_linear_head_exports_without_label_endpoint(tmp_path):
+    vectorizer = TextVectorizer(output_mode="hierarchical", max_sentences=3, max_sentence_length=8, vocabulary=["wheat", "gold"])
+    model = han(vectorizer.vocabulary_size, 3, 3, 8, encoder_units=8)
+    export_text_classifier(model, vectorizer, str(tmp_path / "served"))
+    served = load_text_classifier(str(tmp_path / "served"))
+    expected = sigmoid(model.predict(vectorizer(tf.constant(TEXTS)), verbose=0))
+    np.testing.assert_allclose(served.serve(tf.constant(TEXTS))["scores"].numpy(), expected, atol=1e-6)
+    assert not hasattr(served, "serve_with_labels")

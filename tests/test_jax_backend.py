@@ -1,0 +1,214 @@
+"""Every public layer also runs under the JAX backend.
+
+The backend is fixed when keras is first imported, and this pytest process has
+already imported keras with the TensorFlow backend, so the test runs THIS FILE
+as a script in one fresh subprocess with `KERAS_BACKEND=jax`. The script calls
+the shared `run_layer_test` with the same arguments as the TensorFlow tests
+(tests/test_attention_pooling.py, test_hierarchical_attention.py,
+test_label_encoder.py, test_gile_head.py) and trains a small `gile_han` model
+end to end with `jit_compile=True`.
+
+Run the script alone to debug a failure:
+
+    KERAS_BACKEND=jax JAX_PLATFORMS=cpu python tests/test_jax_backend.py
+"""
+
+import os
+import pathlib
+import subprocess
+import sys
+import time
+import traceback
+
+import numpy as np
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+SUBPROCESS_TIMEOUT_S = 300
+DONE_MARKER = "JAX BACKEND CHECKS PASSED"
+
+
+@pytest.mark.slow
+def test_every_public_layer_runs_under_jax(request):
+    pytest.importorskip("jax")
+    env = dict(os.environ)
+    env.update(KERAS_BACKEND="jax", TF_CPP_MIN_LOG_LEVEL="3", JAX_PLATFORMS="cpu")
+    # Nearly all the time is XLA compiling ~200 small programs; JAX's persistent
+    # cache (under .pytest_cache) makes every run after the first much faster.
+    cache = getattr(request.config, "cache", None)  # None under `-p no:cacheprovider`
+    if cache is not None and "JAX_COMPILATION_CACHE_DIR" not in env:
+        env["JAX_COMPILATION_CACHE_DIR"] = str(cache.mkdir("jax_compilation_cache"))
+        env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    start = time.perf_counter()
+    try:
+        result = subprocess.run(
+            [sys.executable, __file__], cwd=REPO, env=env,
+            capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired as error:
+        tail = error.stderr or b""
+        tail = (tail.decode(errors="replace") if isinstance(tail, bytes) else tail)[-4000:]
+        pytest.fail(f"the JAX subprocess ran past {SUBPROCESS_TIMEOUT_S} s; stderr tail:\n{tail}")
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0 or DONE_MARKER not in result.stdout:
+        pytest.fail(
+            f"the JAX subprocess failed (exit code {result.returncode}, {elapsed:.0f} s).\n"
+            f"--- stdout tail ---\n{result.stdout[-2000:]}\n"
+            f"--- stderr tail ---\n{result.stderr[-8000:]}",
+            pytrace=False,
+        )
+
+
+# --------------------------------------------------------------------------
+# The script the subprocess runs. Nothing below runs when pytest imports this
+# module: the checks are plain functions (no `test_` prefix) called from main().
+# --------------------------------------------------------------------------
+
+
+def _import_library_without_tensorflow():
+    import keras
+
+    import keras_labelemb.layers  # noqa: F401
+    import keras_labelemb.models  # noqa: F401
+    import keras_labelemb.testing  # noqa: F401
+
+    assert keras.backend.backend() == "jax", f"expected the JAX backend, got {keras.backend.backend()!r}"
+    imported = sorted(name for name in sys.modules if name == "tensorflow" or name.startswith("tensorflow."))
+    assert not imported, (
+        "importing keras_labelemb.layers/models/testing under the JAX backend imported TensorFlow "
+        f"(layers must use keras.ops only): {imported[:5]}"
+    )
+
+
+def _check_attention_pooling(rng):
+    from keras_labelemb.layers import AttentionPooling
+    from keras_labelemb.testing import run_layer_test
+
+    mask = np.ones((3, 5), bool)
+    mask[0, 3:] = False
+    mask[2] = False  # fully masked row
+    # (HierarchicalAttention below runs it with return_attention_scores=True.)
+    run_layer_test(AttentionPooling, {"units": 6}, rng.normal(size=(3, 5, 4)).astype("float32"),
+                   expected_output_shape=(3, 4), mask=mask, expected_num_trainable_weights=3)
+
+
+def _check_hierarchical_attention(rng):
+    from keras_labelemb.layers import HierarchicalAttention
+    from keras_labelemb.testing import run_layer_test
+
+    mask = np.ones((3, 4, 5), bool)
+    mask[0, 2:] = False  # two padding sentences
+    mask[0, 1, 3:] = False  # a short sentence
+    mask[2] = False  # an all-padding document
+    documents = rng.normal(size=(3, 4, 5, 6)).astype("float32")
+    for encoder in ("dense", "bigru"):
+        run_layer_test(
+            HierarchicalAttention,
+            {"word_encoder": encoder, "word_units": 4, "sentence_encoder": encoder, "sentence_units": 3,
+             "dropout": 0.1},
+            documents,
+            expected_output_shape=(3, 6 if encoder.startswith("bi") else 3),
+            mask=mask,
+        )
+    flat_mask = np.ones((3, 7), bool)
+    flat_mask[0, 4:] = False
+    flat_mask[2] = False
+    words = rng.normal(size=(3, 7, 6)).astype("float32")
+    for encoder in ("dense", "bigru"):
+        units = 4
+        run_layer_test(
+            HierarchicalAttention,
+            {"word_encoder": encoder, "word_units": units, "flat": True, "return_attention_scores": True},
+            words,
+            expected_output_shape=((3, 2 * units if encoder.startswith("bi") else units), (3, 7)),
+            mask=flat_mask,
+        )
+
+
+def _check_label_encoder(rng):
+    from keras_labelemb.layers import LabelEncoder
+    from keras_labelemb.testing import run_layer_test
+
+    mask = np.ones((4, 6), bool)
+    mask[1, 2:] = False
+    mask[3] = False  # empty description
+    run_layer_test(LabelEncoder, {}, rng.normal(size=(4, 6, 3)).astype("float32"), expected_output_shape=(4, 3),
+                   mask=mask, expected_num_trainable_weights=0, run_training=False)
+
+
+def _check_gile_head(rng):
+    import keras
+
+    from keras_labelemb.layers import GileHead
+    from keras_labelemb.testing import run_layer_test
+
+    labels = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
+    for variant in ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input", "linear"):
+        def kwargs(variant=variant):
+            return {
+                "embedding": keras.layers.Embedding(40, 6, mask_zero=True),
+                "label_ids": labels,
+                "joint_dim": 5,
+                "variant": variant,
+                "activation": "tanh",
+            }
+
+        run_layer_test(GileHead, kwargs, rng.normal(size=(3, 7)).astype("float32"), expected_output_shape=(3, 4),
+                       frozen_weights=("embeddings",))
+
+
+def _check_gile_han_end_to_end(rng):
+    import keras
+
+    from keras_labelemb.models import gile_han, set_labels
+
+    vocabulary, sentences, words = 30, 3, 5
+    labels = np.array([[2, 3], [4, 0], [5, 6]], "int32")
+    ids = rng.integers(1, vocabulary, size=(8, sentences, words)).astype("int32")
+    ids[:, :, 4:] = 0  # padded words
+    ids[0, 2] = 0  # a padding sentence
+    ids[1] = 0  # an empty document
+    targets = (rng.random((8, 3)) > 0.5).astype("float32")
+
+    model = gile_han(vocabulary, labels, sentences, words, embedding_dim=8, encoder_units=4, joint_dim=6)
+    model.compile(keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)
+    before = [np.array(w) for w in model.get_weights()]
+    loss = model.fit(ids, targets, batch_size=8, epochs=1, verbose=0).history["loss"][0]
+    assert np.isfinite(loss), loss
+    assert any(not np.array_equal(b, np.array(a)) for b, a in zip(before, model.get_weights())), "fit changed nothing"
+    logits = model.predict(ids, verbose=0)
+    assert logits.shape == (8, 3) and np.all(np.isfinite(logits)), logits
+
+    # Zero-shot: swap in another label set; the same weights score the new labels.
+    new_labels = np.array([[7, 8], [2, 3], [9, 0], [10, 11]], "int32")
+    set_labels(model, new_labels)
+    swapped = model.predict(ids, verbose=0)
+    assert swapped.shape == (8, 4), swapped.shape
+    np.testing.assert_allclose(swapped[:, 1], logits[:, 0], atol=1e-5)  # same description, same score
+    loss = model.fit(ids, rng.random((8, 4)).astype("float32"), batch_size=8, verbose=0).history["loss"][0]
+    assert np.isfinite(loss), loss
+
+
+def main():
+    _import_library_without_tensorflow()
+    checks = [_check_attention_pooling, _check_hierarchical_attention, _check_label_encoder, _check_gile_head,
+              _check_gile_han_end_to_end]
+    failed = []
+    for check in checks:  # run them all, so one failure does not hide the others
+        name, start = check.__name__[len("_check_"):], time.perf_counter()
+        try:
+            check(np.random.default_rng(0))
+        except Exception as error:  # noqa: BLE001 - reported below, the exit code fails the test
+            traceback.print_exc()
+            failed.append(f"{name}: {type(error).__name__}: {error}"[:300])
+            print(f"{name}: FAILED", flush=True)
+        else:
+            print(f"{name}: ok ({time.perf_counter() - start:.1f} s)", flush=True)
+    if failed:
+        sys.exit("FAILED under the JAX backend:\n  " + "\n  ".join(failed))
+    print(DONE_MARKER, flush=True)
+
+
+if __name__ == "__main__":
+    main()
