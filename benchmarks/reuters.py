@@ -60,6 +60,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data-dir", default=None, help="Reuters folder (default: $KERAS_LABELEMB_DATA/reuters21578)")
     p.add_argument("--parts", default="svm,seen,zeroshot,jit", help="comma-separated parts to run")
+    p.add_argument("--seen-models", default="gile_han,han_linear")
     p.add_argument("--epochs", type=int, default=25)
     p.add_argument("--patience", type=int, default=5)
     p.add_argument("--batch-size", type=int, default=32)
@@ -74,6 +75,7 @@ def parse_args(argv=None):
     p.add_argument("--joint-dim", type=int, default=300)
     p.add_argument("--bilinear-dim", type=int, default=100, help="d_j of bilinear_yh15 (GILE Table 2: 100)")
     p.add_argument("--activation", default="tanh")
+    p.add_argument("--freeze-embeddings", action="store_true", help="keep the pretrained word vectors fixed")
     p.add_argument("--no-pretrained", action="store_true", help="random word vectors instead of PPMI-SVD")
     p.add_argument("--validation-fraction", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=0)
@@ -120,6 +122,7 @@ def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
         max_sentence_length=a.words,
         embedding_dim=a.embedding_dim,
         embeddings_initializer=keras.initializers.Constant(vectors) if vectors is not None else "uniform",
+        train_embeddings=not a.freeze_embeddings,
         encoder=a.encoder,
         encoder_units=a.units,
         dropout=a.dropout,
@@ -178,7 +181,8 @@ def run_svm(setup, data):
 def run_seen(setup, results):
     data = setup.data.validation_split(setup.args.validation_fraction, seed=setup.args.seed)
     vectors = setup.word_vectors(data.train_texts + data.val_texts)
-    for name, head in (("gile_han", "gile"), ("han_linear", "linear")):
+    heads = [h for h in (("gile_han", "gile"), ("han_linear", "linear")) if h[0] in setup.args.seen_models.split(",")]
+    for name, head in heads:
         print(f"\n== seen labels: {name} ==", flush=True)
         model, info = train(setup, data, head, setup.label_ids, vectors)
         scores = sigmoid(model.predict(setup.ids(data.test_texts), verbose=0, batch_size=256))

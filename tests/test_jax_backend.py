@@ -3,10 +3,11 @@
 The backend is fixed when keras is first imported, and this pytest process has
 already imported keras with the TensorFlow backend, so the test runs THIS FILE
 as a script in one fresh subprocess with `KERAS_BACKEND=jax`. The script calls
-the shared `run_layer_test` with the same arguments as the TensorFlow tests
+the shared `run_layer_test` with the arguments of the TensorFlow tests
 (tests/test_attention_pooling.py, test_hierarchical_attention.py,
-test_label_encoder.py, test_gile_head.py) and trains a small `gile_han` model
-end to end with `jit_compile=True`.
+test_label_encoder.py, test_gile_head.py; the flat encoder here is a biGRU),
+trains a small `gile_han` model end to end with `jit_compile=True` and swaps
+its label set with `set_labels`.
 
 Run the script alone to debug a failure:
 
@@ -49,7 +50,7 @@ def test_every_public_layer_runs_under_jax(request):
     except subprocess.TimeoutExpired as error:
         tail = error.stderr or b""
         tail = (tail.decode(errors="replace") if isinstance(tail, bytes) else tail)[-4000:]
-        pytest.fail(f"the JAX subprocess ran past {SUBPROCESS_TIMEOUT_S} s; stderr tail:\n{tail}")
+        pytest.fail(f"the JAX subprocess ran past {SUBPROCESS_TIMEOUT_S} s; stderr tail:\n{tail}", pytrace=False)
     elapsed = time.perf_counter() - start
     if result.returncode != 0 or DONE_MARKER not in result.stdout:
         pytest.fail(
@@ -114,16 +115,15 @@ def _check_hierarchical_attention(rng):
     flat_mask = np.ones((3, 7), bool)
     flat_mask[0, 4:] = False
     flat_mask[2] = False
-    words = rng.normal(size=(3, 7, 6)).astype("float32")
-    for encoder in ("dense", "bigru"):
-        units = 4
-        run_layer_test(
-            HierarchicalAttention,
-            {"word_encoder": encoder, "word_units": units, "flat": True, "return_attention_scores": True},
-            words,
-            expected_output_shape=((3, 2 * units if encoder.startswith("bi") else units), (3, 7)),
-            mask=flat_mask,
-        )
+    # Flat (WAN) with a biGRU only: the dense encoder is covered above, and each
+    # extra run_layer_test costs seconds of XLA compilation.
+    run_layer_test(
+        HierarchicalAttention,
+        {"word_encoder": "bigru", "word_units": 4, "flat": True, "return_attention_scores": True},
+        rng.normal(size=(3, 7, 6)).astype("float32"),
+        expected_output_shape=((3, 8), (3, 7)),
+        mask=flat_mask,
+    )
 
 
 def _check_label_encoder(rng):
@@ -192,11 +192,16 @@ def _check_gile_han_end_to_end(rng):
 
 def main():
     _import_library_without_tensorflow()
+    import keras
+
     checks = [_check_attention_pooling, _check_hierarchical_attention, _check_label_encoder, _check_gile_head,
               _check_gile_han_end_to_end]
     failed = []
     for check in checks:  # run them all, so one failure does not hide the others
         name, start = check.__name__[len("_check_"):], time.perf_counter()
+        # Fixed initial weights: with 3-4 relu units, about 3% of random
+        # initialisations leave every unit dead, and then no gradient flows.
+        keras.utils.set_random_seed(0)
         try:
             check(np.random.default_rng(0))
         except Exception as error:  # noqa: BLE001 - reported below, the exit code fails the test

@@ -4,10 +4,11 @@ import keras
 from keras import ops
 
 from keras_labelemb.metrics import _ranking
+from keras_labelemb.metrics.document_average_metric import DocumentAverageMetric
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
-class LabelRankingAveragePrecision(keras.metrics.Metric):
+class LabelRankingAveragePrecision(DocumentAverageMetric):
     """Label ranking average precision, averaged over documents (streaming).
 
     For document i with relevant labels Y_i and scores s_i:
@@ -42,16 +43,8 @@ class LabelRankingAveragePrecision(keras.metrics.Metric):
 
     def __init__(self, name="label_ranking_average_precision", dtype=None):
         super().__init__(name=name, dtype=dtype)
-        self.total = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="total"
-        )
-        self.count = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="count"
-        )
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        relevance, scores, num_labels = _ranking.prepare(y_true, y_pred, self.dtype)
-        weight = _ranking.document_weights(sample_weight, relevance, self.dtype)
+    def document_scores(self, relevance, scores, num_labels):
         gain, _, at_or_above = _ranking.rank_statistics(relevance, scores)
         positives_above = _ranking.positives_at_or_above(gain, at_or_above)
         precision = positives_above / ops.cast(at_or_above, self.dtype)
@@ -60,9 +53,4 @@ class LabelRankingAveragePrecision(keras.metrics.Metric):
         degenerate = ops.logical_or(
             ops.equal(num_relevant, 0.0), ops.equal(num_relevant, float(num_labels))
         )
-        lrap = ops.where(degenerate, ops.ones_like(lrap), lrap)
-        self.total.assign_add(ops.sum(weight * lrap))
-        self.count.assign_add(ops.sum(weight))
-
-    def result(self):
-        return ops.divide_no_nan(self.total, self.count)
+        return ops.where(degenerate, ops.ones_like(lrap), lrap), None

@@ -5,10 +5,11 @@ import keras
 from keras import ops
 
 from keras_labelemb.metrics import _ranking
+from keras_labelemb.metrics.document_average_metric import DocumentAverageMetric
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
-class NDCGAtK(keras.metrics.Metric):
+class NDCGAtK(DocumentAverageMetric):
     """Binary-relevance nDCG@k averaged over documents (streaming).
 
     With the discount `d_p = 1 / log2(p + 2)` for the 0-based rank p, set to
@@ -49,12 +50,6 @@ class NDCGAtK(keras.metrics.Metric):
         k = _ranking.validate_k(k)
         super().__init__(name=name or f"ndcg_at_{k}", dtype=dtype)
         self.k = k
-        self.total = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="total"
-        )
-        self.count = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="count"
-        )
 
     def _cumulative_discount(self, num_labels):
         """D(n) for n = 0..L as a constant, truncated at k."""
@@ -63,9 +58,7 @@ class NDCGAtK(keras.metrics.Metric):
         table = np.concatenate([[0.0], np.cumsum(discount)])
         return ops.convert_to_tensor(table.astype(self.dtype))
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        relevance, scores, num_labels = _ranking.prepare(y_true, y_pred, self.dtype)
-        weight = _ranking.document_weights(sample_weight, relevance, self.dtype)
+    def document_scores(self, relevance, scores, num_labels):
         table = self._cumulative_discount(num_labels)
         gain, above, at_or_above = _ranking.rank_statistics(relevance, scores)
         group_size = ops.cast(at_or_above - above, self.dtype)
@@ -75,12 +68,7 @@ class NDCGAtK(keras.metrics.Metric):
         dcg = ops.sum(gain * mean_discount, axis=-1)
         num_relevant = ops.cast(ops.sum(gain, axis=-1), "int32")
         ideal = ops.take(table, num_relevant)
-        ndcg = ops.divide_no_nan(dcg, ideal)
-        self.total.assign_add(ops.sum(weight * ndcg))
-        self.count.assign_add(ops.sum(weight))
-
-    def result(self):
-        return ops.divide_no_nan(self.total, self.count)
+        return ops.divide_no_nan(dcg, ideal), None
 
     def get_config(self):
         config = super().get_config()

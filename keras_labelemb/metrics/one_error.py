@@ -4,10 +4,11 @@ import keras
 from keras import ops
 
 from keras_labelemb.metrics import _ranking
+from keras_labelemb.metrics.document_average_metric import DocumentAverageMetric
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
-class OneError(keras.metrics.Metric):
+class OneError(DocumentAverageMetric):
     """Fraction of documents whose top-scored label is not relevant (streaming).
 
         OE = (1 / |D+|) * sum_{i in D+} [argmax_l s_il not in Y_i]
@@ -37,23 +38,18 @@ class OneError(keras.metrics.Metric):
     0.5
     """
 
+    total_name = "errors"
+
     def __init__(self, name="one_error", dtype=None):
         super().__init__(name=name, dtype=dtype)
-        self.errors = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="errors"
-        )
-        self.count = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="count"
-        )
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        relevance, scores, _ = _ranking.prepare(y_true, y_pred, self.dtype)
-        weight = _ranking.document_weights(sample_weight, relevance, self.dtype)
+    @property
+    def errors(self):
+        """The state variable with the weighted number of errors (`total`)."""
+        return self.total
+
+    def document_scores(self, relevance, scores, num_labels):
         _, top = ops.top_k(scores, k=1, sorted=True)
         top_relevant = ops.take_along_axis(relevance, top, axis=-1)[:, 0]
         has_relevant = ops.cast(ops.greater(ops.max(relevance, axis=-1), 0.0), self.dtype)
-        self.errors.assign_add(ops.sum(weight * has_relevant * (1.0 - top_relevant)))
-        self.count.assign_add(ops.sum(weight * has_relevant))
-
-    def result(self):
-        return ops.divide_no_nan(self.errors, self.count)
+        return 1.0 - top_relevant, has_relevant

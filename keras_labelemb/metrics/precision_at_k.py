@@ -4,10 +4,11 @@ import keras
 from keras import ops
 
 from keras_labelemb.metrics import _ranking
+from keras_labelemb.metrics.document_average_metric import DocumentAverageMetric
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
-class PrecisionAtK(keras.metrics.Metric):
+class PrecisionAtK(DocumentAverageMetric):
     """Mean precision of the k top-scored labels per document (streaming).
 
         P@k = (1 / N) * sum_i |top_k(s_i) ∩ Y_i| / k
@@ -43,23 +44,11 @@ class PrecisionAtK(keras.metrics.Metric):
         k = _ranking.validate_k(k)
         super().__init__(name=name or f"precision_at_{k}", dtype=dtype)
         self.k = k
-        self.total = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="total"
-        )
-        self.count = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="count"
-        )
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        relevance, scores, num_labels = _ranking.prepare(y_true, y_pred, self.dtype)
-        weight = _ranking.document_weights(sample_weight, relevance, self.dtype)
+    def document_scores(self, relevance, scores, num_labels):
         _, top = ops.top_k(scores, k=min(self.k, num_labels), sorted=True)
         hits = ops.sum(ops.take_along_axis(relevance, top, axis=-1), axis=-1)
-        self.total.assign_add(ops.sum(weight * hits / float(self.k)))
-        self.count.assign_add(ops.sum(weight))
-
-    def result(self):
-        return ops.divide_no_nan(self.total, self.count)
+        return hits / float(self.k), None
 
     def get_config(self):
         config = super().get_config()

@@ -4,10 +4,11 @@ import keras
 from keras import ops
 
 from keras_labelemb.metrics import _ranking
+from keras_labelemb.metrics.document_average_metric import DocumentAverageMetric
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
-class RankingLoss(keras.metrics.Metric):
+class RankingLoss(DocumentAverageMetric):
     """Fraction of wrongly ordered (relevant, irrelevant) label pairs (streaming).
 
         RL_i = |{(j, l) : j in Y_i, l not in Y_i, s_ij <= s_il}| / (|Y_i| (L - |Y_i|))
@@ -41,25 +42,12 @@ class RankingLoss(keras.metrics.Metric):
 
     def __init__(self, name="ranking_loss", dtype=None):
         super().__init__(name=name, dtype=dtype)
-        self.total = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="total"
-        )
-        self.count = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="count"
-        )
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        relevance, scores, num_labels = _ranking.prepare(y_true, y_pred, self.dtype)
-        weight = _ranking.document_weights(sample_weight, relevance, self.dtype)
+    def document_scores(self, relevance, scores, num_labels):
         gain, _, at_or_above = _ranking.rank_statistics(relevance, scores)
         positives_above = _ranking.positives_at_or_above(gain, at_or_above)
         negatives_above = ops.cast(at_or_above, self.dtype) - positives_above
         wrong = ops.sum(gain * negatives_above, axis=-1)
         num_relevant = ops.sum(gain, axis=-1)
         pairs = num_relevant * (float(num_labels) - num_relevant)
-        loss = ops.divide_no_nan(wrong, pairs)
-        self.total.assign_add(ops.sum(weight * loss))
-        self.count.assign_add(ops.sum(weight))
-
-    def result(self):
-        return ops.divide_no_nan(self.total, self.count)
+        return ops.divide_no_nan(wrong, pairs), None

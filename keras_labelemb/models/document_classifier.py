@@ -15,6 +15,7 @@ def document_classifier(
     max_tokens=None,
     embedding_dim=100,
     embeddings_initializer="uniform",
+    train_embeddings=True,
     encoder="dense",
     encoder_units=100,
     attention_units=None,
@@ -22,7 +23,7 @@ def document_classifier(
     embedding_dropout=0.0,
     head="gile",
     joint_dim=500,
-    activation="relu",
+    activation="tanh",
     name=None,
 ):
     """Embedding -> HierarchicalAttention (HAN, or WAN when `flat`) -> output head.
@@ -41,6 +42,9 @@ def document_classifier(
         embedding_dim: word vector size `d`.
         embeddings_initializer: e.g. `keras.initializers.Constant(vectors)` for
             pretrained word vectors.
+        train_embeddings: False freezes the word vectors (documents and labels
+            stay in one fixed space: words of labels never trained on keep the
+            same geometry as the trained ones).
         encoder: `"dense"`, `"gru"`, `"bigru"`, `"lstm"` or `"bilstm"` at both levels.
         encoder_units: units per encoder (per direction for bi-RNNs).
         dropout: dropout on sentence and document vectors (see `HierarchicalAttention`).
@@ -68,7 +72,8 @@ def document_classifier(
         shape, kind = (max_sentences, max_sentence_length), "han"
     ids = keras.Input(shape=shape, dtype="int32", name="token_ids")
     embedding = keras.layers.Embedding(
-        vocabulary_size, embedding_dim, mask_zero=True, embeddings_initializer=embeddings_initializer, name="word_embedding"
+        vocabulary_size, embedding_dim, mask_zero=True, embeddings_initializer=embeddings_initializer,
+        trainable=train_embeddings, name="word_embedding",
     )
     words = embedding(ids)
     if embedding_dropout:

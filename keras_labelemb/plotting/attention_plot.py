@@ -1,0 +1,460 @@
+"""Pictures of where a document encoder looked: word and sentence attention of one document.
+
+matplotlib is an optional dependency (in the `test` and `bench` extras); it is
+imported when a figure is drawn, not when this module is imported. Figures are
+drawn with the Agg canvas directly (no pyplot, no display, no global state),
+so this works on headless machines and in threads.
+"""
+
+import numbers
+import os
+from collections.abc import Mapping
+
+import numpy as np
+
+# Tokens never drawn: `document_tokens` marks padding between words with "", and
+# "<pad>" is keras_labelemb.text.PAD_TOKEN (not imported: that package needs TensorFlow).
+_PADDING_TOKENS = ("", "<pad>")
+_PADDING_ID = 0
+
+# Layout, in inches (the drawing axes use inches as data units, y pointing down).
+_FONT_SIZE = 11
+_LINE_HEIGHT = 0.32
+_BOX_HEIGHT = 0.25
+_WORD_PAD = 0.04  # inside a word box, each side
+_WORD_GAP = 0.05
+_SENTENCE_GAP = 0.12
+_MARGIN = 0.25
+_GUTTER = 1.05  # sentence attention bars and their values
+_TITLE_HEIGHT = 0.45
+_COLORBAR_SPACE = 0.75
+_LABEL_ROW = 0.26
+_LABEL_BAR_WIDTH = 1.5
+_MIN_TEXT_WIDTH = 3.0
+_WORD_CMAP = "Reds"
+_SENTENCE_COLOR = "#3b75af"
+_LABEL_COLOR = "#3b75af"
+
+
+def _require_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ImportError(
+            "keras_labelemb.plotting needs matplotlib, an optional dependency: "
+            "install it with `pip install matplotlib` (or `pip install keras_labelemb[test]`)."
+        ) from error
+    return Figure, FigureCanvasAgg
+
+
+def _short(value, limit=120):
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _token_text(token):
+    if token is None:
+        return ""
+    if isinstance(token, bytes):
+        return token.decode("utf-8", errors="replace")
+    return str(token)
+
+
+def _is_token(value):
+    return value is None or isinstance(value, (str, bytes, np.str_, np.bytes_))
+
+
+def _scores(name, value, ndims):
+    try:
+        array = np.asarray(value, dtype="float64")
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"`{name}` must be an array of numbers. Received: {name}={_short(value)}") from error
+    if array.ndim not in ndims:
+        expected = " or ".join(f"{n}-D" for n in ndims)
+        raise ValueError(
+            f"`{name}` must be {expected} (one document: index the batch axis first). "
+            f"Received: {name} with shape {array.shape}"
+        )
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"`{name}` must be finite. Received: {name}={_short(array.tolist())}")
+    return array
+
+
+def _token_rows(tokens, word_scores):
+    """Checks `tokens` against `word_scores`; returns a list of token rows (one per score row)."""
+    if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__len__"):
+        raise ValueError(f"`tokens` must be a list of tokens (or of sentences). Received: tokens={_short(tokens)}")
+    tokens = list(tokens)
+    if word_scores.ndim == 1:  # flat: one row
+        if not all(_is_token(t) for t in tokens):
+            raise ValueError(
+                "`tokens` must be a flat list of str when `word_scores` is 1-D (T,); for a hierarchical "
+                f"document pass (K, T) word scores. Received: tokens={_short(tokens)}"
+            )
+        rows = [tokens]
+    else:
+        if any(_is_token(s) or not hasattr(s, "__len__") for s in tokens):
+            raise ValueError(
+                "`tokens` must be a list of sentences (each a list of str) when `word_scores` is 2-D (K, T). "
+                f"Received: tokens={_short(tokens)}"
+            )
+        rows = [list(s) for s in tokens]
+        if len(rows) > word_scores.shape[0]:
+            raise ValueError(
+                f"`tokens` has {len(rows)} sentences but `word_scores` has only {word_scores.shape[0]} rows "
+                f"(shape {word_scores.shape}). Received: tokens with {len(rows)} sentences"
+            )
+    limit = word_scores.shape[-1]
+    for index, row in enumerate(rows):
+        if not all(_is_token(t) for t in row):
+            raise ValueError(f"`tokens` must hold str tokens. Received: tokens[{index}]={_short(row)}")
+        if len(row) > limit:
+            where = "tokens" if word_scores.ndim == 1 else f"tokens[{index}]"
+            raise ValueError(
+                f"`{where}` has {len(row)} tokens but `word_scores` has only {limit} positions per "
+                f"{'document' if word_scores.ndim == 1 else 'sentence'} (shape {word_scores.shape}). "
+                f"Received: {where}={_short(row)}"
+            )
+    return [[_token_text(t) for t in row] for row in rows]
+
+
+def _label_pairs(label_scores, max_labels):
+    if label_scores is None:
+        return []
+    items = label_scores.items() if isinstance(label_scores, Mapping) else label_scores
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise ValueError(f"`label_scores` must be a list of (label_name, score) pairs. Received: {_short(label_scores)}")
+    pairs = []
+    for item in items:
+        if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) != 2:
+            raise ValueError(
+                f"`label_scores` must be a list of (label_name, score) pairs. Received: label_scores item {_short(item)}"
+            )
+        name, score = item
+        if isinstance(score, np.ndarray) and score.size == 1:
+            score = score.item()
+        if not isinstance(score, numbers.Real) or not np.isfinite(float(score)):
+            raise ValueError(
+                f"`label_scores` scores must be finite numbers. Received: label_scores item {_short(item)}"
+            )
+        pairs.append((_token_text(name), float(score)))
+    pairs.sort(key=lambda pair: -pair[1])
+    return pairs[:max_labels]
+
+
+def _fit(text, width, measure):
+    """`text`, cut with an ellipsis until it is at most `width` inches wide."""
+    if measure(text) <= width:
+        return text
+    while len(text) > 1 and measure(text + "…") > width:
+        text = text[:-1]
+    return text + "…"
+
+
+def plot_attention(
+    tokens,
+    word_scores,
+    sentence_scores=None,
+    path=None,
+    title=None,
+    label_scores=None,
+    max_labels=10,
+    width=10.0,
+):
+    """Draws the attention a document encoder paid to one document.
+
+    Hierarchical document (`word_scores` of shape `(K, T)`): one block per
+    sentence, its words on a row (wrapped when long), each word on a box
+    coloured by its word attention; the sentence attention is a blue bar (and
+    its value) at the left of the block. Flat document (`word_scores` of shape
+    `(T,)`): the words wrapped in lines, coloured the same way. Word colours
+    share one scale (white = 0, dark red = the largest word score of the
+    document), shown by a colour bar below the text. With `label_scores`, a
+    small bar chart of the `max_labels` highest scoring labels sits at the right.
+
+    Tokens align with the start of the score rows: `tokens[i][j]` (flat:
+    `tokens[j]`) has score `word_scores[i, j]`, and score positions past the
+    end of a token row are padding and are ignored. Tokens `""`, `None` and
+    `"<pad>"` are padding too and are not drawn. `document_tokens` turns token
+    ids into such tokens.
+
+    Args:
+        tokens: flat: a list of `T' <= T` str; hierarchical: a list of
+            `K' <= K` sentences, each a list of at most `T` str.
+        word_scores: `(T,)` or `(K, T)` word attention of ONE document (NumPy
+            array or any backend tensor), e.g. the scores of
+            `HierarchicalAttention(return_attention_scores=True)`.
+        sentence_scores: optional `(K,)` sentence attention (hierarchical only).
+        path: if given, the figure is saved there as a PNG (150 dpi).
+        title: optional title drawn above the text.
+        label_scores: optional `[(label_name, score), ...]` (or a dict), e.g.
+            predicted probabilities; the highest `max_labels` are drawn.
+        max_labels: how many labels the bar chart shows. Default 10.
+        width: figure width in inches (the height follows the text). Default 10.
+
+    Returns:
+        The `matplotlib.figure.Figure` (drawn on an Agg canvas; not registered
+        with pyplot, so nothing needs closing).
+
+    Raises:
+        ValueError: naming the argument, when shapes disagree (more tokens than
+            score positions, `sentence_scores` not of shape `(K,)`, ...), when
+            scores are not finite, or when `label_scores` is not a list of pairs.
+        ImportError: when matplotlib is not installed.
+
+    Example:
+
+    >>> import numpy as np
+    >>> tokens = [["the", "cat", "sat"], ["it", "purred"]]      # K'=2 sentences
+    >>> word_scores = np.array([[0.2, 0.7, 0.1, 0.0],            # (K, T) = (3, 4);
+    ...                         [0.4, 0.6, 0.0, 0.0],            # padding positions
+    ...                         [0.0, 0.0, 0.0, 0.0]])           # are ignored
+    >>> fig = plot_attention(tokens, word_scores, sentence_scores=[0.8, 0.2, 0.0],
+    ...                      title="a cat", label_scores=[("pets", 0.93), ("sports", 0.04)])
+    >>> sorted(t.get_text() for t in fig.axes[0].texts if t.get_gid() == "word")
+    ['cat', 'it', 'purred', 'sat', 'the']
+
+    With a model's encoder (token ids `(K, T)` of one document, vocabulary as a list):
+
+    >>> import keras
+    >>> from keras_labelemb.layers import HierarchicalAttention
+    >>> vocabulary = ["<pad>", "<unk>", "the", "cat", "sat", "it", "purred"]
+    >>> ids = np.array([[[2, 3, 4], [5, 6, 0]]])                 # (B, K, T), 0 = padding
+    >>> embedding = keras.layers.Embedding(len(vocabulary), 8, mask_zero=True)
+    >>> encoder = HierarchicalAttention("dense", 8, "dense", 8, return_attention_scores=True)
+    >>> _, words, sentences = encoder(embedding(ids), mask=embedding.compute_mask(ids))
+    >>> fig = plot_attention(document_tokens(vocabulary, ids[0]),
+    ...                      keras.ops.convert_to_numpy(words)[0],
+    ...                      keras.ops.convert_to_numpy(sentences)[0])
+    """
+    word_scores = _scores("word_scores", word_scores, ndims=(1, 2))
+    hierarchical = word_scores.ndim == 2
+    if sentence_scores is not None:
+        if not hierarchical:
+            raise ValueError(
+                "`sentence_scores` is only for a hierarchical document (2-D `word_scores` (K, T)); "
+                f"`word_scores` has shape {word_scores.shape}. Received: sentence_scores={_short(sentence_scores)}"
+            )
+        sentence_scores = _scores("sentence_scores", sentence_scores, ndims=(1,))
+        if sentence_scores.shape[0] != word_scores.shape[0]:
+            raise ValueError(
+                f"`sentence_scores` must have shape ({word_scores.shape[0]},), one score per sentence of "
+                f"`word_scores` {word_scores.shape}. Received: sentence_scores with shape {sentence_scores.shape}"
+            )
+    rows = _token_rows(tokens, word_scores)
+    if not isinstance(max_labels, numbers.Integral) or isinstance(max_labels, bool) or max_labels < 1:
+        raise ValueError(f"`max_labels` must be a positive integer. Received: max_labels={max_labels!r}")
+    if not isinstance(width, numbers.Real) or not width > 0:
+        raise ValueError(f"`width` must be a positive number of inches. Received: width={width!r}")
+    labels = _label_pairs(label_scores, max_labels)
+
+    Figure, FigureCanvasAgg = _require_matplotlib()
+    import matplotlib as mpl
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.patches import FancyBboxPatch, Rectangle
+
+    fig = Figure(dpi=100, facecolor="white")
+    canvas = FigureCanvasAgg(fig)
+    renderer = canvas.get_renderer()
+
+    def measure(text, size=_FONT_SIZE):
+        w, _, _ = renderer.get_text_width_height_descent(text, FontProperties(size=size), ismath=False)
+        return w / fig.dpi
+
+    # Horizontal layout.
+    label_names = [_fit(name, 2.0, lambda t: measure(t, 9)) for name, _ in labels]
+    label_panel = (max(measure(n, 9) for n in label_names) + _LABEL_BAR_WIDTH + 0.7) if labels else 0.0
+    bars = sentence_scores is not None
+    text_x0 = _MARGIN + (_GUTTER if bars else 0.0)
+    text_width = max(_MIN_TEXT_WIDTH, width - text_x0 - _MARGIN - label_panel)
+    width = text_x0 + text_width + _MARGIN + label_panel
+
+    # Words: (line, x, box width, text, score); blocks: (first line, last line, sentence score).
+    words, blocks, line = [], [], 0
+    drawn_scores = []
+    for index, row in enumerate(rows):
+        visible = [(j, t) for j, t in enumerate(row) if t not in _PADDING_TOKENS]
+        if not visible:
+            continue  # a padding sentence
+        x, first = text_x0, line
+        for j, text in visible:
+            text = _fit(text, text_width - 2 * _WORD_PAD, measure)
+            box = measure(text) + 2 * _WORD_PAD
+            if x > text_x0 and x + box > text_x0 + text_width:
+                line, x = line + 1, text_x0
+            score = word_scores[index, j] if hierarchical else word_scores[j]
+            words.append((line, x, box, text, score))
+            drawn_scores.append(score)
+            x += box + _WORD_GAP
+        blocks.append((first, line, None if sentence_scores is None else sentence_scores[index]))
+        line += 1
+
+    # Vertical layout: y of each line's centre.
+    top = _MARGIN + (_TITLE_HEIGHT if title else 0.0)
+
+    def line_y(n):
+        gaps = sum(1 for first, _, _ in blocks[1:] if first <= n)
+        return top + n * _LINE_HEIGHT + gaps * _SENTENCE_GAP + _LINE_HEIGHT / 2
+
+    text_bottom = (line_y(line - 1) + _LINE_HEIGHT / 2) if words else top + _LINE_HEIGHT
+    height = max(text_bottom + _COLORBAR_SPACE, top + 0.35 + len(labels) * _LABEL_ROW + _MARGIN + 0.3)
+    fig.set_size_inches(width, height)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, width)
+    ax.set_ylim(height, 0)
+    ax.set_axis_off()
+
+    if title:
+        ax.text(_MARGIN, _MARGIN, _token_text(title), fontsize=13, fontweight="bold", va="top", ha="left",
+                gid="title", parse_math=False)
+
+    # Words coloured by attention, on one scale for the document.
+    cmap = mpl.colormaps[_WORD_CMAP]
+    vmax = max(drawn_scores, default=0.0)
+    vmax = vmax if vmax > 0 else 1.0
+    norm = mpl.colors.Normalize(vmin=0.0, vmax=vmax, clip=True)
+    for n, x, box, text, score in words:
+        colour = cmap(norm(score))
+        y = line_y(n)
+        ax.add_patch(FancyBboxPatch(
+            (x, y - _BOX_HEIGHT / 2), box, _BOX_HEIGHT, boxstyle="round,pad=0,rounding_size=0.05",
+            facecolor=colour, edgecolor="#d9d9d9", linewidth=0.5,
+        ))
+        luminance = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]
+        ax.text(x + box / 2, y, text, fontsize=_FONT_SIZE, ha="center", va="center_baseline",
+                color="white" if luminance < 0.5 else "#1a1a1a", gid="word", parse_math=False)
+    if not words:
+        ax.text(text_x0, top + _LINE_HEIGHT / 2, "(no tokens)", fontsize=_FONT_SIZE, style="italic",
+                color="#777777", va="center", gid="empty")
+
+    # Sentence attention: a bar per sentence block, length relative to the largest.
+    if bars and blocks:
+        smax = max(score for _, _, score in blocks)
+        smax = smax if smax > 0 else 1.0
+        bar_room = _GUTTER - 0.5
+        for first, last, score in blocks:
+            y0 = line_y(first) - _BOX_HEIGHT / 2
+            y1 = line_y(last) + _BOX_HEIGHT / 2
+            ax.add_patch(Rectangle((_MARGIN, y0), bar_room, y1 - y0, facecolor="#eef3f8", edgecolor="none"))
+            ax.add_patch(Rectangle((_MARGIN, y0), bar_room * max(score, 0.0) / smax, y1 - y0,
+                                   facecolor=_SENTENCE_COLOR, edgecolor="none"))
+            ax.text(_MARGIN + bar_room + 0.06, line_y(first), f"{score:.2f}", fontsize=8, color="#555555",
+                    ha="left", va="center_baseline", gid="sentence_score")
+        ax.text(_MARGIN, top - 0.06, "sentence", fontsize=8, color="#555555", ha="left", va="bottom")
+
+    # Colour bar of the word scale, under the text.
+    if words:
+        bar_width = min(2.4, text_width)
+        cax = fig.add_axes((text_x0 / width, (height - text_bottom - 0.32) / height, bar_width / width, 0.1 / height))
+        colorbar = fig.colorbar(mpl.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
+        colorbar.set_ticks([0.0, vmax / 2, vmax])
+        colorbar.ax.tick_params(labelsize=7, length=2, pad=1)
+        colorbar.outline.set_linewidth(0.5)
+        cax.set_title("word attention", fontsize=8, color="#555555", loc="left", pad=2)
+
+    # Top label scores.
+    if labels:
+        panel_x = width - _MARGIN - _LABEL_BAR_WIDTH - 0.4
+        panel_top = top + 0.3
+        panel_height = len(labels) * _LABEL_ROW
+        lax = fig.add_axes((panel_x / width, (height - panel_top - panel_height) / height,
+                            _LABEL_BAR_WIDTH / width, panel_height / height))
+        values = [score for _, score in labels]
+        positions = np.arange(len(labels))
+        lax.barh(positions, values, height=0.7, color=_LABEL_COLOR)
+        lax.set_yticks(positions, label_names, fontsize=9)
+        lax.set_ylim(len(labels) - 0.5, -0.5)
+        low, high = min(0.0, min(values)), max(0.0, max(values))
+        span = (high - low) or 1.0
+        lax.set_xlim(low - 0.02 * span, high + 0.02 * span)
+        lax.set_xticks([])
+        for side in ("top", "right", "bottom"):
+            lax.spines[side].set_visible(False)
+        lax.spines["left"].set_linewidth(0.5)
+        lax.tick_params(axis="y", length=0)
+        for position, value in zip(positions, values):
+            lax.text(max(value, 0.0) + 0.03 * span, position, f"{value:.2f}", fontsize=8, color="#555555",
+                     va="center", ha="left", clip_on=False, gid="label_score")
+        lax.set_title("top labels", fontsize=9, color="#555555", loc="left", pad=4)
+
+    if path is not None:
+        fig.savefig(os.fspath(path), dpi=150, format="png", facecolor="white")
+    return fig
+
+
+def document_tokens(vectorizer, ids):
+    """Maps the token ids of one document back to its tokens, padding dropped.
+
+    Id 0 is padding (the library's convention): trailing padding of every row
+    and trailing all-padding sentences are dropped. Padding between words
+    (which `TextVectorizer` never produces) becomes `""`, so that `tokens[i][j]`
+    stays the word at `ids[i, j]` and lines up with the attention scores;
+    `plot_attention` does not draw it.
+
+    Args:
+        vectorizer: anything with `get_vocabulary()` (a
+            `keras_labelemb.text.TextVectorizer`, a `keras.layers.TextVectorization`),
+            or the vocabulary itself as a list of tokens (index = id).
+        ids: `(T,)` ids of a flat document or `(K, T)` ids of a hierarchical one
+            (a NumPy array or any tensor).
+
+    Returns:
+        A list of str for `(T,)` ids; a list of sentences (lists of str) for `(K, T)`.
+
+    Raises:
+        ValueError: naming the argument, for ids that are not 1-D or 2-D
+            integers, ids outside the vocabulary, or a `vectorizer` without a
+            vocabulary.
+
+    Example:
+
+    >>> import numpy as np
+    >>> vocabulary = ["<pad>", "<unk>", "the", "cat", "sat"]
+    >>> document_tokens(vocabulary, np.array([[2, 3, 4], [1, 4, 0], [0, 0, 0]]))
+    [['the', 'cat', 'sat'], ['<unk>', 'sat']]
+    >>> document_tokens(vocabulary, [2, 3, 0, 0])
+    ['the', 'cat']
+    """
+    if hasattr(vectorizer, "get_vocabulary"):
+        vocabulary = vectorizer.get_vocabulary()
+    elif isinstance(vectorizer, (list, tuple, np.ndarray)):
+        vocabulary = vectorizer
+    else:
+        raise ValueError(
+            "`vectorizer` must have a `get_vocabulary()` method or be a list of tokens. "
+            f"Received: vectorizer={_short(vectorizer)}"
+        )
+    vocabulary = [_token_text(t) for t in vocabulary]
+    if not vocabulary:
+        raise ValueError(
+            "`vectorizer` has an empty vocabulary (call `adapt()` or `set_vocabulary()` first). "
+            f"Received: vectorizer={_short(vectorizer)}"
+        )
+    array = np.asarray(ids)
+    if array.ndim not in (1, 2):
+        raise ValueError(
+            f"`ids` must be (T,) or (K, T) token ids of ONE document (index the batch axis first). "
+            f"Received: ids with shape {array.shape}"
+        )
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"`ids` must be integer token ids. Received: ids with dtype {array.dtype}")
+    if array.size and (array.min() < 0 or array.max() >= len(vocabulary)):
+        raise ValueError(
+            f"`ids` must lie in [0, {len(vocabulary)}) (the vocabulary size). "
+            f"Received: ids in [{array.min()}, {array.max()}]"
+        )
+
+    def row_tokens(row):
+        row = [int(i) for i in row]
+        while row and row[-1] == _PADDING_ID:
+            row.pop()
+        return ["" if i == _PADDING_ID else vocabulary[i] for i in row]
+
+    if array.ndim == 1:
+        return row_tokens(array)
+    sentences = [row_tokens(row) for row in array]
+    while sentences and not sentences[-1]:
+        sentences.pop()
+    return sentences
