@@ -20,7 +20,9 @@ def masked_softmax(scores, mask):
     shifted = scores - ops.max(ops.where(mask > 0, scores, lowest), axis=-1, keepdims=True)
     exp = ops.exp(ops.minimum(shifted, 0.0)) * mask
     total = ops.sum(exp, axis=-1, keepdims=True)
-    return exp / ops.maximum(total, ops.cast(1e-6, scores.dtype))
+    # Not `maximum(total, eps)`: a small eps is subnormal in float16 and XLA on CPU flushes
+    # it to zero (0/0 = NaN for an empty row). An empty row has exp == 0 everywhere anyway.
+    return exp / ops.where(total > 0, total, ops.ones_like(total))
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
