@@ -73,3 +73,11 @@ def test_linear_head_exports_without_label_endpoint(tmp_path):
     expected = sigmoid(model.predict(vectorizer(tf.constant(TEXTS)), verbose=0))
     np.testing.assert_allclose(served.serve(tf.constant(TEXTS))["scores"].numpy(), expected, atol=1e-6)
     assert not hasattr(served, "serve_with_labels")
+
+
+def test_plain_keras_export_round_trip(trained, tmp_path):
+    """`model.export()` (token ids in, logits out) reloads with identical predictions."""
+    model, _, ids = trained
+    model.export(str(tmp_path / "plain"), verbose=False)
+    reloaded = tf.saved_model.load(str(tmp_path / "plain"))
+    np.testing.assert_allclose(reloaded.serve(ids).numpy(), model.predict(ids, verbose=0), atol=1e-6)

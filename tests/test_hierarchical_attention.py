@@ -113,3 +113,8 @@ def test_wrong_input_rank_is_a_clear_error():
         HierarchicalAttention()(np.zeros((2, 5, 6), "float32"))
     with pytest.raises(ValueError, match="flat=True"):
         HierarchicalAttention(flat=True)(np.zeros((2, 3, 5, 6), "float32"))
+
+
+def test_token_ids_without_embedding_get_a_hint():
+    with pytest.raises(ValueError, match="Embedding"):
+        HierarchicalAttention()(np.ones((2, 3, 5), "int32"))

@@ -123,7 +123,8 @@ class HierarchicalAttention(keras.layers.Layer):
         if len(input_shape) != expected_rank or input_shape[-1] is None:
             layout = "(B, T, d)" if self.flat else "(B, K, T, d)"
             raise ValueError(
-                f"`inputs` must be embedded words of shape {layout} (flat={self.flat}). "
+                f"`inputs` must be embedded words of shape {layout} (flat={self.flat}); token ids "
+                "go through a `keras.layers.Embedding(mask_zero=True)` first. "
                 f"Received: inputs with shape {tuple(input_shape)}"
             )
         d = input_shape[-1]
