@@ -166,12 +166,22 @@ def run_svm(setup, data):
     start = time.time()
     tfidf = TfidfVectorizer(ngram_range=(1, 3), min_df=2, sublinear_tf=True)
     x_train = tfidf.fit_transform(data.train_texts)
-    svm = OneVsRestClassifier(LinearSVC(C=1.0), n_jobs=2).fit(x_train, data.multi_hot("train"))
-    decision = lambda texts: svm.decision_function(tfidf.transform(texts))
+    y_train = data.multi_hot("train")
+    svm = OneVsRestClassifier(LinearSVC(C=1.0), n_jobs=2).fit(x_train, y_train)
+    # scikit-learn answers a label with no training positive with a constant decision of 0.0,
+    # which outranks every real (mostly negative) score; such a label gets the lowest score.
+    untrained = y_train.sum(axis=0) == 0
+
+    def decision(texts):
+        scores = svm.decision_function(tfidf.transform(texts))
+        scores[:, untrained] = scores.min() - 1.0
+        return scores
+
     threshold, val_f1 = choose_threshold(data.multi_hot("val"), decision(data.val_texts), np.arange(-1.0, 0.51, 0.05))
     test_scores = decision(data.test_texts)
     report = classification_report(data.multi_hot("test"), test_scores, threshold)
-    report.update(val_micro_f1=val_f1, train_seconds=round(time.time() - start, 1), features=int(x_train.shape[1]))
+    report.update(val_micro_f1=val_f1, train_seconds=round(time.time() - start, 1), features=int(x_train.shape[1]),
+                  labels_without_training_documents=int(untrained.sum()))
     report["micro_f1_threshold_0"] = float(
         classification_report(data.multi_hot("test"), test_scores, 0.0, at_least_one=False)["micro_f1"]
     )
