@@ -58,8 +58,9 @@ def main():
     model.fit(encode(train.train_texts), train.multi_hot("train"), batch_size=32, epochs=15, callbacks=[best], verbose=2)
 
     test_ids = encode(data.test_texts)
-    seen_test = restrict_labels(data, seen)
-    seen_scores = sigmoid(model.predict(test_ids, verbose=0))
+    # Seen labels are scored on the test documents that carry one (the others have no right answer).
+    seen_test = restrict_labels(data, seen, drop_empty=True)
+    seen_scores = sigmoid(model.predict(encode(seen_test.test_texts), verbose=0))
     seen_report = classification_report(seen_test.multi_hot("test"), seen_scores, best.threshold)
 
     set_labels(model, label_ids[unseen])  # zero-shot: only the descriptions of the held-out labels
@@ -67,7 +68,7 @@ def main():
     zero_shot = ranking_report(unseen_test, model.predict(test_ids, verbose=0))
     random_ranking = ranking_report(unseen_test, np.random.default_rng(0).random(unseen_test.shape))
 
-    print(f"\nSeen labels ({len(seen)}), {len(data.test_texts)} test documents, threshold {best.threshold:.3f} "
+    print(f"\nSeen labels ({len(seen)}), {len(seen_test.test_texts)} test documents that carry one, threshold {best.threshold:.3f} "
           f"(best validation epoch {best.best_epoch + 1}):")
     print(f"  micro-F1 {seen_report['micro_f1']:.3f}   P@1 {seen_report['precision_at_1']:.3f}   "
           f"P@5 {seen_report['precision_at_5']:.3f}")
