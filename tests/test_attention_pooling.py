@@ -3,42 +3,14 @@ import pytest
 from keras import ops
 
 from keras_labelemb.layers import AttentionPooling
-from keras_labelemb.testing import run_layer_test
+from layer_cases import sequence_mask
 
 RNG = np.random.default_rng(0)
 
 
-def mask_with_empty_row():
-    mask = np.ones((3, 5), bool)
-    mask[0, 3:] = False
-    mask[2] = False  # fully masked row
-    return mask
-
-
-def test_layer_contract():
-    run_layer_test(
-        AttentionPooling,
-        {"units": 6},
-        RNG.normal(size=(3, 5, 4)).astype("float32"),
-        expected_output_shape=(3, 4),
-        mask=mask_with_empty_row(),
-        expected_num_trainable_weights=3,
-    )
-
-
-def test_layer_contract_with_scores():
-    run_layer_test(
-        AttentionPooling,
-        {"return_attention_scores": True},
-        RNG.normal(size=(3, 5, 4)).astype("float32"),
-        expected_output_shape=((3, 4), (3, 5)),
-        mask=mask_with_empty_row(),
-    )
-
-
 def test_matches_numpy_reference_eq2():
     x = RNG.normal(size=(3, 5, 4)).astype("float32")
-    mask = mask_with_empty_row()
+    mask = sequence_mask()
     layer = AttentionPooling(units=6, return_attention_scores=True)
     pooled, weights = layer(x, mask=mask)
     W, b = (ops.convert_to_numpy(v) for v in layer.projection.weights)

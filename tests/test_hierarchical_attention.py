@@ -4,7 +4,6 @@ import pytest
 from keras import ops
 
 from keras_labelemb.layers import HierarchicalAttention
-from keras_labelemb.testing import run_layer_test
 
 RNG = np.random.default_rng(2)
 
@@ -15,30 +14,6 @@ def document_mask(batch=3, sentences=4, words=5):
     mask[0, 1, 3:] = False  # a short sentence
     mask[2] = False  # an all-padding document
     return mask
-
-
-@pytest.mark.parametrize("encoder", ["dense", "bigru", "lstm"])
-def test_layer_contract_hierarchical(encoder):
-    run_layer_test(
-        HierarchicalAttention,
-        {"word_encoder": encoder, "word_units": 4, "sentence_encoder": encoder, "sentence_units": 3, "dropout": 0.1},
-        RNG.normal(size=(3, 4, 5, 6)).astype("float32"),
-        expected_output_shape=(3, 6 if encoder.startswith("bi") else 3),
-        mask=document_mask(),
-    )
-
-
-def test_layer_contract_flat_with_scores():
-    mask = np.ones((3, 7), bool)
-    mask[0, 4:] = False
-    mask[2] = False
-    run_layer_test(
-        HierarchicalAttention,
-        {"word_encoder": "gru", "word_units": 4, "flat": True, "return_attention_scores": True},
-        RNG.normal(size=(3, 7, 6)).astype("float32"),
-        expected_output_shape=((3, 4), (3, 7)),
-        mask=mask,
-    )
 
 
 def test_scores_of_padding_are_zero_and_rows_sum_to_one():

@@ -2,11 +2,9 @@
 
 The backend is fixed when keras is first imported, and this pytest process has
 already imported keras with the TensorFlow backend, so the test runs THIS FILE
-as a script in one fresh subprocess with `KERAS_BACKEND=jax`. The script calls
-the shared `run_layer_test` with the arguments of the TensorFlow tests
-(tests/test_attention_pooling.py, test_hierarchical_attention.py,
-test_label_encoder.py, test_gile_head.py; the flat encoder here is a biGRU),
-trains a small `gile_han` model end to end with `jit_compile=True` and swaps
+as a script in one fresh subprocess with `KERAS_BACKEND=jax`. The script runs
+every case of tests/layer_cases.py through the shared `run_layer_test` (the
+same cases tests/test_layer_contracts.py runs under TensorFlow), trains a small `gile_han` model end to end with `jit_compile=True` and swaps
 its label set with `set_labels`.
 
 Run the script alone to debug a failure:
@@ -82,80 +80,10 @@ def _import_library_without_tensorflow():
     )
 
 
-def _check_attention_pooling(rng):
-    from keras_labelemb.layers import AttentionPooling
-    from keras_labelemb.testing import run_layer_test
+def _layer_cases():
+    from layer_cases import CASES, run_case
 
-    mask = np.ones((3, 5), bool)
-    mask[0, 3:] = False
-    mask[2] = False  # fully masked row
-    # (HierarchicalAttention below runs it with return_attention_scores=True.)
-    run_layer_test(AttentionPooling, {"units": 6}, rng.normal(size=(3, 5, 4)).astype("float32"),
-                   expected_output_shape=(3, 4), mask=mask, expected_num_trainable_weights=3)
-
-
-def _check_hierarchical_attention(rng):
-    from keras_labelemb.layers import HierarchicalAttention
-    from keras_labelemb.testing import run_layer_test
-
-    mask = np.ones((3, 4, 5), bool)
-    mask[0, 2:] = False  # two padding sentences
-    mask[0, 1, 3:] = False  # a short sentence
-    mask[2] = False  # an all-padding document
-    documents = rng.normal(size=(3, 4, 5, 6)).astype("float32")
-    for encoder in ("dense", "bigru"):
-        run_layer_test(
-            HierarchicalAttention,
-            {"word_encoder": encoder, "word_units": 4, "sentence_encoder": encoder, "sentence_units": 3,
-             "dropout": 0.1},
-            documents,
-            expected_output_shape=(3, 6 if encoder.startswith("bi") else 3),
-            mask=mask,
-        )
-    flat_mask = np.ones((3, 7), bool)
-    flat_mask[0, 4:] = False
-    flat_mask[2] = False
-    # Flat (WAN) with a biGRU only: the dense encoder is covered above, and each
-    # extra run_layer_test costs seconds of XLA compilation.
-    run_layer_test(
-        HierarchicalAttention,
-        {"word_encoder": "bigru", "word_units": 4, "flat": True, "return_attention_scores": True},
-        rng.normal(size=(3, 7, 6)).astype("float32"),
-        expected_output_shape=((3, 8), (3, 7)),
-        mask=flat_mask,
-    )
-
-
-def _check_label_encoder(rng):
-    from keras_labelemb.layers import LabelEncoder
-    from keras_labelemb.testing import run_layer_test
-
-    mask = np.ones((4, 6), bool)
-    mask[1, 2:] = False
-    mask[3] = False  # empty description
-    run_layer_test(LabelEncoder, {}, rng.normal(size=(4, 6, 3)).astype("float32"), expected_output_shape=(4, 3),
-                   mask=mask, expected_num_trainable_weights=0, run_training=False)
-
-
-def _check_gile_head(rng):
-    import keras
-
-    from keras_labelemb.layers import GileHead
-    from keras_labelemb.testing import run_layer_test
-
-    labels = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
-    for variant in ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input", "linear"):
-        def kwargs(variant=variant):
-            return {
-                "embedding": keras.layers.Embedding(40, 6, mask_zero=True),
-                "label_ids": labels,
-                "joint_dim": 5,
-                "variant": variant,
-                "activation": "tanh",
-            }
-
-        run_layer_test(GileHead, kwargs, rng.normal(size=(3, 7)).astype("float32"), expected_output_shape=(3, 4),
-                       frozen_weights=("embeddings",))
+    return [(name, lambda name=name: run_case(name)) for name in sorted(CASES)]
 
 
 def _check_gile_han_end_to_end(rng):
@@ -194,16 +122,16 @@ def main():
     _import_library_without_tensorflow()
     import keras
 
-    checks = [_check_attention_pooling, _check_hierarchical_attention, _check_label_encoder, _check_gile_head,
-              _check_gile_han_end_to_end]
+    rng = np.random.default_rng(0)
+    checks = _layer_cases() + [("gile_han_end_to_end", lambda: _check_gile_han_end_to_end(rng))]
     failed = []
-    for check in checks:  # run them all, so one failure does not hide the others
-        name, start = check.__name__[len("_check_"):], time.perf_counter()
+    for name, check in checks:  # run them all, so one failure does not hide the others
+        start = time.perf_counter()
         # Fixed initial weights: with 3-4 relu units, about 3% of random
         # initialisations leave every unit dead, and then no gradient flows.
         keras.utils.set_random_seed(0)
         try:
-            check(np.random.default_rng(0))
+            check()
         except Exception as error:  # noqa: BLE001 - reported below, the exit code fails the test
             traceback.print_exc()
             failed.append(f"{name}: {type(error).__name__}: {error}"[:300])

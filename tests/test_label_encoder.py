@@ -2,24 +2,8 @@ import numpy as np
 from keras import ops
 
 from keras_labelemb.layers import LabelEncoder
-from keras_labelemb.testing import run_layer_test
 
 RNG = np.random.default_rng(1)
-
-
-def test_layer_contract():
-    mask = np.ones((4, 6), bool)
-    mask[1, 2:] = False
-    mask[3] = False  # empty description
-    run_layer_test(
-        LabelEncoder,
-        {},
-        RNG.normal(size=(4, 6, 3)).astype("float32"),
-        expected_output_shape=(4, 3),
-        mask=mask,
-        expected_num_trainable_weights=0,
-        run_training=False,  # no weights to train
-    )
 
 
 def test_masked_mean_matches_numpy():
