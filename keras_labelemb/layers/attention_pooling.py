@@ -20,8 +20,9 @@ def masked_softmax(scores, mask):
     shifted = scores - ops.max(ops.where(mask > 0, scores, lowest), axis=-1, keepdims=True)
     exp = ops.exp(ops.minimum(shifted, 0.0)) * mask
     total = ops.sum(exp, axis=-1, keepdims=True)
-    # Not `maximum(total, eps)`: a small eps is subnormal in float16 and XLA on CPU flushes
-    # it to zero (0/0 = NaN for an empty row). An empty row has exp == 0 everywhere anyway.
+    # Not `maximum(total, eps)`: XLA on CPU computes a broadcast float16 divide as x * (1/y),
+    # and 1/eps overflows float16 for any eps below ~1.5e-5 (0 * inf = NaN for an empty row).
+    # An empty row has exp == 0 everywhere anyway.
     return exp / ops.where(total > 0, total, ops.ones_like(total))
 
 

@@ -192,7 +192,8 @@ def plot_attention(
         label_scores: optional `[(label_name, score), ...]` (or a dict), e.g.
             predicted probabilities; the highest `max_labels` are drawn.
         max_labels: how many labels the bar chart shows. Default 10.
-        width: figure width in inches (the height follows the text). Default 10.
+        width: largest figure width in inches; a short document gets a
+            narrower figure, and the height follows the text. Default 10.
 
     Returns:
         The `matplotlib.figure.Figure` (drawn on an Agg canvas; not registered
@@ -291,6 +292,12 @@ def plot_attention(
         blocks.append((first, line, None if sentence_scores is None else sentence_scores[index]))
         line += 1
 
+    # A short document gets a narrower figure instead of white space.
+    used = max((x + box for _, x, box, _, _ in words), default=text_x0) - text_x0
+    if used < text_width:
+        text_width = max(_MIN_TEXT_WIDTH, used)
+        width = text_x0 + text_width + _MARGIN + label_panel
+
     # Vertical layout: y of each line's centre.
     top = _MARGIN + (_TITLE_HEIGHT if title else 0.0)
 
@@ -349,7 +356,7 @@ def plot_attention(
         bar_width = min(2.4, text_width)
         cax = fig.add_axes((text_x0 / width, (height - text_bottom - 0.32) / height, bar_width / width, 0.1 / height))
         colorbar = fig.colorbar(mpl.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
-        colorbar.set_ticks([0.0, vmax / 2, vmax])
+        colorbar.set_ticks([0.0, vmax / 2, vmax], labels=[f"{v:.2g}" for v in (0.0, vmax / 2, vmax)])
         colorbar.ax.tick_params(labelsize=7, length=2, pad=1)
         colorbar.outline.set_linewidth(0.5)
         cax.set_title("word attention", fontsize=8, color="#555555", loc="left", pad=2)
