@@ -101,10 +101,11 @@ class Setup:
         self._ids = {}
 
     def ids(self, texts):
+        # Keyed by the list's identity; the list is kept with its ids so the key cannot be reused.
         key = id(texts)
         if key not in self._ids:
-            self._ids[key] = self.vectorizer(tf.constant(texts, dtype=tf.string)).numpy()
-        return self._ids[key]
+            self._ids[key] = (texts, self.vectorizer(tf.constant(texts, dtype=tf.string)).numpy())
+        return self._ids[key][1]
 
     def word_vectors(self, texts):
         if self.args.no_pretrained:
