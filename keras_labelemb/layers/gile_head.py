@@ -52,6 +52,19 @@ def validate_label_ids(label_ids, vocabulary_size=None, name="label_ids"):
     return array.astype("int32")
 
 
+def _check_indices_in_range(indices, num_labels):
+    """Raises for out-of-range label indices when they are known (eager); traced ids are clipped by `take`."""
+    try:
+        values = np.asarray(indices)
+    except Exception:  # a symbolic tensor inside a traced function
+        return
+    if values.size and (values.min() < 0 or values.max() >= num_labels):
+        raise ValueError(
+            f"`label_indices` must lie in [0, {num_labels}) (the current label set). "
+            f"Received: label_indices with min {values.min()} and max {values.max()}"
+        )
+
+
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class GileHead(keras.layers.Layer):
     """Output layer scoring every label from its description (GILE).
@@ -238,6 +251,27 @@ class GileHead(keras.layers.Layer):
             return ops.matmul(h, self._w(self.kernel)) + self._w(self.bias)
         if label_embeddings is None:
             label_embeddings = self.encode_labels(label_ids)
+        return self._joint_logits(h, label_embeddings)
+
+    def score_subset(self, inputs, label_indices):
+        """Logits `(B, C)` of the labels at `label_indices` `(C,)` of the current label set.
+
+        Only those `C` labels are encoded and projected, so the cost of a call
+        grows with `C`, not with the label count: this is what
+        `SampledSigmoidLoss` trains through. Column `c` equals column
+        `label_indices[c]` of `call(inputs)`.
+        """
+        indices = ops.convert_to_tensor(label_indices, dtype="int32")
+        _check_indices_in_range(indices, self.num_labels)
+        if self.variant == "linear":
+            kernel = ops.take(self._w(self.kernel), indices, axis=1)
+            return ops.matmul(inputs, kernel) + ops.take(self._w(self.bias), indices, axis=0)
+        if self.label_ids is None:
+            raise ValueError("No label set: pass `label_ids` to the constructor or to `set_labels`.")
+        subset_ids = ops.take(ops.convert_to_tensor(self.label_ids, dtype="int32"), indices, axis=0)
+        return self._joint_logits(inputs, self.encode_labels(subset_ids))
+
+    def _joint_logits(self, h, label_embeddings):
         E = ops.cast(label_embeddings, self.compute_dtype)
         act = self.activation
         if self.variant == "gile":

@@ -1,0 +1,252 @@
+"""Binary cross-entropy over every positive label plus sampled negative labels (GILE eq. 17)."""
+
+import keras
+import numpy as np
+from keras import ops
+
+from keras_labelemb.layers._validation import check_choice, check_positive_int
+
+SAMPLERS = ("uniform", "frequency", "log_uniform", "hard")
+WEIGHTINGS = ("mean", "unbiased")
+_POSITIVE_KEY = 1e9  # larger than any sampling key, so every positive label is a candidate
+
+
+def binary_crossentropy_from_logits(targets, logits):
+    """Element-wise `-[z log s(x) + (1 - z) log(1 - s(x))]`, stable for any logit."""
+    return ops.maximum(logits, 0.0) - logits * targets + ops.log1p(ops.exp(-ops.abs(logits)))
+
+
+@keras.saving.register_keras_serializable(package="keras_labelemb")
+class SampledSigmoidLoss(keras.losses.Loss):
+    """Binary cross-entropy over all positive labels and a sample of negative labels.
+
+    GILE (eq. 17) trains on each document's positive labels plus `k*` negative
+    labels drawn from the rest, so a training step costs `O(k*)` label
+    encodings instead of `O(L)`. Here one candidate set is drawn per batch
+    (fixed size `C`, so the step compiles under XLA):
+
+    1. every label that is positive for some document of the batch (never dropped
+       while the batch has at most `max_positives` distinct positive labels);
+    2. `num_negatives` further labels, drawn without replacement by `sampler`,
+       as the highest of random keys (`top_k`, Gumbel-top-k for weighted samplers).
+
+    Each document is scored on all `C` candidates (`head.score_subset`): its own
+    positives are targets 1, every other candidate (including other documents'
+    positives, "in-batch negatives") is a target-0 negative. With every negative
+    sampled, the loss and its gradients equal full binary cross-entropy.
+
+    Training through this loss needs the document vectors and the output head,
+    not the `(B, L)` logits that `compile(loss=...)` would hand a loss: use
+    `keras_labelemb.training.SampledLabelModel(model, SampledSigmoidLoss(...))`,
+    a one-line wrapper that shares all weights with `model`. Called as a
+    plain Keras loss on `(y_true, logits)` it is the full mean binary
+    cross-entropy (what `evaluate` reports).
+
+    Args:
+        num_negatives: negatives per batch (int), or `None` with `negative_rate`.
+        negative_rate: fraction of the label set sampled as negatives per batch
+            (GILE's BioASQ setting: 0.003); rounded up to at least one label.
+        sampler: `"uniform"` (the paper's), `"frequency"` (proportional to
+            `label_frequencies ** frequency_power`), `"log_uniform"` (Zipfian:
+            label ids assumed sorted by decreasing frequency, as TensorFlow's
+            candidate sampler), or `"hard"` (the highest-scoring negatives of the
+            batch, scored with gradients stopped: one full forward pass over the
+            labels, but a backward pass over `C` labels only).
+        label_frequencies: `(L,)` label counts for `sampler="frequency"`.
+        frequency_power: exponent applied to the counts (0.75 as word2vec).
+        weighting: `"mean"` (default; each document's loss is the mean over its
+            candidates, as GILE) or `"unbiased"` (uniform sampler only: each
+            negative weighs `(L - P) / num_negatives`, the inverse of its
+            inclusion probability, and the sum is divided by `L`, so the expected
+            loss equals the full mean binary cross-entropy).
+        log_q_correction: subtract `log(num_negatives * q_j)` from sampled
+            negatives' logits (q the sampler's probability), correcting the bias
+            of non-uniform samplers (Bengio & Senecal 2008; Yi et al. 2019).
+            Not available for `"hard"`.
+        max_positives: candidate slots reserved for positive labels: the most
+            distinct positive labels one batch may hold. `C = min(L,
+            max_positives + num_negatives)`. If a batch has more than `C`
+            distinct positive labels, the ones beyond `C` are dropped for that
+            step and counted in `SampledLabelModel`'s `dropped_positives` log.
+        seed: seed of the `keras.random.SeedGenerator` drawing the negatives.
+
+    Documented behaviour: a document without positives is trained on its
+    negatives only (finite loss); soft targets in `[0, 1]` are used as given.
+
+    Example:
+
+    >>> import numpy as np
+    >>> loss = SampledSigmoidLoss(num_negatives=2, seed=0)
+    >>> y = np.array([[1., 0., 0., 1.]])
+    >>> float(loss(y, np.zeros((1, 4)))) > 0  # full BCE on (y, logits)
+    True
+    """
+
+    def __init__(
+        self,
+        num_negatives=None,
+        negative_rate=None,
+        sampler="uniform",
+        label_frequencies=None,
+        frequency_power=1.0,
+        weighting="mean",
+        log_q_correction=False,
+        max_positives=512,
+        seed=None,
+        name="sampled_sigmoid_loss",
+        reduction="sum_over_batch_size",
+        dtype=None,
+    ):
+        super().__init__(name=name, reduction=reduction, dtype=dtype)
+        if (num_negatives is None) == (negative_rate is None):
+            raise ValueError(
+                "Pass exactly one of `num_negatives` and `negative_rate`. "
+                f"Received: num_negatives={num_negatives!r}, negative_rate={negative_rate!r}"
+            )
+        self.num_negatives = check_positive_int("num_negatives", num_negatives, allow_none=True)
+        if negative_rate is not None and (
+            isinstance(negative_rate, bool) or not isinstance(negative_rate, (int, float)) or not 0 < negative_rate <= 1
+        ):
+            raise ValueError(f"`negative_rate` must be a fraction in (0, 1]. Received: negative_rate={negative_rate!r}")
+        self.negative_rate = None if negative_rate is None else float(negative_rate)
+        self.sampler = check_choice("sampler", sampler, SAMPLERS)
+        self.weighting = check_choice("weighting", weighting, WEIGHTINGS)
+        if self.weighting == "unbiased" and self.sampler != "uniform":
+            raise ValueError(
+                "weighting='unbiased' needs the uniform sampler's known inclusion probabilities; "
+                f"use log_q_correction for other samplers. Received: sampler={sampler!r}"
+            )
+        if log_q_correction and self.sampler == "hard":
+            raise ValueError("`log_q_correction` needs a sampling distribution. Received: sampler='hard'")
+        self.log_q_correction = bool(log_q_correction)
+        self.frequency_power = float(frequency_power)
+        self.label_frequencies = None
+        if label_frequencies is not None:
+            frequencies = np.asarray(label_frequencies, "float64")
+            if frequencies.ndim != 1 or frequencies.size == 0 or (frequencies < 0).any() or frequencies.sum() <= 0:
+                raise ValueError(
+                    "`label_frequencies` must be a non-empty 1-D array of non-negative counts with a positive sum. "
+                    f"Received: label_frequencies with shape {frequencies.shape}"
+                )
+            self.label_frequencies = frequencies
+        if self.sampler == "frequency" and self.label_frequencies is None:
+            raise ValueError("sampler='frequency' needs `label_frequencies`. Received: label_frequencies=None")
+        self.max_positives = check_positive_int("max_positives", max_positives)
+        self.seed = seed
+        self.seed_generator = keras.random.SeedGenerator(seed)
+
+    # -- sizes ------------------------------------------------------------------
+    def negatives_for(self, num_labels):
+        """Negatives drawn per batch for a label set of `num_labels` labels (checked)."""
+        if self.num_negatives is not None:
+            if self.num_negatives > num_labels:
+                raise ValueError(
+                    f"`num_negatives` cannot exceed the label count ({num_labels}). "
+                    f"Received: num_negatives={self.num_negatives}"
+                )
+            return self.num_negatives
+        return max(1, int(np.ceil(self.negative_rate * num_labels)))
+
+    def num_candidates(self, num_labels):
+        """Labels scored per training step: `min(L, max_positives + negatives)`."""
+        return min(num_labels, self.max_positives + self.negatives_for(num_labels))
+
+    def check_label_count(self, num_labels):
+        """Validates the sampler settings against a label set of `num_labels` labels."""
+        self.negatives_for(num_labels)
+        if self.label_frequencies is not None and self.label_frequencies.shape[0] != num_labels:
+            raise ValueError(
+                f"`label_frequencies` must have one count per label ({num_labels}). "
+                f"Received: label_frequencies with {self.label_frequencies.shape[0]} entries"
+            )
+
+    def _log_probabilities(self, num_labels):
+        if self.sampler == "frequency":
+            weights = self.label_frequencies**self.frequency_power + 1e-12
+        elif self.sampler == "log_uniform":
+            ranks = np.arange(num_labels, dtype="float64")
+            weights = np.log((ranks + 2.0) / (ranks + 1.0))
+        else:
+            weights = np.ones(num_labels)
+        return np.log(weights / weights.sum()).astype("float32")
+
+    # -- the sampled loss -----------------------------------------------------
+    def call(self, y_true, y_pred):
+        """Full binary cross-entropy, mean over labels: the loss `evaluate` reports."""
+        logits = ops.cast(y_pred, "float32")
+        return ops.mean(binary_crossentropy_from_logits(ops.cast(y_true, "float32"), logits), axis=-1)
+
+    def sample_candidates(self, y_true, num_labels, scores=None):
+        """Draws the batch's candidate labels.
+
+        Args:
+            y_true: `(B, L)` multi-hot targets.
+            num_labels: `L` (a Python int).
+            scores: `(B, L)` logits, needed by `sampler="hard"` only.
+
+        Returns:
+            `(candidates, keep, num_positive)`: `(C,)` label indices (every
+            positive label of the batch first), a `(C,)` boolean mask of the
+            candidates that count (positives plus exactly the requested number
+            of negatives), and the number of distinct positive labels.
+        """
+        num_negatives = self.negatives_for(num_labels)
+        size = self.num_candidates(num_labels)
+        y = ops.cast(y_true, "float32")
+        positive = ops.max(y, axis=0) > 0
+        if self.sampler == "hard":
+            if scores is None:
+                raise ValueError("sampler='hard' needs the scores of every label. Received: scores=None")
+            scores = ops.stop_gradient(ops.cast(scores, "float32"))
+            keys = ops.max(ops.where(y > 0, -_POSITIVE_KEY, scores), axis=0)
+        elif self.sampler == "uniform":
+            keys = keras.random.uniform((num_labels,), seed=self.seed_generator)
+        else:  # Gumbel-top-k draws without replacement in proportion to q
+            uniform = keras.random.uniform((num_labels,), minval=1e-7, maxval=1.0, seed=self.seed_generator)
+            keys = ops.convert_to_tensor(self._log_probabilities(num_labels)) - ops.log(-ops.log(uniform))
+        keys = ops.where(positive, _POSITIVE_KEY, keys)
+        _, candidates = ops.top_k(keys, size)
+        num_positive = ops.sum(ops.cast(positive, "int32"))
+        available = ops.minimum(num_negatives, num_labels - num_positive)
+        keep = ops.arange(size, dtype="int32") < num_positive + available
+        return candidates, keep, num_positive
+
+    def sampled_loss(self, y_true, candidate_logits, candidates, keep, num_positive, num_labels, sample_weight=None):
+        """The loss of one batch from the candidates' logits `(B, C)`; see the class docstring."""
+        y = ops.cast(y_true, "float32")
+        targets = ops.take(y, candidates, axis=1)
+        logits = ops.cast(candidate_logits, "float32")
+        batch_positive = ops.take(ops.max(y, axis=0) > 0, candidates, axis=0)
+        keep = ops.cast(keep, "float32")
+        if self.log_q_correction:
+            log_q = ops.take(ops.convert_to_tensor(self._log_probabilities(num_labels)), candidates, axis=0)
+            negatives = float(self.negatives_for(num_labels))
+            correction = ops.where(batch_positive, 0.0, ops.log(negatives) + log_q)
+            logits = logits - correction
+        losses = binary_crossentropy_from_logits(targets, logits)
+        if self.weighting == "unbiased":
+            available = ops.cast(num_labels - num_positive, "float32")
+            drawn = ops.maximum(ops.minimum(float(self.negatives_for(num_labels)), available), 1.0)
+            weights = ops.where(batch_positive, 1.0, available / drawn) * keep
+            per_document = ops.sum(losses * weights, axis=-1) / float(num_labels)
+        else:
+            per_document = ops.sum(losses * keep, axis=-1) / ops.maximum(ops.sum(keep), 1.0)
+        if sample_weight is not None:
+            weights = ops.reshape(ops.cast(sample_weight, "float32"), (-1,))
+            return ops.sum(per_document * weights) / ops.maximum(ops.cast(ops.shape(per_document)[0], "float32"), 1.0)
+        return ops.mean(per_document)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            num_negatives=self.num_negatives,
+            negative_rate=self.negative_rate,
+            sampler=self.sampler,
+            label_frequencies=None if self.label_frequencies is None else self.label_frequencies.tolist(),
+            frequency_power=self.frequency_power,
+            weighting=self.weighting,
+            log_q_correction=self.log_q_correction,
+            max_positives=self.max_positives,
+            seed=self.seed,
+        )
+        return config

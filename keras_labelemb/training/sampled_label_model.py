@@ -1,0 +1,165 @@
+"""Trains an existing label-scoring model with sampled labels; predicts with all labels."""
+
+import keras
+from keras import ops
+
+from keras_labelemb.losses import SampledSigmoidLoss
+
+_FEATURES = "document_vectors"
+
+
+def find_label_head(model):
+    """The last layer of `model` that can score a subset of labels (`score_subset`)."""
+    heads = [layer for layer in model._flatten_layers(include_self=False) if hasattr(layer, "score_subset")]
+    if not heads:
+        raise ValueError(
+            "`model` has no output head that can score a subset of labels (a layer with `score_subset`, "
+            f"such as GileHead or DrillHead). Received: model={model.name!r}"
+        )
+    return heads[-1]
+
+
+@keras.saving.register_keras_serializable(package="keras_labelemb")
+class SampledLabelModel(keras.Model):
+    """Wraps a trained-or-untrained label classifier to train with `SampledSigmoidLoss`.
+
+    The one-line switch from full binary cross-entropy to sampled training:
+
+        trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=256))
+
+    `trainer` shares every weight with `model`. In `fit`, it runs `model` up to
+    the input of its output head (the document vectors `h`), draws the batch's
+    candidate labels from the targets and scores only those
+    (`head.score_subset`), so a step's cost does not grow with the label count.
+    `evaluate` and `predict` run `model` itself: all labels are scored and
+    `evaluate` reports full binary cross-entropy plus the compiled metrics.
+    Keep using (and saving) `model` after training.
+
+    Why a wrapper rather than `model.compile(loss=SampledSigmoidLoss(...))`: a
+    Keras loss receives `(y_true, y_pred)` after the forward pass, when the
+    `(B, L)` logits, the cost sampling exists to avoid, are already computed;
+    and the candidates depend on `y_true`, which `call` never sees. Overriding
+    `compute_loss`, Keras' documented hook for custom losses, works the same
+    under the TensorFlow, JAX and PyTorch trainers and with `jit_compile=True`.
+
+    Training logs hold `loss` (sampled) and `dropped_positives` (the mean number
+    of positive labels per step that did not fit in the candidate set: 0 unless
+    a batch has more distinct positive labels than
+    `min(L, loss.max_positives + negatives)`). Compiled metrics are computed in
+    `evaluate` only, where all labels are scored.
+
+    Args:
+        model: a Keras model whose output layer has `score_subset(h, indices)`
+            (GileHead, DrillHead) and is called once in the model's graph.
+        loss: a `SampledSigmoidLoss`. Default: 256 uniform negatives.
+        head: the output layer, when `model` has several candidates.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from keras_labelemb.models import gile_wan
+    >>> from keras_labelemb.losses import SampledSigmoidLoss
+    >>> labels = np.arange(2, 42).reshape(20, 2)          # 20 label descriptions
+    >>> model = gile_wan(50, labels, max_tokens=8, encoder_units=8, joint_dim=8)
+    >>> trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=1))
+    >>> trainer.compile(optimizer="adam")
+    >>> x = np.random.randint(1, 50, (16, 8)); y = np.eye(20)[np.random.randint(0, 20, 16)]
+    >>> history = trainer.fit(x, y, epochs=1, verbose=0)
+    >>> model.predict(x, verbose=0).shape                  # every label is scored
+    (16, 20)
+    """
+
+    def __init__(self, model, loss=None, head=None, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(model, keras.Model):
+            raise ValueError(f"`model` must be a keras.Model. Received: model={model!r}")
+        if loss is None:
+            loss = SampledSigmoidLoss(num_negatives=256)
+        if not isinstance(loss, SampledSigmoidLoss):
+            raise ValueError(f"`loss` must be a SampledSigmoidLoss. Received: loss={loss!r}")
+        self.model = model
+        self.sampled_loss = loss
+        self.head = head if head is not None else find_label_head(model)
+        try:
+            head_input = self.head.input
+        except (AttributeError, ValueError) as error:
+            raise ValueError(
+                "The output head must be called exactly once in `model`'s graph (functional or Sequential "
+                f"model, built). Received: head={self.head.name!r} ({error})"
+            ) from None
+        self.encoder = keras.Model(model.inputs, head_input, name=f"{model.name}_encoder")
+        self.sampler_seed = loss.seed_generator  # tracked, so its state advances under every backend
+        self.dropped_positives = keras.metrics.Mean(name="dropped_positives")
+
+    @property
+    def num_labels(self):
+        return self.head.num_labels
+
+    def call(self, inputs, training=False):
+        if training:
+            return {_FEATURES: self.encoder(inputs, training=True)}
+        return self.model(inputs, training=False)
+
+    def compile(self, optimizer="rmsprop", loss=None, **kwargs):
+        """`keras.Model.compile` without `loss`: training uses the `SampledSigmoidLoss`."""
+        if loss is not None:
+            raise ValueError(
+                "SampledLabelModel trains with the SampledSigmoidLoss given to its constructor and evaluates with "
+                f"its full binary cross-entropy; do not pass `loss` to compile. Received: loss={loss!r}"
+            )
+        self.sampled_loss.check_label_count(self.num_labels)
+        super().compile(optimizer=optimizer, loss=self.sampled_loss, **kwargs)
+
+    def get_compile_config(self):
+        config = super().get_compile_config()
+        if config is not None:
+            config.pop("loss", None)  # always the constructor's SampledSigmoidLoss
+        return config
+
+    def compile_from_config(self, config):
+        """Recompiles a loaded trainer (optimizer and metrics; the loss comes from the config)."""
+        config = keras.saving.deserialize_keras_object(config)
+        config.pop("loss", None)
+        self.compile(**config)
+        if self.built and self.optimizer is not None:
+            self.optimizer.build(self.trainable_variables)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        if not isinstance(y_pred, dict):  # evaluate: full logits, full BCE
+            return super().compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=training)
+        num_labels = self.num_labels
+        if y.shape[-1] is not None and y.shape[-1] != num_labels:
+            raise ValueError(
+                f"Targets must be multi-hot over the head's {num_labels} labels. Received: y with shape {tuple(y.shape)}"
+            )
+        features = y_pred[_FEATURES]
+        scores = self.head(features) if self.sampled_loss.sampler == "hard" else None
+        candidates, keep, num_positive = self.sampled_loss.sample_candidates(y, num_labels, scores)
+        logits = self.head.score_subset(features, candidates)
+        loss = self.sampled_loss.sampled_loss(y, logits, candidates, keep, num_positive, num_labels, sample_weight)
+        size = ops.shape(candidates)[0]
+        self.dropped_positives.update_state(ops.cast(ops.maximum(num_positive - size, 0), "float32"))
+        for extra in self.losses:  # regularisers of the wrapped model's layers
+            loss = loss + ops.cast(ops.sum(extra), loss.dtype)
+        return loss
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        if isinstance(y_pred, dict):  # training step: scores of all labels were never computed
+            return {"loss": self.metrics[0].result(), "dropped_positives": self.dropped_positives.result()}
+        results = super().compute_metrics(x, y, y_pred, sample_weight)
+        results.pop("dropped_positives", None)
+        return results
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "model": keras.saving.serialize_keras_object(self.model),
+            "loss": keras.saving.serialize_keras_object(self.sampled_loss),
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        model = keras.saving.deserialize_keras_object(config.pop("model"))
+        loss = keras.saving.deserialize_keras_object(config.pop("loss"))
+        return cls(model, loss, **config)
