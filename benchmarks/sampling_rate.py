@@ -1,0 +1,230 @@
+"""Accuracy and training time vs label-sampling rate (GILE Fig. 2) on Reuters-21578 and 20 Newsgroups.
+
+For each dataset, one process, same data, encoder, epochs and seed for every row:
+
+- GILE-WAN trained with `SampledLabelModel` on every positive label of the
+  batch plus 10%, 25% or 50% of the labels as uniform negatives;
+- GILE-WAN trained with full binary cross-entropy (100%: plain `compile`);
+- WAN with the linear head, full binary cross-entropy (the baseline).
+
+Micro-F1 on the test set at one threshold chosen on a validation split carved
+from train (the epoch with the best validation micro-F1 is kept), and for the
+single-label 20 Newsgroups also accuracy (top-scoring label). Training time
+is the wall time of `fit` (fixed epochs, validation scoring excluded);
+speed-up = time of the full-BCE GILE model / time of the row. Word vectors:
+PPMI + SVD on the training text, as in benchmarks/reuters.py. 20 Newsgroups
+messages are read without their header lines (see `load_newsgroups`).
+
+    python benchmarks/sampling_rate.py            # about 30 minutes on 2 CPU cores
+    python benchmarks/sampling_rate.py --quick    # a check of the script
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report import RESULTS, write_report  # noqa: E402
+
+from keras_labelemb.datasets import load_reuters  # noqa: E402
+from keras_labelemb.evaluation import BestValidationF1, classification_report, sigmoid  # noqa: E402
+from keras_labelemb.losses import SampledSigmoidLoss  # noqa: E402
+from keras_labelemb.models import document_classifier  # noqa: E402
+from keras_labelemb.text import TextVectorizer, pretrain_word_vectors  # noqa: E402
+from keras_labelemb.training import SampledLabelModel  # noqa: E402
+
+RATES = ("0.1", "0.25", "0.5", "1.0")
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--datasets", default="reuters,newsgroups")
+    p.add_argument("--rates", default=",".join(RATES))
+    p.add_argument("--epochs", type=int, default=8)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--learning-rate", type=float, default=2e-3)
+    p.add_argument("--max-tokens", type=int, default=200)
+    p.add_argument("--label-words", type=int, default=12)
+    p.add_argument("--embedding-dim", type=int, default=100)
+    p.add_argument("--units", type=int, default=100)
+    p.add_argument("--dropout", type=float, default=0.3)
+    p.add_argument("--joint-dim", type=int, default=500)
+    p.add_argument("--validation-fraction", type=float, default=0.1)
+    p.add_argument("--max-train", type=int, default=None, help="use at most this many training documents")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--output", default=str(RESULTS / "sampling_rate.json"))
+    args = p.parse_args(argv)
+    if args.quick:
+        args.epochs, args.max_train = 1, 600
+    return args
+
+
+def load(name, args):
+    if name == "reuters":
+        data = load_reuters()
+    else:
+        from keras_labelemb.datasets import load_newsgroups
+
+        data = load_newsgroups()
+    data = data.validation_split(args.validation_fraction, seed=args.seed)
+    if args.max_train:
+        keep = slice(0, args.max_train)
+        data = data.replace(train_texts=data.train_texts[keep], train_labels=data.train_labels[keep])
+    return data
+
+
+class Setup:
+    def __init__(self, name, args):
+        self.name, self.args = name, args
+        self.data = load(name, args)
+        self.vectorizer = TextVectorizer(max_tokens=args.max_tokens)
+        self.vectorizer.adapt(self.data.train_texts, min_count=2)
+        self.label_ids = self.vectorizer.encode_labels(self.data.label_descriptions, args.label_words)
+        self.ids = {split: self.vectorizer(tf.constant(getattr(self.data, f"{split}_texts"))).numpy()
+                    for split in ("train", "val", "test")}
+        self.vectors = pretrain_word_vectors(np.concatenate([self.ids["train"], self.ids["val"]]),
+                                             self.vectorizer.vocabulary_size, args.embedding_dim)
+
+
+def train(setup, head, rate):
+    a, data = setup.args, setup.data
+    keras.utils.set_random_seed(a.seed)
+    model = document_classifier(
+        setup.vectorizer.vocabulary_size, label_ids=setup.label_ids if head != "linear" else None,
+        num_labels=data.num_labels, flat=True, max_tokens=a.max_tokens, embedding_dim=a.embedding_dim,
+        embeddings_initializer=keras.initializers.Constant(setup.vectors), encoder="dense", encoder_units=a.units,
+        dropout=a.dropout, head=head, joint_dim=a.joint_dim,
+    )
+    optimizer = keras.optimizers.Adam(a.learning_rate)
+    if rate < 1.0:
+        loss = SampledSigmoidLoss(negative_rate=rate, max_positives=data.num_labels, seed=a.seed)
+        trainer = SampledLabelModel(model, loss)
+        trainer.compile(optimizer, jit_compile=True)
+    else:
+        trainer = model
+        trainer.compile(optimizer, keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)
+    best = BestValidationF1(setup.ids["val"], data.multi_hot("val"))
+    timer = EpochTimer()
+    trainer.fit(setup.ids["train"], data.multi_hot("train"), batch_size=a.batch_size, epochs=a.epochs,
+                callbacks=[timer, best], verbose=2)
+    scores = sigmoid(model.predict(setup.ids["test"], batch_size=256, verbose=0))
+    y_test = data.multi_hot("test")
+    result = classification_report(y_test, scores, best.threshold)
+    result.update(
+        train_seconds=round(sum(timer.seconds), 2), epoch_seconds=[round(s, 2) for s in timer.seconds],
+        best_epoch=best.best_epoch + 1, val_micro_f1=best.best_f1, threshold=best.threshold,
+        accuracy=float(np.mean(y_test[np.arange(len(y_test)), scores.argmax(axis=1)] > 0)),
+    )
+    if rate < 1.0:
+        result["negatives_per_batch"] = loss.negatives_for(data.num_labels)
+    return result
+
+
+class EpochTimer(keras.callbacks.Callback):
+    """Wall time of each epoch's training steps (runs before the validation callback)."""
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._start = time.perf_counter()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.seconds = getattr(self, "seconds", []) + [time.perf_counter() - self._start]
+
+
+def summary(results):
+    reuters = results.get("reuters", {})
+    out = {}
+    if "gile" in reuters:
+        out["micro_f1"] = {rate: r["micro_f1"] for rate, r in reuters["gile"].items()}
+        full = reuters["gile"].get("1.0", {}).get("train_seconds")
+        if full:
+            out["speedup"] = {rate: round(full / r["train_seconds"], 3) for rate, r in reuters["gile"].items()}
+    return out
+
+
+def table(results):
+    lines = []
+    for name, r in results.items():
+        if not isinstance(r, dict) or "gile" not in r:
+            continue
+        full = r["gile"].get("1.0", {}).get("train_seconds")
+        lines += [f"{name}: {r['labels']} labels, {r['train_documents']} training documents", "",
+                  "| output layer | negatives sampled | micro-F1 | accuracy | P@1 | train s | speed-up vs full |",
+                  "|---|---|---|---|---|---|---|"]
+        rows = [(f"GILE, {float(rate):.0%}", rate, g) for rate, g in sorted(r["gile"].items(), key=lambda kv: float(kv[0]))]
+        rows += [("linear (full BCE)", "1.0", r["linear"])] if "linear" in r else []
+        for label, rate, g in rows:
+            speed = f"{full / g['train_seconds']:.2f}x" if full else "-"
+            lines.append(f"| {label} | {g.get('negatives_per_batch', 'all')} | {g['micro_f1']:.4f} | {g['accuracy']:.4f} "
+                         f"| {g['precision_at_1']:.4f} | {g['train_seconds']:.0f} | {speed} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot(results, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [n for n, r in results.items() if isinstance(r, dict) and "gile" in r]
+    if not names:
+        return
+    fig, axes = plt.subplots(2, len(names), figsize=(5 * len(names), 6), squeeze=False, sharex=True)
+    for col, name in enumerate(names):
+        r = r_ = results[name]
+        rates = sorted(r["gile"], key=float)
+        x = [100 * float(k) for k in rates]
+        axes[0, col].plot(x, [100 * r["gile"][k]["micro_f1"] for k in rates], "o-", label="GILE-WAN")
+        if "linear" in r_:
+            axes[0, col].axhline(100 * r["linear"]["micro_f1"], color="gray", ls="--", label="WAN, linear head")
+        axes[0, col].set_title(f"{name} ({r['labels']} labels)")
+        axes[0, col].set_ylabel("test micro-F1 (%)")
+        axes[0, col].legend()
+        full = r["gile"]["1.0"]["train_seconds"] if "1.0" in r["gile"] else None
+        if full:
+            axes[1, col].plot(x, [full / r["gile"][k]["train_seconds"] for k in rates], "o-")
+        axes[1, col].set_ylabel("training speed-up vs 100%")
+        axes[1, col].set_xlabel("negative labels sampled (%)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start = time.time()
+    results = {}
+    png = os.path.splitext(args.output)[0] + ".png"
+
+    def report():
+        write_report(args.output, "label sampling rate (GILE Fig. 2)", "sampling_rate.py", args, argv, results,
+                     summary(results), table(results) + f"\n![sampling rate]({os.path.basename(png)})", start)
+        plot(results, png)
+
+    for name in args.datasets.split(","):
+        print(f"\n==== {name} ====", flush=True)
+        setup = Setup(name, args)
+        results[name] = {"labels": setup.data.num_labels, "train_documents": len(setup.data.train_texts), "gile": {}}
+        for rate in args.rates.split(","):
+            print(f"\n== {name}: GILE, {float(rate):.0%} of negatives ==", flush=True)
+            results[name]["gile"][rate] = train(setup, "gile", float(rate))
+            print(json.dumps({k: results[name]["gile"][rate][k] for k in ("micro_f1", "accuracy", "train_seconds")}),
+                  flush=True)
+            report()
+        print(f"\n== {name}: linear head ==", flush=True)
+        results[name]["linear"] = train(setup, "linear", 1.0)
+        report()
+    print("\n" + table(results) + f"\n{json.dumps(summary(results))}\nWall time {time.time() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
