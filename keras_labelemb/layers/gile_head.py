@@ -107,11 +107,20 @@ class GileHead(keras.layers.Layer):
         label_dim: size `d` of label embeddings passed directly to `call` when
             there is no `embedding`.
         kernel_initializer: initializer of the projections.
+        num_languages: languages (or tasks) sharing one joint space (GILE
+            section 3.3): `U, V, b_u, b_v` are shared, while `w` and `b` are per
+            language, selected by the `language` call argument. Default 1.
+        language_label_ids: optional list of `num_languages` `(L_l, Lw)` arrays,
+            one label set per language, used when `call` gets a Python int
+            `language`; replace one with `set_labels(ids, language=l)`.
 
     Call arguments:
         inputs: document vectors `(B, d_h)`.
         label_ids: optional `(L', Lw')` ids scoring another label set for this call only.
         label_embeddings: optional `(L', d)` label vectors, used as `E` directly.
+        language: with `num_languages > 1`, a Python int (that language's `w`,
+            `b` and label set) or an int tensor `(B,)` (per-document `w` and `b`
+            over one label set: the shared `label_ids` or the call's).
 
     Example:
 
@@ -128,6 +137,15 @@ class GileHead(keras.layers.Layer):
     >>> model.layers[-1].set_labels(np.array([[9, 10, 0], [11, 0, 0]]))  # zero-shot labels
     >>> tuple(model(np.random.randint(1, 50, (2, 12))).shape)
     (2, 2)
+
+    Multilingual (one head, two languages with their own labels; functional
+    models for each language share every layer):
+
+    >>> head = GileHead(embedding=embedding, joint_dim=16, num_languages=2,
+    ...                 language_label_ids=[labels, np.array([[12, 13, 0], [14, 0, 0]])])
+    >>> h = np.random.normal(size=(2, 8)).astype("float32")
+    >>> tuple(head(h, language=0).shape), tuple(head(h, language=1).shape)
+    ((2, 3), (2, 2))
 
     Saving: `.keras` save/load keeps `embedding` the same table as the model's
     word embedding (Keras' shared-object serialization). `keras.models.clone_model`
@@ -148,6 +166,8 @@ class GileHead(keras.layers.Layer):
         num_labels=None,
         label_dim=None,
         kernel_initializer="glorot_uniform",
+        num_languages=1,
+        language_label_ids=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -164,9 +184,23 @@ class GileHead(keras.layers.Layer):
         self.label_encoder = label_encoder if label_encoder is not None else LabelEncoder(dtype=self.dtype_policy)
         self.label_dim = check_positive_int("label_dim", label_dim, allow_none=True)
         self.num_labels = check_positive_int("num_labels", num_labels, allow_none=True)
+        self.num_languages = check_positive_int("num_languages", num_languages)
+        if self.num_languages > 1 and self.variant == "linear":
+            raise ValueError("A multilingual joint space needs a joint variant, not 'linear'. Received: variant='linear'")
         self.label_ids = None
+        self.language_label_ids = None
         if label_ids is not None:
             self.set_labels(label_ids)
+        if language_label_ids is not None:
+            if not isinstance(language_label_ids, (list, tuple)) or len(language_label_ids) != self.num_languages:
+                raise ValueError(
+                    f"`language_label_ids` must be a list of {self.num_languages} label-id arrays (one per language). "
+                    f"Received: language_label_ids of type {type(language_label_ids).__name__}"
+                    + (f" and length {len(language_label_ids)}" if isinstance(language_label_ids, (list, tuple)) else "")
+                )
+            for language, ids in enumerate(language_label_ids):
+                if ids is not None:
+                    self.set_labels(ids, language=language)
         if self.variant == "linear" and self.num_labels is None:
             raise ValueError("variant='linear' needs `num_labels` or `label_ids`. Received: num_labels=None")
         if self.variant != "linear" and self.embedding is None and self.label_dim is None:
@@ -176,15 +210,22 @@ class GileHead(keras.layers.Layer):
             )
 
     # -- the label set -----------------------------------------------------
-    def set_labels(self, label_ids):
+    def set_labels(self, label_ids, language=None):
         """Replaces the label set (the `(L, Lw)` token ids of the label descriptions).
 
         Joint variants accept any number of labels, including labels never seen
         in training. A model compiled before the change must rebuild its
         compiled functions: use `keras_labelemb.models.set_labels(model, ids)`,
-        which does both.
+        which does both. With `language`, replaces that language's label set.
         """
         vocabulary_size = self.embedding.input_dim if self.embedding is not None else None
+        if language is not None:
+            self._check_language(language)
+            ids = validate_label_ids(label_ids, vocabulary_size, name=f"language_label_ids[{language}]")
+            if self.language_label_ids is None:
+                self.language_label_ids = [None] * self.num_languages
+            self.language_label_ids[language] = ids
+            return
         ids = validate_label_ids(label_ids, vocabulary_size)
         if self.variant == "linear" and self.built and ids.shape[0] != self.num_labels:
             raise ValueError(
@@ -193,6 +234,26 @@ class GileHead(keras.layers.Layer):
             )
         self.label_ids = ids
         self.num_labels = ids.shape[0]
+
+    def _check_language(self, language):
+        if isinstance(language, bool) or not isinstance(language, (int, np.integer)) or not 0 <= language < self.num_languages:
+            raise ValueError(
+                f"`language` must be an int in [0, {self.num_languages}) (num_languages={self.num_languages}). "
+                f"Received: language={language!r}"
+            )
+
+    def _label_set(self, language):
+        """The stored label ids a call scores: the language's own set, else the shared one."""
+        if isinstance(language, (int, np.integer)) and self.language_label_ids is not None:
+            self._check_language(language)
+            if self.language_label_ids[language] is not None:
+                return self.language_label_ids[language]
+        if self.label_ids is None:
+            raise ValueError(
+                "No label set: pass `label_ids` (or `language_label_ids` with a Python int `language`) "
+                f"to the constructor or to `set_labels`. Received: language={language!r}"
+            )
+        return self.label_ids
 
     @property
     def _label_dim(self):
@@ -219,7 +280,8 @@ class GileHead(keras.layers.Layer):
             self.label_bias = self._add("label_bias", (self.joint_dim,), "zeros")  # b_u
             self.input_kernel = self._add("input_kernel", (d_h, self.joint_dim))  # V
             self.input_bias = self._add("input_bias", (self.joint_dim,), "zeros")  # b_v
-            self.joint_weight = self._add("joint_weight", (self.joint_dim,), "ones")  # w
+            languages = () if self.num_languages == 1 else (self.num_languages,)
+            self.joint_weight = self._add("joint_weight", languages + (self.joint_dim,), "ones")  # w
         elif self.variant == "bilinear":
             self.input_kernel = self._add("input_kernel", (d_h, d))  # W (applied as h W)
         elif self.variant == "bilinear_yh15":
@@ -229,7 +291,7 @@ class GileHead(keras.layers.Layer):
             self.label_kernel = self._add("label_kernel", (d, d_h))
         elif self.variant == "only_input":
             self.input_kernel = self._add("input_kernel", (d_h, d))
-        self.bias = self._add("bias", (), "zeros")
+        self.bias = self._add("bias", () if self.num_languages == 1 else (self.num_languages,), "zeros")
 
     # -- forward --------------------------------------------------------------
     def encode_labels(self, label_ids=None):
@@ -245,13 +307,48 @@ class GileHead(keras.layers.Layer):
     def _w(self, variable):
         return ops.cast(variable, self.compute_dtype)
 
-    def call(self, inputs, label_ids=None, label_embeddings=None):
+    def call(self, inputs, label_ids=None, label_embeddings=None, language=None):
         h = inputs
         if self.variant == "linear":
             return ops.matmul(h, self._w(self.kernel)) + self._w(self.bias)
+        self._check_language_argument(language)
         if label_embeddings is None:
-            label_embeddings = self.encode_labels(label_ids)
-        return self._joint_logits(h, label_embeddings)
+            label_embeddings = self.encode_labels(label_ids if label_ids is not None else self._label_set(language))
+        return self._joint_logits(h, label_embeddings, language)
+
+    def _check_language_argument(self, language):
+        if self.num_languages == 1:
+            if language is not None:
+                raise ValueError(f"`language` needs num_languages > 1. Received: language={language!r}")
+            return
+        if language is None:
+            raise ValueError(
+                f"This head has {self.num_languages} languages: pass `language` (an int or a (B,) int tensor). "
+                "Received: language=None"
+            )
+        if isinstance(language, (int, np.integer, bool)):
+            self._check_language(language)
+
+    def _per_language(self, variable, language, per_document_shape):
+        """`w` or `b` of `language`: one row for an int, one row per document for a tensor."""
+        value = self._w(variable)
+        if self.num_languages == 1:
+            return value
+        if isinstance(language, (int, np.integer)):
+            return value[language]
+        rows = ops.take(value, ops.reshape(ops.cast(language, "int32"), (-1,)), axis=0)
+        return ops.reshape(rows, per_document_shape)
+
+    def compute_output_spec(self, inputs, label_ids=None, label_embeddings=None, language=None):
+        if label_embeddings is not None:
+            num_labels = label_embeddings.shape[0]
+        elif label_ids is not None:
+            num_labels = np.shape(label_ids)[0]
+        elif self.variant != "linear" and (self.label_ids is not None or self.language_label_ids is not None):
+            num_labels = self._label_set(language).shape[0]
+        else:
+            num_labels = self.num_labels
+        return keras.KerasTensor((inputs.shape[0], num_labels), dtype=self.compute_dtype)
 
     def score_subset(self, inputs, label_indices):
         """Logits `(B, C)` of the labels at `label_indices` `(C,)` of the current label set.
@@ -271,13 +368,13 @@ class GileHead(keras.layers.Layer):
         subset_ids = ops.take(ops.convert_to_tensor(self.label_ids, dtype="int32"), indices, axis=0)
         return self._joint_logits(inputs, self.encode_labels(subset_ids))
 
-    def _joint_logits(self, h, label_embeddings):
+    def _joint_logits(self, h, label_embeddings, language=None):
         E = ops.cast(label_embeddings, self.compute_dtype)
         act = self.activation
         if self.variant == "gile":
             labels = act(ops.matmul(E, self._w(self.label_kernel)) + self._w(self.label_bias))
             docs = act(ops.matmul(h, self._w(self.input_kernel)) + self._w(self.input_bias))
-            docs = docs * self._w(self.joint_weight)
+            docs = docs * self._per_language(self.joint_weight, language, (-1, self.joint_dim))
         elif self.variant == "bilinear":
             labels, docs = E, ops.matmul(h, self._w(self.input_kernel))
         elif self.variant == "bilinear_yh15":
@@ -287,7 +384,7 @@ class GileHead(keras.layers.Layer):
             labels, docs = act(ops.matmul(E, self._w(self.label_kernel))), h
         else:  # only_input
             labels, docs = E, act(ops.matmul(h, self._w(self.input_kernel)))
-        return ops.matmul(docs, ops.transpose(labels)) + self._w(self.bias)
+        return ops.matmul(docs, ops.transpose(labels)) + self._per_language(self.bias, language, (-1, 1))
 
     def compute_output_shape(self, input_shape):
         return (input_shape[0], self.num_labels)
@@ -304,6 +401,9 @@ class GileHead(keras.layers.Layer):
             num_labels=self.num_labels,
             label_dim=self.label_dim,
             kernel_initializer=keras.initializers.serialize(self.kernel_initializer),
+            num_languages=self.num_languages,
+            language_label_ids=None if self.language_label_ids is None else [
+                None if ids is None else ids.tolist() for ids in self.language_label_ids],
         )
         return config
 

@@ -20,6 +20,9 @@ def make_sequence_encoder(kind, units, activation, dtype, name):
     return rnn
 
 
+SHARE_MODES = ("encoders", "attention", "both")
+
+
 def encoder_output_size(kind, units):
     return 2 * units if kind.startswith("bi") else units
 
@@ -58,6 +61,17 @@ class HierarchicalAttention(keras.layers.Layer):
         return_attention_scores: if True, `call` also returns the attention
             weights: `(h, word_scores (B, K, T), sentence_scores (B, K))`, or
             `(h, word_scores (B, T))` in flat mode, e.g. to plot them.
+        num_languages: languages (or tasks) this one layer encodes, selected by
+            the `language` call argument: the multilingual HAN of GILE section
+            3.3 (Pappas & Popescu-Belis 2017). Default 1.
+        share: with `num_languages > 1`, what all languages share: `"encoders"`
+            (MHAN-Enc: one word and one sentence encoder, attention per
+            language), `"attention"` (MHAN-Att) or `"both"` (MHAN-Both).
+            Default `"both"`.
+
+    Call arguments:
+        inputs, mask, training: as usual.
+        language: a Python int in `[0, num_languages)` when `num_languages > 1`.
 
     Output: `(B, d_h)`, `d_h` the sentence encoder's output size (word encoder's when flat).
 
@@ -74,6 +88,15 @@ class HierarchicalAttention(keras.layers.Layer):
     >>> tuple(model(ids).shape)
     (2, 8)
 
+    Two languages sharing the encoders, each with its own attention (MHAN-Enc);
+    call the one layer once per language:
+
+    >>> mhan = HierarchicalAttention("dense", 8, "dense", 8, num_languages=2, share="encoders")
+    >>> x = np.random.normal(size=(2, 3, 6, 16)).astype("float32")
+    >>> english, german = mhan(x, language=0), mhan(x, language=1)
+    >>> len(mhan.trainable_weights)  # 2 encoders x 2 + 2 languages x 2 attentions x 3
+    16
+
     Reference: Pappas & Henderson, "GILE", TACL 2019, section 2.1; Yang et al., NAACL 2016.
     """
 
@@ -88,6 +111,8 @@ class HierarchicalAttention(keras.layers.Layer):
         dense_activation="relu",
         dropout=0.0,
         return_attention_scores=False,
+        num_languages=1,
+        share="both",
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -100,6 +125,8 @@ class HierarchicalAttention(keras.layers.Layer):
         self.dense_activation = keras.activations.get(dense_activation)
         self.dropout = check_rate("dropout", dropout)
         self.return_attention_scores = bool(return_attention_scores)
+        self.num_languages = check_positive_int("num_languages", num_languages)
+        self.share = check_choice("share", share, SHARE_MODES)
         self.supports_masking = True
 
     @property
@@ -109,14 +136,25 @@ class HierarchicalAttention(keras.layers.Layer):
         return encoder_output_size(self.sentence_encoder, self.sentence_units)
 
     def _make_level(self, kind, units, prefix, input_shape):
-        encoder = make_sequence_encoder(kind, units, self.dense_activation, self.dtype_policy, f"{prefix}_encoder")
-        encoder.build(input_shape)
+        """One encoder and one attention, or one per language where they are not shared."""
         size = encoder_output_size(kind, units)
-        attention = AttentionPooling(
-            self.attention_units, return_attention_scores=True, dtype=self.dtype_policy, name=f"{prefix}_attention"
-        )
-        attention.build(tuple(input_shape[:-1]) + (size,))
-        return encoder, attention
+        encoders, attentions = [], []
+        for language in range(self.num_languages):
+            suffix = "" if language == 0 else f"_{language}"
+            if language == 0 or self.share not in ("encoders", "both"):
+                encoder = make_sequence_encoder(
+                    kind, units, self.dense_activation, self.dtype_policy, f"{prefix}_encoder{suffix}"
+                )
+                encoder.build(input_shape)
+                encoders.append(encoder)
+            if language == 0 or self.share not in ("attention", "both"):
+                attention = AttentionPooling(
+                    self.attention_units, return_attention_scores=True, dtype=self.dtype_policy,
+                    name=f"{prefix}_attention{suffix}",
+                )
+                attention.build(tuple(input_shape[:-1]) + (size,))
+                attentions.append(attention)
+        return encoders, attentions
 
     def build(self, input_shape):
         expected_rank = 3 if self.flat else 4
@@ -128,15 +166,43 @@ class HierarchicalAttention(keras.layers.Layer):
                 f"Received: inputs with shape {tuple(input_shape)}"
             )
         d = input_shape[-1]
-        self.word_encoder_layer, self.word_attention = self._make_level(
-            self.word_encoder, self.word_units, "word", (None, input_shape[-2], d)
-        )
+        # Language 0's sublayers keep the single-language attribute names (and weight paths);
+        # the other languages' own sublayers live in lists beside them.
+        encoders, attentions = self._make_level(self.word_encoder, self.word_units, "word", (None, input_shape[-2], d))
+        self.word_encoder_layer, self.word_attention = encoders[0], attentions[0]
+        self.other_word_encoders, self.other_word_attentions = encoders[1:], attentions[1:]
         if not self.flat:
             word_size = encoder_output_size(self.word_encoder, self.word_units)
-            self.sentence_encoder_layer, self.sentence_attention = self._make_level(
+            encoders, attentions = self._make_level(
                 self.sentence_encoder, self.sentence_units, "sentence", (None, input_shape[1], word_size)
             )
+            self.sentence_encoder_layer, self.sentence_attention = encoders[0], attentions[0]
+            self.other_sentence_encoders, self.other_sentence_attentions = encoders[1:], attentions[1:]
         self.encoder_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
+
+    def _sublayers(self, level, language):
+        """The (encoder, attention) pair `language` uses at `level` ("word" or "sentence")."""
+        encoder, attention = getattr(self, f"{level}_encoder_layer"), getattr(self, f"{level}_attention")
+        if language:
+            others = getattr(self, f"other_{level}_encoders")
+            if others:
+                encoder = others[language - 1]
+            others = getattr(self, f"other_{level}_attentions")
+            if others:
+                attention = others[language - 1]
+        return encoder, attention
+
+    def _check_language(self, language):
+        if self.num_languages == 1:
+            if language not in (None, 0):
+                raise ValueError(f"`language` needs num_languages > 1. Received: language={language!r}")
+            return 0
+        if isinstance(language, bool) or not isinstance(language, int) or not 0 <= language < self.num_languages:
+            raise ValueError(
+                f"`language` must be a Python int in [0, {self.num_languages}) (num_languages={self.num_languages}). "
+                f"Received: language={language!r}"
+            )
+        return language
 
     def _encode(self, encoder, attention, kind, inputs, mask, training):
         if kind == "dense":
@@ -149,28 +215,31 @@ class HierarchicalAttention(keras.layers.Layer):
         # CPU random number generator made word-level dropout a 15x slowdown under jit_compile).
         return self.encoder_dropout(pooled, training=training), scores
 
-    def call(self, inputs, mask=None, training=None):
+    def call(self, inputs, mask=None, training=None, language=None):
+        language = self._check_language(language)
+        word_encoder, word_attention = self._sublayers("word", language)
         if mask is None:
             mask = ops.ones(ops.shape(inputs)[:-1], dtype="bool")
         mask = ops.cast(mask, "bool")
         if self.flat:
-            doc, word_scores = self._encode(self.word_encoder_layer, self.word_attention, self.word_encoder, inputs, mask, training)
+            doc, word_scores = self._encode(word_encoder, word_attention, self.word_encoder, inputs, mask, training)
             return (doc, word_scores) if self.return_attention_scores else doc
         shape = ops.shape(inputs)
         num_sentences, num_words, dim = inputs.shape[1], inputs.shape[2], inputs.shape[3]
         words = ops.reshape(inputs, (-1, num_words, dim))
         word_mask = ops.reshape(mask, (-1, num_words))
-        sentences, word_scores = self._encode(self.word_encoder_layer, self.word_attention, self.word_encoder, words, word_mask, training)
+        sentences, word_scores = self._encode(word_encoder, word_attention, self.word_encoder, words, word_mask, training)
         sentences = ops.reshape(sentences, (shape[0], num_sentences, encoder_output_size(self.word_encoder, self.word_units)))
         sentence_mask = ops.any(mask, axis=-1)
+        sentence_encoder, sentence_attention = self._sublayers("sentence", language)
         doc, sentence_scores = self._encode(
-            self.sentence_encoder_layer, self.sentence_attention, self.sentence_encoder, sentences, sentence_mask, training
+            sentence_encoder, sentence_attention, self.sentence_encoder, sentences, sentence_mask, training
         )
         if self.return_attention_scores:
             return doc, ops.reshape(word_scores, (shape[0], num_sentences, num_words)), sentence_scores
         return doc
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs, mask=None, language=None):
         return None
 
     def compute_output_shape(self, input_shape):
@@ -193,5 +262,7 @@ class HierarchicalAttention(keras.layers.Layer):
             dense_activation=keras.activations.serialize(self.dense_activation),
             dropout=self.dropout,
             return_attention_scores=self.return_attention_scores,
+            num_languages=self.num_languages,
+            share=self.share,
         )
         return config
