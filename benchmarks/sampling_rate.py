@@ -10,9 +10,10 @@ For each dataset, one process, same data, encoder, epochs and seed for every row
 Micro-F1 on the test set at one threshold chosen on a validation split carved
 from train (the epoch with the best validation micro-F1 is kept), and for the
 single-label 20 Newsgroups also accuracy (top-scoring label). Training time
-is the median epoch time of `fit` after the first epoch (which also compiles;
-validation scoring excluded); speed-up = that time for the full-BCE GILE model /
-the row's. Candidates per batch = `batch_size` slots for the batch's distinct
+is measured after training, all configurations taking turns on one batch
+(round-robin, 5 x 20 steps each, median; epoch times of `fit` are recorded too
+but drift with the machine's load); speed-up = the full-BCE GILE model's step
+time / the row's. Candidates per batch = `batch_size` slots for the batch's distinct
 positive labels + the sampled negatives (capped at the label count);
 `dropped positives / step` counts positives that did not fit. Word vectors:
 PPMI + SVD on the training text, as in benchmarks/reuters.py. 20 Newsgroups
@@ -137,7 +138,25 @@ def train(setup, head, rate):
         result["negatives_per_batch"] = loss.negatives_for(data.num_labels)
         result["candidates_per_batch"] = loss.num_candidates(data.num_labels)
         result["dropped_positives_per_step"] = float(np.mean(history["dropped_positives"]))
-    return result
+    return result, trainer
+
+
+def interleaved_step_seconds(trainers, x, y, rounds=5, steps=20):
+    """Median seconds per training step of each trainer, timed round-robin on one fixed batch.
+
+    Epoch times on a shared machine drift with other processes' load; taking turns
+    every `steps` steps exposes every configuration to the same drift.
+    """
+    times = {name: [] for name in trainers}
+    for trainer in trainers.values():
+        trainer.train_on_batch(x, y)
+    for _ in range(rounds):
+        for name, trainer in trainers.items():
+            start = time.perf_counter()
+            for _ in range(steps):
+                trainer.train_on_batch(x, y)
+            times[name].append((time.perf_counter() - start) / steps)
+    return {name: float(np.median(t)) for name, t in times.items()}
 
 
 class EpochTimer(keras.callbacks.Callback):
@@ -155,9 +174,9 @@ def summary(results):
     out = {}
     if "gile" in reuters:
         out["micro_f1"] = {rate: r["micro_f1"] for rate, r in reuters["gile"].items()}
-        full = reuters["gile"].get("1.0", {}).get("seconds_per_epoch")
+        full = reuters["gile"].get("1.0", {}).get("step_seconds")
         if full:
-            out["speedup"] = {rate: round(full / r["seconds_per_epoch"], 3) for rate, r in reuters["gile"].items()}
+            out["speedup"] = {rate: round(full / r["step_seconds"], 3) for rate, r in reuters["gile"].items()}
     return out
 
 
@@ -166,18 +185,20 @@ def table(results):
     for name, r in results.items():
         if not isinstance(r, dict) or "gile" not in r:
             continue
-        full = r["gile"].get("1.0", {}).get("seconds_per_epoch")
+        full = r["gile"].get("1.0", {}).get("step_seconds")
         lines += [f"{name}: {r['labels']} labels, {r['train_documents']} training documents", "",
-                  "| output layer | negatives / candidates per batch | micro-F1 | accuracy | P@1 | s/epoch | speed-up vs full "
-                  "| dropped positives / step |", "|---|---|---|---|---|---|---|---|"]
+                  "| output layer | negatives / candidates per batch | micro-F1 | accuracy | P@1 | s/epoch (fit) "
+                  "| ms/step (interleaved) | speed-up vs full | dropped positives / step |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         rows = [(f"GILE, {float(rate):.0%}", rate, g) for rate, g in sorted(r["gile"].items(), key=lambda kv: float(kv[0]))]
         rows += [("linear (full BCE)", "1.0", r["linear"])] if "linear" in r else []
         for label, rate, g in rows:
-            speed = f"{full / g['seconds_per_epoch']:.2f}x" if full else "-"
+            speed = f"{full / g['step_seconds']:.2f}x" if full and "step_seconds" in g else "-"
+            step = f"{1000 * g['step_seconds']:.1f}" if "step_seconds" in g else "-"
             sampled = f"{g['negatives_per_batch']} / {g['candidates_per_batch']}" if "negatives_per_batch" in g else "all"
             dropped = f"{g['dropped_positives_per_step']:.3f}" if "dropped_positives_per_step" in g else "-"
             lines.append(f"| {label} | {sampled} | {g['micro_f1']:.4f} | {g['accuracy']:.4f} "
-                         f"| {g['precision_at_1']:.4f} | {g['seconds_per_epoch']:.1f} | {speed} | {dropped} |")
+                         f"| {g['precision_at_1']:.4f} | {g['seconds_per_epoch']:.1f} | {step} | {speed} | {dropped} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -202,9 +223,9 @@ def plot(results, path):
         axes[0, col].set_title(f"{name} ({r['labels']} labels)")
         axes[0, col].set_ylabel("test micro-F1 (%)")
         axes[0, col].legend()
-        full = r["gile"]["1.0"]["seconds_per_epoch"] if "1.0" in r["gile"] else None
-        if full:
-            axes[1, col].plot(x, [full / r["gile"][k]["seconds_per_epoch"] for k in rates], "o-")
+        full = r["gile"].get("1.0", {}).get("step_seconds")
+        if full and all("step_seconds" in r["gile"][k] for k in rates):
+            axes[1, col].plot(x, [full / r["gile"][k]["step_seconds"] for k in rates], "o-")
         axes[1, col].set_ylabel("training speed-up vs 100%")
         axes[1, col].set_xlabel("negative labels sampled (%)")
     fig.tight_layout()
@@ -230,14 +251,20 @@ def main(argv=None):
         print(f"\n==== {name} ====", flush=True)
         setup = Setup(name, args)
         results[name] = {"labels": setup.data.num_labels, "train_documents": len(setup.data.train_texts), "gile": {}}
+        trainers = {}
         for rate in args.rates.split(","):
             print(f"\n== {name}: GILE, {float(rate):.0%} of negatives ==", flush=True)
-            results[name]["gile"][rate] = train(setup, "gile", float(rate))
+            results[name]["gile"][rate], trainers[("gile", rate)] = train(setup, "gile", float(rate))
             print(json.dumps({k: results[name]["gile"][rate][k] for k in ("micro_f1", "accuracy", "train_seconds")}),
                   flush=True)
             report()
         print(f"\n== {name}: linear head ==", flush=True)
-        results[name]["linear"] = train(setup, "linear", 1.0)
+        results[name]["linear"], trainers[("linear", None)] = train(setup, "linear", 1.0)
+        batch = slice(0, args.batch_size)
+        print(f"\n== {name}: step times, interleaved ==", flush=True)
+        steps = interleaved_step_seconds(trainers, setup.ids["train"][batch], setup.data.multi_hot("train")[batch])
+        for (head, rate), seconds in steps.items():
+            (results[name]["gile"][rate] if head == "gile" else results[name]["linear"])["step_seconds"] = round(seconds, 5)
         report()
     print("\n" + table(results) + f"\n{json.dumps(summary(results))}\nWall time {time.time() - start:.0f} s")
 

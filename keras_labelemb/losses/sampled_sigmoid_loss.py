@@ -8,7 +8,7 @@ from keras_labelemb.layers._validation import check_choice, check_positive_int
 
 SAMPLERS = ("uniform", "frequency", "log_uniform", "hard")
 WEIGHTINGS = ("mean", "unbiased")
-_POSITIVE_KEY = 1e9  # larger than any sampling key, so every positive label is a candidate
+_POSITIVE_KEY = 1e9  # larger than any score, so every positive label is a hard-sampling candidate
 
 
 def binary_crossentropy_from_logits(targets, logits):
@@ -27,8 +27,12 @@ class SampledSigmoidLoss(keras.losses.Loss):
 
     1. every label that is positive for some document of the batch (never dropped
        while the batch has at most `max_positives` distinct positive labels);
-    2. `num_negatives` further labels, drawn without replacement by `sampler`,
-       as the highest of random keys (`top_k`, Gumbel-top-k for weighted samplers).
+    2. `num_negatives` draws from `sampler`'s distribution; the distinct drawn
+       labels that are not batch positives are the negatives (a set, without
+       repeats). Draws are with replacement and repeats are discarded rather
+       than redrawn, so fixed shapes hold and only `num_negatives` random
+       numbers are made per step (with `num_negatives << L` repeats are rare:
+       about `n^2 / 2L` per step for the uniform sampler).
 
     Each document is scored on all `C` candidates (`head.score_subset`): its own
     positives are targets 1, every other candidate (including other documents'
@@ -49,25 +53,25 @@ class SampledSigmoidLoss(keras.losses.Loss):
         sampler: `"uniform"` (the paper's), `"frequency"` (proportional to
             `label_frequencies ** frequency_power`), `"log_uniform"` (Zipfian:
             label ids assumed sorted by decreasing frequency, as TensorFlow's
-            candidate sampler), or `"hard"` (the highest-scoring negatives of the
-            batch, scored with gradients stopped: one full forward pass over the
-            labels, but a backward pass over `C` labels only).
+            candidate sampler), or `"hard"` (the `num_negatives` highest-scoring
+            negatives of the batch, scored with gradients stopped: one full
+            forward pass over the labels, but a backward pass over `C` labels only).
         label_frequencies: `(L,)` label counts for `sampler="frequency"`.
         frequency_power: exponent applied to the counts (0.75 as word2vec).
         weighting: `"mean"` (default; each document's loss is the mean over its
-            candidates, as GILE) or `"unbiased"` (uniform sampler only: each
-            negative weighs `(L - P) / num_negatives`, the inverse of its
-            inclusion probability, and the sum is divided by `L`, so the expected
-            loss equals the full mean binary cross-entropy).
+            candidates, as GILE) or `"unbiased"` (each sampled negative weighs
+            `1 / P(drawn) = 1 / (1 - (1 - q_j)^n)`, exact for `n` draws with
+            replacement, and the sum is divided by `L`, so the expected loss
+            equals the full mean binary cross-entropy).
         log_q_correction: subtract `log(num_negatives * q_j)` from sampled
             negatives' logits (q the sampler's probability), correcting the bias
             of non-uniform samplers (Bengio & Senecal 2008; Yi et al. 2019).
             Not available for `"hard"`.
-        max_positives: candidate slots reserved for positive labels: the most
-            distinct positive labels one batch may hold. `C = min(L,
-            max_positives + num_negatives)`. If a batch has more than `C`
-            distinct positive labels, the ones beyond `C` are dropped for that
-            step and counted in `SampledLabelModel`'s `dropped_positives` log.
+        max_positives: candidate slots for positive labels: the most distinct
+            positive labels one batch may hold (`batch_size x` the most labels a
+            document has is always enough). `C = min(L, max_positives) +
+            num_negatives`. Positives beyond the slots are dropped for that step
+            and counted in `SampledLabelModel`'s `dropped_positives` log.
         seed: seed of the `keras.random.SeedGenerator` drawing the negatives.
 
     Documented behaviour: a document without positives is trained on its
@@ -111,10 +115,10 @@ class SampledSigmoidLoss(keras.losses.Loss):
         self.negative_rate = None if negative_rate is None else float(negative_rate)
         self.sampler = check_choice("sampler", sampler, SAMPLERS)
         self.weighting = check_choice("weighting", weighting, WEIGHTINGS)
-        if self.weighting == "unbiased" and self.sampler != "uniform":
+        if self.weighting == "unbiased" and self.sampler == "hard":
             raise ValueError(
-                "weighting='unbiased' needs the uniform sampler's known inclusion probabilities; "
-                f"use log_q_correction for other samplers. Received: sampler={sampler!r}"
+                "weighting='unbiased' needs known inclusion probabilities, which the hard sampler does not have. "
+                f"Received: sampler={sampler!r}"
             )
         if log_q_correction and self.sampler == "hard":
             raise ValueError("`log_q_correction` needs a sampling distribution. Received: sampler='hard'")
@@ -148,8 +152,13 @@ class SampledSigmoidLoss(keras.losses.Loss):
         return max(1, int(np.ceil(self.negative_rate * num_labels)))
 
     def num_candidates(self, num_labels):
-        """Labels scored per training step: `min(L, max_positives + negatives)`."""
-        return min(num_labels, self.max_positives + self.negatives_for(num_labels))
+        """Labels scored per training step: `min(L, max_positives) + negatives` (`L` when every label is)."""
+        negatives = self.negatives_for(num_labels)
+        if negatives >= num_labels:
+            return num_labels
+        if self.sampler == "hard":
+            return min(num_labels, self.max_positives + negatives)
+        return min(num_labels, self.max_positives) + negatives
 
     def check_label_count(self, num_labels):
         """Validates the sampler settings against a label set of `num_labels` labels."""
@@ -185,31 +194,56 @@ class SampledSigmoidLoss(keras.losses.Loss):
             scores: `(B, L)` logits, needed by `sampler="hard"` only.
 
         Returns:
-            `(candidates, keep, num_positive)`: `(C,)` label indices (every
-            positive label of the batch first), a `(C,)` boolean mask of the
-            candidates that count (positives plus exactly the requested number
-            of negatives), and the number of distinct positive labels.
+            `(candidates, keep, num_positive)`: `(C,)` label indices (the
+            batch's positive labels first), a `(C,)` boolean mask of the
+            candidates that count (the positives and the distinct sampled
+            negatives), and the number of distinct positive labels.
         """
         num_negatives = self.negatives_for(num_labels)
-        size = self.num_candidates(num_labels)
         y = ops.cast(y_true, "float32")
         positive = ops.max(y, axis=0) > 0
+        num_positive = ops.sum(ops.cast(positive, "int32"))
+        if num_negatives >= num_labels:  # every label: exactly full binary cross-entropy
+            return ops.arange(num_labels, dtype="int32"), ops.ones((num_labels,), "bool"), num_positive
         if self.sampler == "hard":
             if scores is None:
                 raise ValueError("sampler='hard' needs the scores of every label. Received: scores=None")
             scores = ops.stop_gradient(ops.cast(scores, "float32"))
-            keys = ops.max(ops.where(y > 0, -_POSITIVE_KEY, scores), axis=0)
-        elif self.sampler == "uniform":
-            keys = keras.random.uniform((num_labels,), seed=self.seed_generator)
-        else:  # Gumbel-top-k draws without replacement in proportion to q
-            uniform = keras.random.uniform((num_labels,), minval=1e-7, maxval=1.0, seed=self.seed_generator)
-            keys = ops.convert_to_tensor(self._log_probabilities(num_labels)) - ops.log(-ops.log(uniform))
-        keys = ops.where(positive, _POSITIVE_KEY, keys)
-        _, candidates = ops.top_k(keys, size)
-        num_positive = ops.sum(ops.cast(positive, "int32"))
-        available = ops.minimum(num_negatives, num_labels - num_positive)
-        keep = ops.arange(size, dtype="int32") < num_positive + available
+            keys = ops.where(positive, _POSITIVE_KEY, ops.max(ops.where(y > 0, -_POSITIVE_KEY, scores), axis=0))
+            size = self.num_candidates(num_labels)
+            _, candidates = ops.top_k(keys, size)
+            keep = ops.arange(size, dtype="int32") < num_positive + ops.minimum(num_negatives, num_labels - num_positive)
+            return ops.cast(candidates, "int32"), keep, num_positive
+        # Positives: the top of (is positive, then a fixed order); slots beyond them do not count.
+        slots = min(num_labels, self.max_positives)
+        order = ops.arange(num_labels, dtype="float32") / float(num_labels)
+        _, positive_slots = ops.top_k(ops.cast(positive, "float32") * 2.0 - order, slots)
+        positive_slots = ops.cast(positive_slots, "int32")
+        # Negatives: `num_negatives` draws with replacement (only these few random numbers:
+        # XLA's CPU generator costs ~0.4 us per number, so keys over all L labels would dominate
+        # the step), sorted so repeats are adjacent; repeats and batch positives do not count.
+        draws = ops.sort(self._draw(num_labels, num_negatives))
+        repeated = ops.concatenate([ops.zeros((1,), "bool"), ops.equal(draws[1:], draws[:-1])])
+        negative_keep = ops.logical_and(ops.logical_not(ops.take(positive, draws, axis=0)), ops.logical_not(repeated))
+        candidates = ops.concatenate([positive_slots, draws])
+        keep = ops.concatenate([ops.take(positive, positive_slots, axis=0), negative_keep])
         return candidates, keep, num_positive
+
+    def _draw(self, num_labels, count):
+        """`count` label ids drawn with replacement from the sampler's distribution."""
+        if self.sampler == "uniform":
+            return ops.cast(keras.random.randint((count,), 0, num_labels, seed=self.seed_generator), "int32")
+        cumulative = np.cumsum(np.exp(self._log_probabilities(num_labels).astype("float64")))
+        cumulative = (cumulative / cumulative[-1]).astype("float32")
+        uniform = keras.random.uniform((count,), seed=self.seed_generator)
+        ids = ops.searchsorted(ops.convert_to_tensor(cumulative), uniform, side="right")
+        return ops.minimum(ops.cast(ids, "int32"), num_labels - 1)
+
+    def inclusion_log_probabilities(self, num_labels):
+        """`log P(label j is among the draws)` `(L,)`: `1 - (1 - q_j)^n` for `n` draws with replacement."""
+        q = np.exp(self._log_probabilities(num_labels).astype("float64"))
+        draws = self.negatives_for(num_labels)
+        return np.log(-np.expm1(draws * np.log1p(-np.minimum(q, 1 - 1e-12)))).astype("float32")
 
     def sampled_loss(self, y_true, candidate_logits, candidates, keep, num_positive, num_labels, sample_weight=None):
         """The loss of one batch from the candidates' logits `(B, C)`; see the class docstring."""
@@ -218,16 +252,21 @@ class SampledSigmoidLoss(keras.losses.Loss):
         logits = ops.cast(candidate_logits, "float32")
         batch_positive = ops.take(ops.max(y, axis=0) > 0, candidates, axis=0)
         keep = ops.cast(keep, "float32")
-        if self.log_q_correction:
+        all_labels = self.negatives_for(num_labels) >= num_labels
+        if self.log_q_correction and not all_labels:
             log_q = ops.take(ops.convert_to_tensor(self._log_probabilities(num_labels)), candidates, axis=0)
             negatives = float(self.negatives_for(num_labels))
             correction = ops.where(batch_positive, 0.0, ops.log(negatives) + log_q)
             logits = logits - correction
         losses = binary_crossentropy_from_logits(targets, logits)
         if self.weighting == "unbiased":
-            available = ops.cast(num_labels - num_positive, "float32")
-            drawn = ops.maximum(ops.minimum(float(self.negatives_for(num_labels)), available), 1.0)
-            weights = ops.where(batch_positive, 1.0, available / drawn) * keep
+            # Horvitz-Thompson: a sampled negative stands for 1 / P(drawn) negatives.
+            if all_labels:
+                inverse_inclusion = ops.ones_like(losses[0])
+            else:
+                log_inclusion = ops.convert_to_tensor(self.inclusion_log_probabilities(num_labels))
+                inverse_inclusion = ops.exp(-ops.take(log_inclusion, candidates, axis=0))
+            weights = ops.where(batch_positive, 1.0, inverse_inclusion) * keep
             per_document = ops.sum(losses * weights, axis=-1) / float(num_labels)
         else:
             per_document = ops.sum(losses * keep, axis=-1) / ops.maximum(ops.sum(keep), 1.0)

@@ -45,7 +45,7 @@ class SampledLabelModel(keras.Model):
     Training logs hold `loss` (sampled) and `dropped_positives` (the mean number
     of positive labels per step that did not fit in the candidate set: 0 unless
     a batch has more distinct positive labels than
-    `min(L, loss.max_positives + negatives)`). Compiled metrics are computed in
+    `loss.max_positives`). Compiled metrics are computed in
     `evaluate` only, where all labels are scored.
 
     Args:
@@ -137,8 +137,8 @@ class SampledLabelModel(keras.Model):
         candidates, keep, num_positive = self.sampled_loss.sample_candidates(y, num_labels, scores)
         logits = self.head.score_subset(features, candidates)
         loss = self.sampled_loss.sampled_loss(y, logits, candidates, keep, num_positive, num_labels, sample_weight)
-        size = ops.shape(candidates)[0]
-        self.dropped_positives.update_state(ops.cast(ops.maximum(num_positive - size, 0), "float32"))
+        kept = ops.logical_and(keep, ops.take(ops.max(ops.cast(y, "float32"), axis=0) > 0, candidates, axis=0))
+        self.dropped_positives.update_state(ops.cast(num_positive - ops.sum(ops.cast(kept, "int32")), "float32"))
         for extra in self.losses:  # regularisers of the wrapped model's layers
             loss = loss + ops.cast(ops.sum(extra), loss.dtype)
         return loss
