@@ -7,7 +7,8 @@ For each dataset, one process, same data, encoder, epochs and seed for every row
 - GILE-WAN trained with full binary cross-entropy (100%: plain `compile`);
 - WAN with the linear head, full binary cross-entropy (the baseline).
 
-Micro-F1 on the test set at one threshold chosen on a validation split carved
+Every configuration is trained once per seed (`--seeds`, default 3); the
+table shows the mean (± standard deviation). Micro-F1 on the test set at one threshold chosen on a validation split carved
 from train (the epoch with the best validation micro-F1 is kept), and for the
 single-label 20 Newsgroups also accuracy (top-scoring label). Training time
 is measured after training, all configurations taking turns on one batch
@@ -63,13 +64,14 @@ def parse_args(argv=None):
     p.add_argument("--joint-dim", type=int, default=500)
     p.add_argument("--validation-fraction", type=float, default=0.1)
     p.add_argument("--max-train", type=int, default=None, help="use at most this many training documents")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the validation split")
+    p.add_argument("--seeds", default="0,1,2", help="training seeds (initialisation, shuffling, sampling)")
     p.add_argument("--merge", action="store_true", help="keep the other datasets' results already in --output")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--output", default=str(RESULTS / "sampling_rate.json"))
     args = p.parse_args(argv)
     if args.quick:
-        args.epochs, args.max_train = 1, 600
+        args.epochs, args.max_train, args.seeds = 1, 600, "0"
     return args
 
 
@@ -101,9 +103,9 @@ class Setup:
                                              self.vectorizer.vocabulary_size, args.embedding_dim)
 
 
-def train(setup, head, rate):
+def train(setup, head, rate, seed):
     a, data = setup.args, setup.data
-    keras.utils.set_random_seed(a.seed)
+    keras.utils.set_random_seed(seed)
     model = document_classifier(
         setup.vectorizer.vocabulary_size, label_ids=setup.label_ids if head != "linear" else None,
         num_labels=data.num_labels, flat=True, max_tokens=a.max_tokens, embedding_dim=a.embedding_dim,
@@ -114,7 +116,7 @@ def train(setup, head, rate):
     if rate < 1.0:
         # One candidate slot per document of the batch for its positives (most documents have one or two
         # labels); batches with more distinct positives drop the excess, counted in `dropped_positives`.
-        loss = SampledSigmoidLoss(negative_rate=rate, max_positives=a.batch_size, seed=a.seed)
+        loss = SampledSigmoidLoss(negative_rate=rate, max_positives=a.batch_size, seed=seed)
         trainer = SampledLabelModel(model, loss)
         trainer.compile(optimizer, jit_compile=True)
     else:
@@ -159,6 +161,24 @@ def interleaved_step_seconds(trainers, x, y, rounds=5, steps=20):
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
+def train_seeds(setup, head, rate):
+    """Trains one configuration once per seed; returns (mean result with per-seed values, seed 0's trainer)."""
+    runs, first_trainer = [], None
+    for seed in [int(v) for v in setup.args.seeds.split(",")]:
+        result, trainer = train(setup, head, rate, seed)
+        runs.append(result)
+        first_trainer = first_trainer or trainer
+    merged = dict(runs[0])
+    for key in ("micro_f1", "accuracy", "precision_at_1", "precision_at_5", "seconds_per_epoch",
+                "dropped_positives_per_step"):
+        if key in runs[0]:
+            values = [float(r[key]) for r in runs]
+            merged[key], merged[f"{key}_seeds"] = float(np.mean(values)), values
+            merged[f"{key}_std"] = float(np.std(values))
+    merged["runs"] = runs
+    return merged, first_trainer
+
+
 class EpochTimer(keras.callbacks.Callback):
     """Wall time of each epoch's training steps (runs before the validation callback)."""
 
@@ -197,7 +217,8 @@ def table(results):
             step = f"{1000 * g['step_seconds']:.1f}" if "step_seconds" in g else "-"
             sampled = f"{g['negatives_per_batch']} / {g['candidates_per_batch']}" if "negatives_per_batch" in g else "all"
             dropped = f"{g['dropped_positives_per_step']:.3f}" if "dropped_positives_per_step" in g else "-"
-            lines.append(f"| {label} | {sampled} | {g['micro_f1']:.4f} | {g['accuracy']:.4f} "
+            std = f" ± {g['micro_f1_std']:.4f}" if g.get("micro_f1_std") else ""
+            lines.append(f"| {label} | {sampled} | {g['micro_f1']:.4f}{std} | {g['accuracy']:.4f} "
                          f"| {g['precision_at_1']:.4f} | {g['seconds_per_epoch']:.1f} | {step} | {speed} | {dropped} |")
         lines.append("")
     return "\n".join(lines)
@@ -217,7 +238,9 @@ def plot(results, path):
         r = r_ = results[name]
         rates = sorted(r["gile"], key=float)
         x = [100 * float(k) for k in rates]
-        axes[0, col].plot(x, [100 * r["gile"][k]["micro_f1"] for k in rates], "o-", label="GILE-WAN")
+        axes[0, col].errorbar(x, [100 * r["gile"][k]["micro_f1"] for k in rates],
+                              yerr=[100 * r["gile"][k].get("micro_f1_std", 0.0) for k in rates], fmt="o-", capsize=3,
+                              label="GILE-WAN (mean ± std over seeds)")
         if "linear" in r_:
             axes[0, col].axhline(100 * r["linear"]["micro_f1"], color="gray", ls="--", label="WAN, linear head")
         axes[0, col].set_title(f"{name} ({r['labels']} labels)")
@@ -254,12 +277,12 @@ def main(argv=None):
         trainers = {}
         for rate in args.rates.split(","):
             print(f"\n== {name}: GILE, {float(rate):.0%} of negatives ==", flush=True)
-            results[name]["gile"][rate], trainers[("gile", rate)] = train(setup, "gile", float(rate))
+            results[name]["gile"][rate], trainers[("gile", rate)] = train_seeds(setup, "gile", float(rate))
             print(json.dumps({k: results[name]["gile"][rate][k] for k in ("micro_f1", "accuracy", "train_seconds")}),
                   flush=True)
             report()
         print(f"\n== {name}: linear head ==", flush=True)
-        results[name]["linear"], trainers[("linear", None)] = train(setup, "linear", 1.0)
+        results[name]["linear"], trainers[("linear", None)] = train_seeds(setup, "linear", 1.0)
         batch = slice(0, args.batch_size)
         print(f"\n== {name}: step times, interleaved ==", flush=True)
         steps = interleaved_step_seconds(trainers, setup.ids["train"][batch], setup.data.multi_hot("train")[batch])
