@@ -1,6 +1,13 @@
-"""Evaluation helpers: thresholds, best-epoch callback, seen-label and zero-shot reports."""
+"""Evaluation helpers: thresholds, best-epoch callback, seen-label and zero-shot reports,
+chunked top-k scoring of huge label sets."""
 
 from keras_labelemb.evaluation.best_validation_f1 import BestValidationF1
+from keras_labelemb.evaluation.chunked_scoring import (
+    evaluate_in_chunks,
+    predict_top_k,
+    split_at_head,
+    top_k_metrics,
+)
 from keras_labelemb.evaluation.reports import classification_report, ranking_report, sigmoid
 from keras_labelemb.evaluation.thresholds import assign_labels, choose_threshold, micro_f1_score
 
@@ -9,7 +16,11 @@ __all__ = [
     "assign_labels",
     "choose_threshold",
     "classification_report",
+    "evaluate_in_chunks",
     "micro_f1_score",
+    "predict_top_k",
     "ranking_report",
     "sigmoid",
+    "split_at_head",
+    "top_k_metrics",
 ]
