@@ -4,8 +4,8 @@ The backend is fixed when keras is first imported, and this pytest process has
 already imported keras with the TensorFlow backend, so the test runs THIS FILE
 as a script in one fresh subprocess with `KERAS_BACKEND=jax`. The script runs
 every case of tests/layer_cases.py through the shared `run_layer_test` (the
-same cases tests/test_layer_contracts.py runs under TensorFlow), trains a small `gile_han` model end to end with `jit_compile=True` and swaps
-its label set with `set_labels`.
+same cases tests/test_layer_contracts.py runs under TensorFlow), trains a small `gile_han` model end to end with `jit_compile=True`, swaps
+its label set with `set_labels`, and trains with `SampledLabelModel`.
 
 Run the script alone to debug a failure:
 
@@ -118,12 +118,36 @@ def _check_gile_han_end_to_end(rng):
     assert np.isfinite(loss), loss
 
 
+def _check_sampled_training(rng):
+    import keras
+
+    from keras_labelemb.losses import SampledSigmoidLoss
+    from keras_labelemb.models import gile_wan
+    from keras_labelemb.training import SampledLabelModel
+
+    labels = np.arange(2, 42, dtype="int32").reshape(20, 2)
+    ids = rng.integers(1, 50, size=(16, 8)).astype("int32")
+    targets = np.eye(20, dtype="float32")[rng.integers(0, 20, 16)]
+    model = gile_wan(50, labels, max_tokens=8, encoder_units=8, joint_dim=8)
+    trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=1))
+    trainer.compile(keras.optimizers.Adam(1e-2), jit_compile=True)
+    before = [np.array(w) for w in model.get_weights()]
+    history = trainer.fit(ids, targets, batch_size=8, epochs=2, verbose=0).history
+    assert np.isfinite(history["loss"]).all() and max(history["dropped_positives"]) == 0, history
+    assert any(not np.array_equal(b, np.array(a)) for b, a in zip(before, model.get_weights())), "fit changed nothing"
+    loss = SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=3)
+    first = [np.asarray(loss.sample_candidates(targets, 20)[0]).tolist() for _ in range(2)]
+    assert first[0] != first[1], "the seed generator did not advance under JAX"
+    assert model.predict(ids, verbose=0).shape == (16, 20)
+
+
 def main():
     _import_library_without_tensorflow()
     import keras
 
     rng = np.random.default_rng(0)
-    checks = _layer_cases() + [("gile_han_end_to_end", lambda: _check_gile_han_end_to_end(rng))]
+    checks = _layer_cases() + [("gile_han_end_to_end", lambda: _check_gile_han_end_to_end(rng)),
+                               ("sampled_training", lambda: _check_sampled_training(rng))]
     failed = []
     for name, check in checks:  # run them all, so one failure does not hide the others
         start = time.perf_counter()
