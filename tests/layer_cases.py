@@ -105,6 +105,105 @@ def _gile_head(variant):
     return case
 
 
+def drill_head_tied(rng):
+    """Language-model mode: tied to the 30-word vocabulary, one distribution per time step."""
+    import keras
+
+    from keras_labelemb.layers import DrillHead
+
+    def init_kwargs():
+        return {"embedding": keras.layers.Embedding(30, 6), "depth": 2, "dropout": 0.3,
+                "residual_to_previous": True, "seed": 1}
+
+    return DrillHead, dict(
+        init_kwargs=init_kwargs, input_data=rng.normal(size=(3, 5, 6)).astype("float32"),
+        expected_output_shape=(3, 5, 30),
+        expected_num_trainable_weights=1 + 2 * 2 + 1,  # table, (U_i, b_i) x 2, per-label bias
+    )
+
+
+def drill_head_descriptions(rng):
+    """Classification mode: label descriptions through the shared embedding, input projection."""
+    import keras
+
+    from keras_labelemb.layers import DrillHead
+
+    def init_kwargs():
+        return {"embedding": keras.layers.Embedding(40, 6, mask_zero=True), "label_ids": GILE_LABELS,
+                "depth": 1, "dropout": 0.2, "dropout_type": "standard", "activation": "tanh",
+                "input_projection": True}
+
+    return DrillHead, dict(
+        init_kwargs=init_kwargs, input_data=rng.normal(size=(3, 7)).astype("float32"),
+        expected_output_shape=(3, 4),
+        # Embedding rows of words in no label description get no gradient from the head.
+        frozen_weights=("embeddings",),
+    )
+
+
+def token_ids_and_mask(rng, vocabulary=12):
+    """Token ids (3, 7), 0 = padding: a short document, a full one, an all-padding one; the
+    explicit mask also hides one word inside the second document."""
+    ids = rng.integers(1, vocabulary, size=(3, 7)).astype("int32")
+    ids[0, 4:] = 0
+    ids[2] = 0
+    mask = ids != 0
+    mask[1, 2] = False
+    return ids, mask
+
+
+def region_lstm_bidirectional_chopped(rng):
+    """oh-2LSTMp: no i/o gates, both directions, max over 2 regions, chopping (with overlap) when training."""
+    from keras_labelemb.layers import RegionLSTM
+
+    ids, mask = token_ids_and_mask(rng)
+    return RegionLSTM, dict(
+        init_kwargs={"units": 3, "vocabulary_size": 12, "num_regions": 2, "chop_size": 3, "chop_overlap": 1},
+        input_data=ids, expected_output_shape=(3, 12), mask=mask,
+        expected_num_trainable_weights=4,  # forward and backward tables, U, b
+    )
+
+
+def region_lstm_full_gates_sequence(rng):
+    """Full LSTM gates, backward only, per-step outputs (no pooling)."""
+    from keras_labelemb.layers import RegionLSTM
+
+    ids, mask = token_ids_and_mask(rng)
+    return RegionLSTM, dict(
+        init_kwargs={"units": 4, "vocabulary_size": 12, "gates": "full", "direction": "backward", "pooling": None},
+        input_data=ids, expected_output_shape=(3, 7, 4), mask=mask, expected_num_trainable_weights=3,
+    )
+
+
+def region_lstm_side_encoder(rng):
+    """A frozen tv-embedding-like encoder (a full-gate forward RegionLSTM) feeding side inputs; average pooling."""
+    from keras_labelemb.layers import RegionLSTM
+
+    def init_kwargs():  # a fresh side encoder for every instance the helper builds
+        side = RegionLSTM(3, 12, gates="full", direction="forward", pooling=None)
+        return {"units": 3, "vocabulary_size": 12, "pooling": "average", "num_regions": 3, "chop_size": 4,
+                "side_encoders": [side]}
+
+    ids, mask = token_ids_and_mask(rng)
+    return RegionLSTM, dict(
+        init_kwargs=init_kwargs, input_data=ids, expected_output_shape=(3, 18), mask=mask,
+        expected_num_trainable_weights=5, expected_num_non_trainable_weights=3,  # + side kernel; frozen encoder
+    )
+
+
+def _region_pooling(mode):
+    def case(rng):
+        from keras_labelemb.layers import RegionPooling
+
+        return RegionPooling, dict(
+            init_kwargs={"num_regions": 2, "mode": mode}, input_data=rng.normal(size=(3, 5, 4)).astype("float32"),
+            expected_output_shape=(3, 8), mask=sequence_mask(), expected_num_trainable_weights=0,
+            run_training=False,  # no weights to train
+        )
+
+    return case
+
+
 CASES = {
     "attention_pooling": attention_pooling,
     "attention_pooling_with_scores": attention_pooling_with_scores,
@@ -112,6 +211,12 @@ CASES = {
     **{f"hierarchical_attention_{e}": _hierarchical(e) for e in ("dense", "bigru", "lstm")},
     "hierarchical_attention_flat_with_scores": hierarchical_attention_flat_with_scores,
     **{f"gile_head_{v}": _gile_head(v) for v in GILE_VARIANTS},
+    "drill_head_tied": drill_head_tied,
+    "drill_head_descriptions": drill_head_descriptions,
+    "region_lstm_bidirectional_chopped": region_lstm_bidirectional_chopped,
+    "region_lstm_full_gates_sequence": region_lstm_full_gates_sequence,
+    "region_lstm_side_encoder": region_lstm_side_encoder,
+    **{f"region_pooling_{m}": _region_pooling(m) for m in ("max", "average")},
 }
 
 

@@ -6,9 +6,13 @@
   out for zero-shot), no file needed.
 - `zero_shot_split`, `remove_unseen_from_train`, `restrict_labels`: seen /
   unseen label protocols.
+- `load_newsgroups`: 20 Newsgroups bydate, 20 single-label classes (headers removed by default).
+- `load_ptb`, `load_wikitext2`: language-modelling corpora; `bptt_dataset`: truncated-BPTT batches.
 """
 
 from keras_labelemb.datasets.demo import load_demo
+from keras_labelemb.datasets.language_modeling import LanguageModelingData, bptt_dataset, load_ptb, load_wikitext2
+from keras_labelemb.datasets.newsgroups import load_newsgroups
 from keras_labelemb.datasets.paths import default_data_dir
 from keras_labelemb.datasets.reuters import download_reuters, load_reuters
 from keras_labelemb.datasets.text_classification_data import TextClassificationData
@@ -19,11 +23,16 @@ from keras_labelemb.datasets.zero_shot import (
 )
 
 __all__ = [
+    "LanguageModelingData",
     "TextClassificationData",
+    "bptt_dataset",
     "default_data_dir",
     "download_reuters",
     "load_demo",
+    "load_newsgroups",
+    "load_ptb",
     "load_reuters",
+    "load_wikitext2",
     "remove_unseen_from_train",
     "restrict_labels",
     "zero_shot_split",

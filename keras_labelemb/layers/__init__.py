@@ -1,8 +1,11 @@
 """Keras layers: document encoders, label encoders and label-aware output heads."""
 
 from keras_labelemb.layers.attention_pooling import AttentionPooling
+from keras_labelemb.layers.drill_head import DrillHead
 from keras_labelemb.layers.gile_head import GileHead, joint_dim_matching_linear
 from keras_labelemb.layers.hierarchical_attention import HierarchicalAttention
 from keras_labelemb.layers.label_encoder import LabelEncoder
+from keras_labelemb.layers.region_lstm import RegionLSTM
+from keras_labelemb.layers.region_pooling import RegionPooling
 
-__all__ = ["AttentionPooling", "GileHead", "HierarchicalAttention", "LabelEncoder", "joint_dim_matching_linear"]
+__all__ = ["AttentionPooling", "DrillHead", "GileHead", "HierarchicalAttention", "LabelEncoder", "RegionLSTM", "RegionPooling", "joint_dim_matching_linear"]

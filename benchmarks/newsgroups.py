@@ -1,0 +1,542 @@
+"""20 Newsgroups (bydate) benchmark of oh-2LSTMp (Johnson & Zhang 2016): error rates and speed ratios.
+
+One process, same data and preprocessing for every model (messages without
+their headers unless `--keep-headers`; lower-cased; the 30K most frequent
+training words; the first `--max-length` tokens; a validation split of 10%
+carved from the training set picks each network's best epoch and each SVM's C;
+every model trains on the remaining 90%):
+
+- supervised oh-2LSTMp: bidirectional one-hot `RegionLSTM` without i/o gates,
+  max pooling over 10 regions, chopping into 50-word segments at training,
+  dropout 0.5, linear top layer (`keras_labelemb.models.oh_2lstmp`);
+- oh-2LSTMp + tv-embeddings: the same with two LSTM tv-embeddings (forward
+  and backward, full gates, 100 units, next/previous 5 words, 30K targets
+  minus function words) trained first on the training documents without
+  their labels (20NG has no separate unlabeled data; the paper left 20NG out
+  of its semi-supervised experiments for that reason), as frozen side input;
+- oh-LSTMp with full gates (i, f, o; one direction by default, the paper's
+  "oh-LSTMp" of Table 1; `--full-gates-direction bidirectional` for the
+  gates-only ablation of oh-2LSTMp);
+- LinearSVC (scikit-learn) on tf-idf bag of words and on tf-idf 1-3-grams.
+
+Reference error rates (J&Z 2016, Table 3; 500 units per direction, GPU):
+oh-2LSTMp 13.32%, SVM bow 17.47%, SVM 1-3grams 15.85%.
+
+Speed ratios (J&Z Table 1), measured in the same run on the same real
+batches: median seconds per training step over `--speed-rounds` round-robin
+rounds of `--speed-steps` steps each, after a warm-up, under TensorFlow graph mode (`jit_compile=False`) and XLA
+(`jit_compile=True`); the `summary` reports the mode the models train in
+(`--jit-compile`, XLA by default: on this 2-core CPU it trained the chopped
+RegionLSTM about 2x faster than graph mode, and predicted whole 400-word
+documents 2x faster too); both modes are in `results.speed`:
+
+- no i/o gates vs full gates: oh-2LSTMp configuration (bidirectional, chop 50);
+- chop 50 vs no chop: oh-2LSTMp;
+- one-hot lookup (`RegionLSTM`, full gates, forward, chop 50) vs
+  `keras.layers.LSTM` over a `keras.layers.Embedding` of the same size
+  (embedding dim = units, forward, same chopping and pooling).
+
+Default configuration (2 CPU cores, about 35-40 minutes): 150 units per
+direction, 400 tokens, chop 50, 3 epochs (2 for the tv-embeddings), batch 50,
+Adam 5e-3 (1e-3 for the tv-embeddings), softmax cross-entropy. Paper size on
+a GPU: `--units 500`.
+
+    python benchmarks/newsgroups.py                  # full run
+    python benchmarks/newsgroups.py --quick          # tiny smoke run (under 2 minutes; writes to /tmp)
+    python benchmarks/newsgroups.py --parts svm      # one part; results are rewritten after each part
+
+Writes benchmarks/results/newsgroups.json (configuration, versions, machine,
+wall time, results, and `summary`: `error` {oh_2lstmp, oh_2lstmp_tv,
+oh_lstmp_full_gates, svm_bow, svm_123gram} as fractions, `speedup_no_gates`,
+`speedup_chop`, `speedup_onehot_vs_embedding_lstm`) and newsgroups.md.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import platform
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import sklearn  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from keras import ops  # noqa: E402
+
+from keras_labelemb.datasets import load_newsgroups  # noqa: E402
+from keras_labelemb.layers import RegionLSTM, RegionPooling  # noqa: E402
+from keras_labelemb.models import oh_2lstmp, train_tv_embeddings  # noqa: E402
+from keras_labelemb.text import TextVectorizer  # noqa: E402
+
+RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+PARTS = ("svm", "supervised", "tv", "full", "speed")
+PAPER = {"oh_2lstmp": 0.1332, "svm_bow": 0.1747, "svm_123gram": 0.1585}
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data-dir", default=None, help="default: $KERAS_LABELEMB_DATA/20newsgroups_bydate")
+    p.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, from {','.join(PARTS)}")
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--tv-epochs", type=int, default=2)
+    p.add_argument("--units", type=int, default=150, help="LSTM units per direction (paper: 500)")
+    p.add_argument("--tv-units", type=int, default=100, help="units of each tv-embedding LSTM (paper: 100)")
+    p.add_argument("--max-length", type=int, default=400, help="tokens per document (first ones kept)")
+    p.add_argument("--vocabulary-size", type=int, default=30000, help="most frequent training words (paper: 30K)")
+    p.add_argument("--chop-size", type=int, default=50)
+    p.add_argument("--num-regions", type=int, default=10, help="k of max pooling (paper, 20NG: 10)")
+    p.add_argument("--pooling", default="max", choices=("max", "average"))
+    p.add_argument("--dropout", type=float, default=0.5)
+    p.add_argument("--batch-size", type=int, default=50)
+    p.add_argument("--eval-batch-size", type=int, default=250)
+    p.add_argument("--learning-rate", type=float, default=5e-3)
+    p.add_argument("--tv-learning-rate", type=float, default=1e-3)
+    p.add_argument("--optimizer", default="adam", choices=("adam", "rmsprop"))
+    p.add_argument("--loss", default="crossentropy", choices=("crossentropy", "square"))
+    p.add_argument("--full-gates-direction", default="forward", choices=("forward", "bidirectional"))
+    p.add_argument("--window", type=int, default=5, help="tv-embeddings: next/previous words predicted")
+    p.add_argument("--num-negatives", type=int, default=100, help="tv-embeddings: sampled zero targets per batch")
+    p.add_argument("--tv-targets", type=int, default=30000, help="tv-embeddings: target vocabulary size")
+    p.add_argument("--jit-compile", default="true", choices=("true", "false"), help="mode the models train in")
+    p.add_argument("--speed-steps", type=int, default=4, help="timed training steps per configuration and round")
+    p.add_argument("--speed-rounds", type=int, default=3, help="round-robin timing rounds (median reported)")
+    p.add_argument("--speed-modes", default="xla,graph")
+    p.add_argument("--embedding-dim", type=int, default=None, help="embedding of the Keras-LSTM baseline (default: units)")
+    p.add_argument("--svm-c", default="0.1,0.3,1.0", help="C values tried on the validation split")
+    p.add_argument("--keep-headers", action="store_true", help="keep the message headers (they leak the group)")
+    p.add_argument("--validation-fraction", type=float, default=0.1)
+    p.add_argument("--max-train", type=int, default=None, help="use only this many training documents")
+    p.add_argument("--max-test", type=int, default=None, help="use only this many test documents")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--quick", action="store_true", help="tiny configuration, to check the script end to end")
+    p.add_argument("--output", default=str(RESULTS / "newsgroups.json"))
+    args = p.parse_args(argv)
+    if args.quick:
+        args.epochs, args.tv_epochs, args.units, args.tv_units = 1, 1, 8, 8
+        args.max_length, args.chop_size, args.batch_size = 100, 25, 50
+        # Graph mode for the speed part: XLA compiles of five more models would double the smoke run.
+        args.speed_steps, args.svm_c, args.num_negatives, args.speed_modes = 2, "1.0", 20, "graph"
+        args.eval_batch_size = 100
+        args.max_train, args.max_test = args.max_train or 400, args.max_test or 200
+        if args.output == str(RESULTS / "newsgroups.json"):  # a smoke run never replaces the real results
+            args.output = str(pathlib.Path(tempfile.gettempdir()) / "newsgroups_quick.json")
+    return args
+
+
+class Setup:
+    """Data, vocabulary and token ids shared by every model of the run."""
+
+    def __init__(self, args):
+        self.args = args
+        data = load_newsgroups(args.data_dir, remove_headers=not args.keep_headers)
+        rng = np.random.default_rng(args.seed)
+        if args.max_train and args.max_train < len(data.train_texts):
+            keep = np.sort(rng.choice(len(data.train_texts), args.max_train, replace=False))
+            data = data.replace(train_texts=[data.train_texts[i] for i in keep],
+                                train_labels=[data.train_labels[i] for i in keep],
+                                train_ids=[data.train_ids[i] for i in keep])
+        if args.max_test and args.max_test < len(data.test_texts):
+            keep = np.sort(rng.choice(len(data.test_texts), args.max_test, replace=False))
+            data = data.replace(test_texts=[data.test_texts[i] for i in keep],
+                                test_labels=[data.test_labels[i] for i in keep],
+                                test_ids=[data.test_ids[i] for i in keep])
+        self.all_train_texts = list(data.train_texts)  # the unlabeled text of the tv-embeddings
+        self.data = data.validation_split(args.validation_fraction, seed=args.seed)
+        start = time.time()
+        self.vectorizer = TextVectorizer(max_tokens=args.max_length)
+        self.vectorizer.adapt(self.data.train_texts, max_size=args.vocabulary_size + 2)
+        self.ids = {split: self._encode(getattr(self.data, f"{split}_texts")) for split in ("train", "val", "test")}
+        self.unlabeled_ids = self._encode(self.all_train_texts)
+        self.y = {split: self.data.multi_hot(split) for split in ("train", "val", "test")}
+        lengths = (self.ids["train"] != 0).sum(axis=1)
+        self.info = {
+            "train_documents": len(self.data.train_texts), "validation_documents": len(self.data.val_texts),
+            "test_documents": len(self.data.test_texts), "vocabulary_size": self.vectorizer.vocabulary_size,
+            "headers": "kept" if args.keep_headers else "removed",
+            "mean_tokens_after_truncation": round(float(lengths.mean()), 1),
+            "truncated_documents_fraction": round(float((lengths == args.max_length).mean()), 3),
+            "vectorize_seconds": round(time.time() - start, 1),
+        }
+        print(self.info, flush=True)
+
+    def _encode(self, texts, batch=2048):
+        parts = [self.vectorizer(tf.constant(texts[i:i + batch], dtype=tf.string)).numpy()
+                 for i in range(0, len(texts), batch)]
+        return np.concatenate(parts).astype("int32")
+
+
+# ---------------------------------------------------------------- SVMs
+
+
+def run_svm(setup, results):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.svm import LinearSVC
+
+    data = setup.data
+    y_train = np.array([labels[0] for labels in data.train_labels])
+    y_val = np.array([labels[0] for labels in data.val_labels])
+    y_test = np.array([labels[0] for labels in data.test_labels])
+    for name, ngrams, min_df in (("svm_bow", (1, 1), 1), ("svm_123gram", (1, 3), 2)):
+        print(f"\n== LinearSVC, tf-idf {ngrams} ==", flush=True)
+        start = time.time()
+        tfidf = TfidfVectorizer(ngram_range=ngrams, min_df=min_df, sublinear_tf=True, lowercase=True)
+        x_train = tfidf.fit_transform(data.train_texts)
+        x_val, x_test = tfidf.transform(data.val_texts), tfidf.transform(data.test_texts)
+        by_c = {}
+        for c in [float(v) for v in setup.args.svm_c.split(",")]:
+            svm = LinearSVC(C=c).fit(x_train, y_train)
+            by_c[c] = (float((svm.predict(x_val) != y_val).mean()), svm)
+        best_c = min(by_c, key=lambda c: (by_c[c][0], c))
+        error = float((by_c[best_c][1].predict(x_test) != y_test).mean())
+        results["svm"][name] = {
+            "error": error, "C": best_c, "val_error_by_C": {str(c): v[0] for c, v in by_c.items()},
+            "features": int(x_train.shape[1]), "seconds": round(time.time() - start, 1),
+            "tokenizer": "scikit-learn default (lower-cased), min_df=%d, sublinear tf, l2" % min_df,
+        }
+        print(results["svm"][name], flush=True)
+
+
+# ---------------------------------------------------------------- networks
+
+
+def optimizer(args):
+    if args.optimizer == "rmsprop":
+        return keras.optimizers.RMSprop(args.learning_rate)
+    return keras.optimizers.Adam(args.learning_rate)
+
+
+def loss(args):
+    if args.loss == "square":  # the paper's square loss on the linear outputs
+        return keras.losses.MeanSquaredError()
+    return keras.losses.CategoricalCrossentropy(from_logits=True)
+
+
+def build(setup, gates="no_io", direction="bidirectional", side_encoders=None, chop_size="default"):
+    a = setup.args
+    return oh_2lstmp(
+        setup.vectorizer.vocabulary_size, num_labels=setup.data.num_labels, max_length=a.max_length,
+        units=a.units, gates=gates, direction=direction, pooling=a.pooling, num_regions=a.num_regions,
+        chop_size=a.chop_size if chop_size == "default" else chop_size, dropout=a.dropout,
+        side_encoders=side_encoders,
+    )
+
+
+def pad_to_batches(x, y, batch):
+    """Appends all-padding documents up to a multiple of `batch`; returns x, y and 0/1 sample weights.
+
+    Every evaluation batch then has the same shape: XLA compiles one program, not one more for a
+    smaller last batch. The added documents weigh 0 in the metrics and their predictions are dropped.
+    """
+    extra = -len(x) % batch
+    weights = np.concatenate([np.ones(len(x), "float32"), np.zeros(extra, "float32")])
+    x = np.concatenate([x, np.zeros((extra,) + x.shape[1:], x.dtype)])
+    y = np.concatenate([y, np.zeros((extra,) + y.shape[1:], y.dtype)])
+    return x, y, weights
+
+
+def training_batches(setup):
+    """Shuffled full batches of the training split (a new order and a new left-out remainder each epoch)."""
+    a = setup.args
+    x, y = setup.ids["train"], setup.y["train"]
+    data = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(len(x), seed=a.seed, reshuffle_each_iteration=True)
+    return data.batch(a.batch_size, drop_remainder=True).prefetch(2)
+
+
+def predict(model, x, batch):
+    padded, _, _ = pad_to_batches(x, np.zeros((len(x), 1), "float32"), batch)
+    return model.predict(padded, batch_size=batch, verbose=0)[: len(x)]
+
+
+def train(setup, name, gates="no_io", direction="bidirectional", side_encoders=None, extra=None):
+    """Trains on train, keeps the epoch with the best validation accuracy, reports the test error."""
+    a = setup.args
+    print(f"\n== {name} ==", flush=True)
+    keras.utils.set_random_seed(a.seed)
+    model = build(setup, gates, direction, side_encoders)
+    model.compile(optimizer(a), loss(a), weighted_metrics=[keras.metrics.CategoricalAccuracy(name="accuracy")],
+                  jit_compile=a.jit_compile == "true")
+    best = keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=a.epochs,
+                                         restore_best_weights=True)
+    start = time.time()
+    history = model.fit(training_batches(setup), epochs=a.epochs, callbacks=[best], verbose=2,
+                        validation_data=pad_to_batches(setup.ids["val"], setup.y["val"], a.eval_batch_size),
+                        validation_batch_size=a.eval_batch_size)
+    train_seconds = time.time() - start
+    start = time.time()
+    logits = predict(model, setup.ids["test"], a.eval_batch_size)
+    test_error = float((logits.argmax(-1) != setup.y["test"].argmax(-1)).mean())
+    val_accuracy = history.history["val_accuracy"]
+    info = {
+        "error": test_error,
+        "best_epoch": int(np.argmax(val_accuracy)) + 1,
+        "val_error_curve": [round(1 - v, 4) for v in val_accuracy],
+        "train_loss_curve": [round(v, 4) for v in history.history["loss"]],
+        "train_seconds": round(train_seconds, 1),
+        "seconds_per_epoch": round(train_seconds / len(val_accuracy), 1),
+        "test_predict_seconds": round(time.time() - start, 1),
+        "parameters": int(model.count_params()),
+        "trainable_parameters": int(sum(np.prod(w.shape) for w in model.trainable_weights)),
+        "gates": gates, "direction": direction, "units": a.units, "chop_size": a.chop_size,
+    }
+    info.update(extra or {})
+    print(info, flush=True)
+    return info
+
+
+def run_supervised(setup, results):
+    results["models"]["oh_2lstmp"] = train(setup, "oh_2lstmp")
+
+
+def run_full_gates(setup, results):
+    results["models"]["oh_lstmp_full_gates"] = train(
+        setup, "oh_lstmp_full_gates", gates="full", direction=setup.args.full_gates_direction
+    )
+
+
+def run_tv(setup, results):
+    a = setup.args
+    print("\n== tv-embeddings (unlabeled: the training documents without labels) ==", flush=True)
+    start = time.time()
+    # Full batches only (one XLA program): a seeded shuffle, then at most batch_size - 1 documents left out.
+    order = np.random.default_rng(a.seed).permutation(len(setup.unlabeled_ids))
+    unlabeled = setup.unlabeled_ids[order[: len(order) - len(order) % a.batch_size]]
+    tv = train_tv_embeddings(
+        unlabeled, setup.vectorizer.get_vocabulary(), units=a.tv_units, direction="bidirectional",
+        window=a.window, max_targets=a.tv_targets, num_negatives=a.num_negatives, chop_size=a.chop_size,
+        epochs=a.tv_epochs, batch_size=a.batch_size, optimizer=keras.optimizers.Adam(a.tv_learning_rate),
+        jit_compile=a.jit_compile == "true", seed=a.seed,
+    )
+    tv_info = {
+        "unlabeled_documents": int(len(unlabeled)), "units_per_direction": a.tv_units,
+        "window": a.window, "target_vocabulary": int(tv.num_targets), "num_negatives": a.num_negatives,
+        "epochs": a.tv_epochs, "loss_curve": [round(v, 4) for v in tv.history.history["loss"]],
+        "train_seconds": round(time.time() - start, 1),
+        "note": "20NG has no separate unlabeled data: the tv-embeddings read the training documents "
+                "(train and validation split) without their labels.",
+    }
+    print(tv_info, flush=True)
+    results["tv_embeddings"] = tv_info
+    results["models"]["oh_2lstmp_tv"] = train(
+        setup, "oh_2lstmp_tv", side_encoders=[tv.encoder], extra={"side_input": f"2 x {a.tv_units} tv-embeddings"}
+    )
+
+
+# ---------------------------------------------------------------- speed ratios
+
+
+@keras.saving.register_keras_serializable(package="benchmarks")
+class ChoppedEmbeddingLSTM(keras.layers.Layer):
+    """Baseline for the speed ratio: Embedding + keras.layers.LSTM, chopped like RegionLSTM (forward)."""
+
+    def __init__(self, vocabulary_size, embedding_dim, units, chop_size, **kwargs):
+        super().__init__(**kwargs)
+        self.embedding = keras.layers.Embedding(vocabulary_size, embedding_dim, mask_zero=True)
+        self.lstm = keras.layers.LSTM(units, return_sequences=True)
+        self.chop_size, self.units = chop_size, units
+
+    def call(self, ids, training=None):
+        length = ids.shape[1]
+        segments = ops.reshape(ids, (-1, self.chop_size)) if training and self.chop_size else ids
+        words = self.embedding(segments)
+        hidden = self.lstm(words, mask=ops.not_equal(segments, 0), training=training)
+        return ops.reshape(hidden, (-1, length, self.units))
+
+
+def speed_model(setup, kind, chop_size):
+    a = setup.args
+    ids = keras.Input((a.max_length,), dtype="int32")
+    vocabulary = setup.vectorizer.vocabulary_size
+    if kind == "embedding_lstm":
+        steps = ChoppedEmbeddingLSTM(vocabulary, a.embedding_dim or a.units, a.units, chop_size)(ids)
+        pooled = RegionPooling(a.num_regions, a.pooling)(steps, mask=ops.not_equal(ids, 0))
+    else:
+        gates, direction = {"no_io": ("no_io", "bidirectional"), "full": ("full", "bidirectional"),
+                            "onehot_forward": ("full", "forward")}[kind]
+        pooled = RegionLSTM(a.units, vocabulary, gates=gates, direction=direction, pooling=a.pooling,
+                            num_regions=a.num_regions, chop_size=chop_size)(ids)
+    logits = keras.layers.Dense(setup.data.num_labels)(keras.layers.Dropout(a.dropout)(pooled))
+    return keras.Model(ids, logits)
+
+
+def speed_batches(setup, count):
+    """`count` full batches of real training documents (repeated if the split is smaller)."""
+    a = setup.args
+    need = a.batch_size * count
+    x, y = setup.ids["train"], setup.y["train"]
+    repeat = -(-need // len(x))
+    return np.tile(x, (repeat, 1))[:need], np.tile(y, (repeat, 1))[:need]
+
+
+def time_configs(setup, configs, jit):
+    """Median seconds per training step of each configuration, timed round-robin.
+
+    Every model is built, compiled and warmed up first (2 steps); then `--speed-rounds` rounds
+    each time `--speed-steps` steps of every model, in a rotating order, so that a slow spell of
+    a shared machine hits every configuration alike. Wall and process CPU time are both kept.
+    """
+    a = setup.args
+    x, y = speed_batches(setup, a.speed_steps + 2)
+    models = {}
+    for name, (kind, chop) in configs.items():
+        keras.utils.set_random_seed(a.seed)
+        model = speed_model(setup, kind, chop)
+        model.compile(optimizer(a), loss(a), jit_compile=jit)
+        start = time.perf_counter()
+        model.fit(x[: 2 * a.batch_size], y[: 2 * a.batch_size], batch_size=a.batch_size, verbose=0)  # compile
+        print(f"  {name:22s} {'xla' if jit else 'graph'}: warm-up {time.perf_counter() - start:.1f} s", flush=True)
+        models[name] = model
+    wall = {name: [] for name in configs}
+    cpu = {name: [] for name in configs}
+    names = list(configs)
+    for r in range(a.speed_rounds):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            start, start_cpu = time.perf_counter(), time.process_time()
+            models[name].fit(x[2 * a.batch_size:], y[2 * a.batch_size:], batch_size=a.batch_size, verbose=0)
+            wall[name].append((time.perf_counter() - start) / a.speed_steps)
+            cpu[name].append((time.process_time() - start_cpu) / a.speed_steps)
+    return ({name: round(float(np.median(v)), 4) for name, v in wall.items()},
+            {name: round(float(np.median(v)), 4) for name, v in cpu.items()})
+
+
+def ratios(times):
+    return {
+        "speedup_no_gates": round(times["full_chop"] / times["no_io_chop"], 3),
+        "speedup_chop": round(times["no_io_no_chop"] / times["no_io_chop"], 3),
+        "speedup_onehot_vs_embedding_lstm": round(times["embedding_lstm_chop"] / times["onehot_forward_chop"], 3),
+    }
+
+
+def run_speed(setup, results):
+    a = setup.args
+    print(f"\n== speed: seconds per training step, batch {a.batch_size}, {a.max_length} tokens ==", flush=True)
+    configs = {
+        "no_io_chop": ("no_io", a.chop_size), "full_chop": ("full", a.chop_size), "no_io_no_chop": ("no_io", None),
+        "onehot_forward_chop": ("onehot_forward", a.chop_size), "embedding_lstm_chop": ("embedding_lstm", a.chop_size),
+    }
+    speed = {"steps_per_round": a.speed_steps, "rounds": a.speed_rounds, "batch_size": a.batch_size,
+             "units": a.units, "embedding_dim": a.embedding_dim or a.units, "modes": {}}
+    for mode in a.speed_modes.split(","):
+        wall, cpu = time_configs(setup, configs, jit=mode == "xla")
+        speed["modes"][mode] = {"seconds_per_step": wall, "cpu_seconds_per_step": cpu, **ratios(wall),
+                                "cpu_time_ratios": ratios(cpu)}
+        print(mode, "wall:", ratios(wall), "cpu:", ratios(cpu), flush=True)
+    trained_in = "xla" if a.jit_compile == "true" else "graph"
+    speed["summary_mode"] = trained_in if trained_in in speed["modes"] else next(iter(speed["modes"]))
+    speed["configurations"] = {
+        "speedup_no_gates": f"full gates / no i/o gates: bidirectional RegionLSTM, chop {a.chop_size}",
+        "speedup_chop": f"no chop / chop {a.chop_size}: oh-2LSTMp (no i/o gates, bidirectional)",
+        "speedup_onehot_vs_embedding_lstm": (
+            f"Embedding({a.embedding_dim or a.units}) + keras.layers.LSTM({a.units}) / one-hot RegionLSTM "
+            f"({a.units} units): both full gates, forward, chop {a.chop_size}, same pooling and top layer"),
+    }
+    results["speed"] = speed
+
+
+# ---------------------------------------------------------------- report
+
+
+def machine():
+    return {
+        "platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(), "gpus": [d.name for d in tf.config.list_physical_devices("GPU")],
+    }
+
+
+def summary(results):
+    out = {}
+    errors = {}
+    for key in ("oh_2lstmp", "oh_2lstmp_tv", "oh_lstmp_full_gates"):
+        if key in results["models"]:
+            errors[key] = results["models"][key]["error"]
+    for key in ("svm_bow", "svm_123gram"):
+        if key in results["svm"]:
+            errors[key] = results["svm"][key]["error"]
+    if errors:
+        out["error"] = errors
+    if "speed" in results:
+        mode = results["speed"]["modes"][results["speed"]["summary_mode"]]
+        for key in ("speedup_no_gates", "speedup_chop", "speedup_onehot_vs_embedding_lstm"):
+            out[key] = mode[key]  # from results.speed.summary_mode (the mode the models trained in)
+    return out
+
+
+def table(results, args):
+    lines = [f"20 Newsgroups bydate, headers {'kept' if args.keep_headers else 'removed'}, "
+             f"{args.units} units per direction, {args.max_length} tokens, chop {args.chop_size}, "
+             f"{args.epochs} epochs (test error at the best validation epoch)", "",
+             "| model | test error | paper (Table 3) | s / epoch | best epoch |", "|---|---|---|---|---|"]
+    names = [("oh_2lstmp", "oh-2LSTMp (no i/o gates)"), ("oh_2lstmp_tv", "oh-2LSTMp + tv-embeddings"),
+             ("oh_lstmp_full_gates", f"oh-LSTMp, full gates ({args.full_gates_direction})")]
+    for key, label in names:
+        r = results["models"].get(key)
+        if r:
+            paper = f"{100 * PAPER[key]:.2f}%" if key in PAPER else "-"
+            lines.append(f"| {label} | {100 * r['error']:.2f}% | {paper} | {r['seconds_per_epoch']:.0f} "
+                         f"| {r['best_epoch']} |")
+    for key, label in (("svm_bow", "LinearSVC, tf-idf bag of words"), ("svm_123gram", "LinearSVC, tf-idf 1-3-grams")):
+        r = results["svm"].get(key)
+        if r:
+            lines.append(f"| {label} | {100 * r['error']:.2f}% | {100 * PAPER[key]:.2f}% | - | - |")
+    speed = results.get("speed")
+    if speed:
+        lines += ["", f"Speed ratios, seconds per training step (batch {speed['batch_size']}), same run "
+                  "(paper Table 1, GPU: no i/o gates 1.83x faster)", "",
+                  "| ratio | " + " | ".join(speed["modes"]) + " |", "|---|" + "---|" * len(speed["modes"])]
+        for key, description in speed["configurations"].items():
+            lines.append(f"| {key}: {description} | "
+                         + " | ".join(f"{m[key]:.2f}x" for m in speed["modes"].values()) + " |")
+        trained_in = "xla" if args.jit_compile == "true" else "graph"
+        note = "the mode the models trained in" if speed["summary_mode"] == trained_in else "the only mode timed"
+        lines.append(f"\nMedian wall time per step over {speed['rounds']} round-robin rounds of "
+                     f"{speed['steps_per_round']} steps; the summary reports the `{speed['summary_mode']}` "
+                     f"column ({note}).")
+    return "\n".join(lines)
+
+
+def write_report(args, argv, results, start):
+    report = {
+        "benchmark": "20 Newsgroups bydate, oh-2LSTMp (Johnson & Zhang 2016)",
+        "command": "python benchmarks/newsgroups.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "config": vars(args),
+        "versions": {"python": platform.python_version(), "keras": keras.__version__, "tensorflow": tf.__version__,
+                     "scikit_learn": sklearn.__version__, "numpy": np.__version__},
+        "machine": machine(),
+        "wall_seconds": round(time.time() - start, 1),
+        "paper_error": PAPER,
+        "results": results,
+        "summary": summary(results),
+    }
+    output = pathlib.Path(args.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(report, indent=2))
+    output.with_suffix(".md").write_text(f"`{report['command']}`\n\n{table(results, args)}\n")
+    return report
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    parts = set(args.parts.split(","))
+    unknown = parts - set(PARTS)
+    if unknown:
+        raise SystemExit(f"unknown parts {sorted(unknown)}; choose from {PARTS}")
+    start = time.time()
+    setup = Setup(args)
+    results = {"data": setup.info, "models": {}, "svm": {}}
+    # The report is rewritten after each part, so an interrupted run keeps what it measured.
+    for part, run in (("svm", run_svm), ("supervised", run_supervised), ("full", run_full_gates),
+                      ("tv", run_tv), ("speed", run_speed)):
+        if part in parts:
+            run(setup, results)
+            write_report(args, argv, results, start)
+    report = write_report(args, argv, results, start)
+    print("\n" + table(results, args) + f"\n\nWall time {report['wall_seconds']:.0f} s. Results: {args.output}")
+    print(json.dumps(report["summary"], indent=2))
+
+
+if __name__ == "__main__":
+    main()

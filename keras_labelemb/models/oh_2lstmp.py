@@ -1,0 +1,105 @@
+"""oh-2LSTMp: one-hot bidirectional LSTM with pooling, then a linear (or GILE) top layer (J&Z 2016)."""
+
+import keras
+
+from keras_labelemb.layers import RegionLSTM
+from keras_labelemb.layers._validation import check_choice
+
+
+def oh_2lstmp(
+    vocabulary_size,
+    num_labels=None,
+    max_length=None,
+    units=500,
+    gates="no_io",
+    direction="bidirectional",
+    pooling="max",
+    num_regions=10,
+    chop_size=50,
+    chop_overlap=0,
+    dropout=0.5,
+    side_encoders=None,
+    train_side_encoders=False,
+    head="linear",
+    label_ids=None,
+    label_embedding_dim=100,
+    joint_dim=500,
+    activation="tanh",
+    name=None,
+):
+    """Token ids -> `RegionLSTM` (one-hot, no word embedding) -> dropout -> top layer -> logits.
+
+    The paper's model (Johnson & Zhang 2016, Figure 4 and section 2.3):
+    bidirectional one-hot LSTM without input/output gates, each direction's
+    per-word outputs concatenated, max pooling over k regions of the whole
+    document (k=10 on 20 Newsgroups), dropout on the pooled vector, a linear
+    top layer. Training-time chopping (`chop_size`, default 50) as in the
+    paper; tests read whole documents. With `side_encoders` (e.g.
+    `[TvEmbedding.encoder]` from `train_tv_embeddings`) the LSTM also takes the
+    tv-embeddings as frozen additional input (section 3).
+
+    Defaults follow the paper (500 units per direction); use fewer units on a
+    CPU. The vocabulary (the paper: the 30K most frequent words, lower-cased)
+    is the text pipeline's business: pass `vocabulary_size`, e.g.
+    `TextVectorizer(max_tokens=...).adapt(texts, max_size=30002)`.
+
+    Args:
+        vocabulary_size: number of token ids (0 = padding, 1 = unknown).
+        num_labels: number of classes (the linear head).
+        max_length: `T`, tokens per document; None for any length.
+        units: LSTM units per direction. Default 500.
+        gates: `"no_io"` (default) or `"full"` (oh-LSTMp with i/f/o gates).
+        direction: `"bidirectional"` (default, oh-2LSTMp), `"forward"` or `"backward"`.
+        pooling, num_regions: see `RegionLSTM`. Defaults `"max"`, 10.
+        chop_size, chop_overlap: training-time chopping. Defaults 50, 0.
+        dropout: rate on the pooled vector. Default 0.5.
+        side_encoders, train_side_encoders: see `RegionLSTM`.
+        head: `"linear"` (default, the paper's) or a `GileHead` variant such as
+            `"gile"`, which reads the label descriptions `label_ids` through its
+            own word embedding of size `label_embedding_dim` (the model has no
+            word embedding to share).
+        label_ids: `(L, Lw)` label-description token ids for a GILE head.
+        joint_dim, activation: of a GILE head.
+        name: model name. Default `"oh_2lstmp"` (or `"oh_lstmp"` for one direction).
+
+    Returns:
+        A functional `keras.Model` from int32 token ids `(B, T)` to logits
+        `(B, num_labels)`; compile it with e.g.
+        `CategoricalCrossentropy(from_logits=True)`, or the paper's square loss.
+
+    Example:
+
+    >>> import numpy as np
+    >>> model = oh_2lstmp(50, num_labels=4, max_length=12, units=8, chop_size=4)
+    >>> ids = np.random.default_rng(0).integers(0, 50, size=(3, 12))
+    >>> tuple(model(ids).shape)
+    (3, 4)
+    >>> model.get_layer("region_lstm").output.shape  # 10 regions x 2 directions x 8 units
+    (None, 160)
+
+    Reference: Johnson & Zhang, "Supervised and semi-supervised text
+    categorization using LSTM for region embeddings", ICML 2016.
+    """
+    head = check_choice("head", head, ("linear", "gile", "bilinear", "bilinear_yh15", "only_label", "only_input"))
+    if head == "linear" and num_labels is None:
+        raise ValueError("`num_labels` is required with head='linear'. Received: num_labels=None")
+    if head != "linear" and label_ids is None:
+        raise ValueError(f"`label_ids` (label descriptions as token ids) are required with head={head!r}.")
+    ids = keras.Input(shape=(max_length,), dtype="int32", name="token_ids")
+    region = RegionLSTM(
+        units, vocabulary_size, gates=gates, direction=direction, pooling=pooling, num_regions=num_regions,
+        chop_size=chop_size, chop_overlap=chop_overlap, side_encoders=side_encoders,
+        train_side_encoders=train_side_encoders, name="region_lstm",
+    )(ids)
+    pooled = keras.layers.Dropout(dropout, name="dropout")(region)
+    if head == "linear":
+        logits = keras.layers.Dense(num_labels, name="linear_head")(pooled)
+    else:
+        from keras_labelemb.layers import GileHead
+
+        label_embedding = keras.layers.Embedding(vocabulary_size, label_embedding_dim, mask_zero=True,
+                                                 name="label_word_embedding")
+        logits = GileHead(embedding=label_embedding, label_ids=label_ids, joint_dim=joint_dim, variant=head,
+                          activation=activation, name=f"{head}_head")(pooled)
+    default_name = "oh_2lstmp" if direction == "bidirectional" else "oh_lstmp"
+    return keras.Model(ids, logits, name=name or default_name)

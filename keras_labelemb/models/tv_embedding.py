@@ -1,0 +1,304 @@
+"""LSTM tv-embeddings learned from unlabeled text (Johnson & Zhang 2016, section 3).
+
+A one-hot LSTM reads a document and, at every word, predicts the bag of the
+next k words (forward) or of the previous k words (backward). What it learns
+to carry in its state (a two-view embedding of the text region read so far)
+is then given to a supervised `RegionLSTM` as additional, frozen input:
+
+    tv = train_tv_embeddings(unlabeled_ids, vocabulary)        # forward + backward LSTMs
+    region = RegionLSTM(500, vocabulary_size, side_encoders=[tv.encoder])
+"""
+
+import keras
+import numpy as np
+from keras import ops
+
+from keras_labelemb.layers import RegionLSTM
+from keras_labelemb.layers._validation import check_choice, check_positive_int
+
+#: English function words left out of the target vocabulary (vocabulary control, J&Z 2016
+#: section 3.2): predicting them teaches syntax rather than topic.
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have having
+    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
+    nor not now of off on once only or other our ours ourselves out over own same she should so some such than
+    that the their theirs them themselves then there these they this those through to too under until up very
+    was we were what when where which while who whom why will with would you your yours yourself yourselves
+    s t d ll m re ve don doesn didn isn wasn aren weren won wouldn shouldn couldn can't also may might must
+    shall us one""".split()
+)
+
+
+def target_vocabulary(vocabulary, max_targets=30000, stop_words=STOP_WORDS):
+    """Maps token ids to target ids for tv-embedding training (vocabulary control).
+
+    The target vocabulary is the `max_targets` most frequent tokens that are
+    not stop words (function words) nor reserved tokens (`"<pad>"`, `"<unk>"`,
+    `"<num>"` ... anything in angle brackets).
+
+    Args:
+        vocabulary: list of tokens, index = token id, most frequent first
+            (as `TextVectorizer.get_vocabulary()` returns it).
+        max_targets: size of the target vocabulary. Default 30,000 (the paper's).
+        stop_words: tokens never used as targets. Default `STOP_WORDS`.
+
+    Returns:
+        int32 array `(len(vocabulary),)`: the target index of each token id, or -1.
+
+    Example:
+
+    >>> target_vocabulary(["<pad>", "<unk>", "the", "rocket", "of", "orbit"], max_targets=5).tolist()
+    [-1, -1, -1, 0, -1, 1]
+    """
+    check_positive_int("max_targets", max_targets)
+    stop = {w.lower() for w in (stop_words or ())}
+    mapping = np.full(len(vocabulary), -1, dtype="int32")
+    count = 0
+    for token_id, token in enumerate(vocabulary):
+        if count == max_targets:
+            break
+        if token.startswith("<") and token.endswith(">") or token.lower() in stop:
+            continue
+        mapping[token_id] = count
+        count += 1
+    return mapping
+
+
+@keras.saving.register_keras_serializable(package="keras_labelemb")
+class TvEmbedding(keras.Model):
+    """Trains one-hot LSTM tv-embeddings on unlabeled token ids (J&Z 2016, section 3).
+
+    The encoder is a `RegionLSTM(units, gates="full", pooling=None)` (the paper
+    keeps the input and output gates here); `direction="bidirectional"` trains
+    the paper's two LSTMs, forward and backward, at once (independent weights
+    and objectives, one loop). At each unpadded position `t` the output `h_t`
+    of a direction scores target words linearly, `p_t[j] = w_j . h_t + b_j`,
+    and the weighted square loss (J&Z 2015b; 2016 section 3.4)
+
+        L = sum_t [ sum_{j in z_t} (1 - p_t[j])^2  +  negative_weight * sum_{j in N} (0 - p_t[j])^2 ]
+
+    is minimised, where `z_t` is the bag (set) of target words among the next
+    `window` words (forward) or the previous `window` words (backward), and `N`
+    holds `num_negatives` target words drawn uniformly per batch (shared by all
+    positions; a drawn word that is in `z_t` counts only as positive). Giving
+    weight only to the positives and to sampled zeros is the "negative
+    sampling effect" of the paper's weights `alpha_ij`: the loss costs
+    `O(window + num_negatives)` per word instead of `O(|target vocabulary|)`.
+    The loss is averaged over unpadded positions and added with `add_loss`, so
+    `compile(optimizer)` needs no `loss` and `fit(ids)` needs no targets.
+
+    Targets are restricted by `target_ids` (see `target_vocabulary`): the 30K
+    most frequent words minus function words.
+
+    Args:
+        vocabulary_size: number of token ids (0 = padding).
+        target_ids: int array `(vocabulary_size,)`, target index of each token
+            id or -1 (not a target).
+        units: LSTM units per direction. Default 100 (the paper's).
+        direction: `"forward"`, `"backward"` or `"bidirectional"` (default).
+        window: `k`, how many next (previous) words to predict. Default 5
+            (the paper's; 20 for long topic documents).
+        num_negatives: sampled zero targets per batch. Default 100.
+        negative_weight: weight of each sampled zero target. Default 1.
+        chop_size, chop_overlap: training-time chopping of the encoder (see
+            `RegionLSTM`); chopping also cuts the context the LSTM has read, not
+            the targets (targets always come from the whole document).
+        seed: seed of the negative sampler.
+
+    Call: token ids `(B, T)` -> the encoder's per-step outputs `(B, T, D*units)`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> ids = np.random.default_rng(0).integers(0, 30, size=(8, 12))
+    >>> targets = target_vocabulary([f"w{i}" for i in range(30)], max_targets=20)
+    >>> tv = TvEmbedding(30, targets, units=4, window=2, num_negatives=5, seed=0)
+    >>> tv.compile(keras.optimizers.Adam(1e-2))
+    >>> history = tv.fit(ids, epochs=2, batch_size=4, verbose=0)
+    >>> region = RegionLSTM(3, 30, num_regions=2, side_encoders=[tv.encoder])
+    >>> tuple(region(ids).shape), tv.encoder.trainable
+    ((8, 12), False)
+
+    Reference: Johnson & Zhang, ICML 2016, sections 3.1-3.4; JZ, NIPS 2015 (tv-embeddings).
+    """
+
+    def __init__(
+        self,
+        vocabulary_size,
+        target_ids,
+        units=100,
+        direction="bidirectional",
+        window=5,
+        num_negatives=100,
+        negative_weight=1.0,
+        chop_size=None,
+        chop_overlap=0,
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.vocabulary_size = check_positive_int("vocabulary_size", vocabulary_size)
+        target_ids = np.asarray(target_ids)
+        if target_ids.shape != (vocabulary_size,) or not np.issubdtype(target_ids.dtype, np.integer):
+            raise ValueError(
+                "`target_ids` must be an int array with one entry per token id "
+                f"({vocabulary_size}). Received: target_ids with shape {target_ids.shape} and dtype {target_ids.dtype}"
+            )
+        self.num_targets = int(target_ids.max()) + 1
+        if self.num_targets < 1:
+            raise ValueError("`target_ids` has no target word (every entry is -1).")
+        self.target_ids = target_ids.astype("int32")
+        self.units = check_positive_int("units", units)
+        self.direction = check_choice("direction", direction, ("forward", "backward", "bidirectional"))
+        self.window = check_positive_int("window", window)
+        if isinstance(num_negatives, bool) or not isinstance(num_negatives, int) or num_negatives < 0:
+            raise ValueError(f"`num_negatives` must be a non-negative integer. Received: num_negatives={num_negatives!r}")
+        self.num_negatives = num_negatives
+        if not isinstance(negative_weight, (int, float)) or negative_weight < 0:
+            raise ValueError(f"`negative_weight` must be a number >= 0. Received: negative_weight={negative_weight!r}")
+        self.negative_weight = float(negative_weight)
+        self.chop_size = chop_size
+        self.chop_overlap = chop_overlap
+        self.seed = seed
+        self.encoder = RegionLSTM(
+            units, vocabulary_size, gates="full", direction=direction, pooling=None,
+            chop_size=chop_size, chop_overlap=chop_overlap, name="tv_encoder",
+        )
+        self.seed_generator = keras.random.SeedGenerator(seed)
+        self.directions = self.encoder.directions
+        self.output_kernels = [
+            self.add_weight(shape=(self.num_targets, units), initializer=keras.initializers.RandomNormal(stddev=0.01),
+                            name=f"{name}_output_kernel")
+            for name in self.directions
+        ]
+        self.output_biases = [
+            self.add_weight(shape=(self.num_targets,), initializer="zeros", name=f"{name}_output_bias")
+            for name in self.directions
+        ]
+
+    def build(self, input_shape):
+        self.encoder.build(input_shape)
+        self.built = True
+
+    def _window_targets(self, ids, backward):
+        """Target indices `(B, T, window)` of the next (previous) words, -1 for none; repeats marked -1."""
+        k = self.window
+        padded = ops.pad(ids, ((0, 0), (k, k)))
+        length = ids.shape[1]
+        if length is None:
+            raise ValueError("TvEmbedding needs a known sequence length T. Received: ids with shape (B, None)")
+        starts = [k - s if backward else k + s for s in range(1, k + 1)]
+        words = ops.stack([padded[:, start : start + length] for start in starts], axis=-1)
+        targets = ops.take(ops.convert_to_tensor(self.target_ids), words, axis=0)
+        # A bag, not a count: a word repeated in the window is one positive.
+        same = ops.equal(ops.expand_dims(targets, -1), ops.expand_dims(targets, -2))
+        earlier = ops.convert_to_tensor(np.tril(np.ones((k, k), bool), -1))
+        repeated = ops.any(ops.logical_and(same, earlier), axis=-1)
+        return ops.where(ops.logical_or(repeated, targets < 0), -1, targets)
+
+    def objective(self, ids, sequences, negatives):
+        """The weighted square loss (see the class docstring) for given sampled `negatives` `(m,)`."""
+        ids = ops.cast(ids, "int32")
+        position = ops.cast(ops.not_equal(ids, 0), "float32")
+        sequences = ops.cast(sequences, "float32")
+        total = 0.0
+        for d, name in enumerate(self.directions):
+            h = sequences[..., d * self.units : (d + 1) * self.units]
+            kernel, bias = ops.cast(self.output_kernels[d], "float32"), ops.cast(self.output_biases[d], "float32")
+            targets = self._window_targets(ids, backward=name == "backward")
+            positive = ops.cast(targets >= 0, "float32") * ops.expand_dims(position, -1)
+            index = ops.maximum(targets, 0)
+            scores = ops.sum(ops.expand_dims(h, 2) * ops.take(kernel, index, axis=0), axis=-1) + ops.take(bias, index)
+            total = total + ops.sum(positive * ops.square(1.0 - scores))
+            if self.num_negatives:
+                negative_scores = ops.matmul(h, ops.transpose(ops.take(kernel, negatives, axis=0)))
+                negative_scores = negative_scores + ops.take(bias, negatives)
+                hit = ops.any(ops.equal(ops.expand_dims(targets, -1), negatives), axis=2)  # (B, T, m)
+                weight = ops.expand_dims(position, -1) * (1.0 - ops.cast(hit, "float32"))
+                total = total + self.negative_weight * ops.sum(weight * ops.square(negative_scores))
+        return total / ops.maximum(ops.sum(position), 1.0)
+
+    def call(self, inputs, training=None):
+        ids = ops.cast(inputs, "int32")
+        sequences = self.encoder(ids, training=training)
+        negatives = keras.random.randint(
+            (max(self.num_negatives, 1),), 0, self.num_targets, seed=self.seed_generator, dtype="int32"
+        )
+        self.add_loss(self.objective(ids, sequences, negatives))
+        return sequences
+
+    def compute_output_shape(self, input_shape):
+        return self.encoder.compute_output_shape(input_shape)
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "vocabulary_size": self.vocabulary_size,
+            "target_ids": self.target_ids.tolist(),
+            "units": self.units,
+            "direction": self.direction,
+            "window": self.window,
+            "num_negatives": self.num_negatives,
+            "negative_weight": self.negative_weight,
+            "chop_size": self.chop_size,
+            "chop_overlap": self.chop_overlap,
+            "seed": self.seed,
+        }
+
+
+def train_tv_embeddings(
+    ids,
+    vocabulary,
+    units=100,
+    direction="bidirectional",
+    window=5,
+    max_targets=30000,
+    stop_words=STOP_WORDS,
+    num_negatives=100,
+    chop_size=50,
+    epochs=1,
+    batch_size=50,
+    optimizer=None,
+    jit_compile="auto",
+    seed=0,
+    verbose=2,
+):
+    """Learns LSTM tv-embeddings from unlabeled token ids; returns the trained `TvEmbedding`.
+
+    Its `encoder` (a full-gate `RegionLSTM` with `pooling=None`) is what a
+    supervised model takes as frozen side input:
+    `RegionLSTM(..., side_encoders=[tv.encoder])`.
+
+    Args:
+        ids: int token ids `(N, T)` of the unlabeled documents (0 = padding).
+        vocabulary: the token list (index = id, most frequent first), for the
+            target vocabulary (`target_vocabulary`); or an int array of target
+            ids (one per token id, -1 for none).
+        units, direction, window, num_negatives: see `TvEmbedding`.
+        max_targets, stop_words: see `target_vocabulary`.
+        chop_size: training-time chopping of the encoder. Default 50.
+        epochs, batch_size: passed to `fit`. Defaults 1 and 50.
+        optimizer: default `keras.optimizers.RMSprop(1e-3)` (the paper used
+            rmsprop or SGD with momentum).
+        jit_compile: passed to `compile`.
+        seed: seeds the initial weights and the negative sampler.
+        verbose: passed to `fit`.
+
+    Returns:
+        The trained `TvEmbedding`; its `history` attribute holds the losses.
+    """
+    ids = np.asarray(ids)
+    vocabulary_size = len(vocabulary)
+    if isinstance(vocabulary, np.ndarray) and np.issubdtype(vocabulary.dtype, np.integer):
+        targets = vocabulary
+    else:
+        targets = target_vocabulary(list(vocabulary), max_targets, stop_words)
+    keras.utils.set_random_seed(seed)
+    model = TvEmbedding(
+        vocabulary_size, targets, units=units, direction=direction, window=window,
+        num_negatives=num_negatives, chop_size=chop_size, seed=seed,
+    )
+    model.compile(optimizer or keras.optimizers.RMSprop(1e-3), jit_compile=jit_compile)
+    model.history = model.fit(ids, batch_size=batch_size, epochs=epochs, verbose=verbose)
+    return model

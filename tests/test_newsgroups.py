@@ -1,0 +1,97 @@
+"""20 Newsgroups bydate loader: counts, labels, headers, and the original folder layout."""
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from keras_labelemb.datasets import TextClassificationData, load_newsgroups
+from keras_labelemb.datasets.newsgroups import newsgroup_description, strip_headers
+
+
+@pytest.fixture(scope="module")
+def newsgroups_dir(data_dir):
+    path = data_dir / "20newsgroups_bydate"
+    if not (path / "train.jsonl.gz").is_file():
+        pytest.skip(f"20 Newsgroups not found at {path}")
+    return path
+
+
+@pytest.fixture(scope="module")
+def newsgroups(newsgroups_dir):
+    return load_newsgroups(newsgroups_dir)
+
+
+def test_counts_and_labels(newsgroups):
+    data = newsgroups
+    assert isinstance(data, TextClassificationData)
+    assert (len(data.train_texts), len(data.test_texts), data.num_labels) == (11314, 7532, 20)
+    assert all(len(labels) == 1 for labels in data.train_labels + data.test_labels)
+    assert data.label_names == sorted(data.label_names)
+    train, test = data.label_counts("train"), data.label_counts("test")
+    assert train.sum() == 11314 and test.sum() == 7532
+    # Per-class counts known from scikit-learn's copy.
+    for name, n_train, n_test in [("alt.atheism", 480, 319), ("comp.graphics", 584, 389),
+                                  ("talk.religion.misc", 377, 251)]:
+        j = data.label_names.index(name)
+        assert (train[j], test[j]) == (n_train, n_test)
+    assert data.train_ids[0].startswith("train/") and data.test_ids[0].startswith("test/")
+    assert len(set(data.train_ids + data.test_ids)) == 11314 + 7532
+    np.testing.assert_array_equal(data.multi_hot("test").sum(axis=1), 1.0)
+
+
+def test_label_descriptions_are_readable(newsgroups):
+    descriptions = dict(zip(newsgroups.label_names, newsgroups.label_descriptions))
+    assert descriptions["comp.sys.mac.hardware"] == "computer systems mac hardware"
+    assert descriptions["sci.med"] == "science medicine"
+    assert descriptions["rec.sport.hockey"] == "recreation sport hockey"
+    assert all("." not in d for d in descriptions.values())
+
+
+def test_headers_removed_by_default(newsgroups_dir, newsgroups):
+    with_headers = load_newsgroups(newsgroups_dir, remove_headers=False)
+    starts = sum(t.startswith("From:") for t in with_headers.train_texts)
+    assert starts > 0.9 * len(with_headers.train_texts)
+    # A few bodies start with a forwarded message's own "From:" line.
+    assert sum(t.startswith("From:") for t in newsgroups.train_texts) < 0.01 * len(newsgroups.train_texts)
+    assert all(b in h for b, h in zip(newsgroups.test_texts[:200], with_headers.test_texts[:200]))
+    assert with_headers.train_labels == newsgroups.train_labels
+
+
+def test_custom_label_descriptions(newsgroups_dir):
+    data = load_newsgroups(newsgroups_dir, label_descriptions={"sci.space": "outer space", "nope": "x"})
+    assert data.label_descriptions[data.label_names.index("sci.space")] == "outer space"
+
+
+def test_original_folder_layout_and_jsonl_agree(tmp_path):
+    """A tiny copy in the layout of 20news-bydate.tar.gz, and the same in JSON lines."""
+    messages = {
+        "train": [("sci.space", "61", "From: a@b\nSubject: orbit\n\nThe shuttle flew.\n"),
+                  ("alt.atheism", "7", "From: c@d\n\nNo gods.\n")],
+        "test": [("sci.space", "100", "Subject: x\n\nMars\n"), ("alt.atheism", "9", "no blank line")],
+    }
+    tree = tmp_path / "tree"
+    jsonl = tmp_path / "jsonl"
+    jsonl.mkdir()
+    for split, items in messages.items():
+        for group, number, text in items:
+            folder = tree / f"20news-bydate-{split}" / group
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / number).write_bytes(text.encode("latin-1"))
+        with gzip.open(jsonl / f"{split}.jsonl.gz", "wt", encoding="utf-8") as f:
+            for group, number, text in items:
+                f.write(json.dumps({"id": f"{group}/{number}", "label": group, "text": text}) + "\n")
+    from_tree, from_jsonl = load_newsgroups(tree), load_newsgroups(jsonl)
+    assert from_tree.label_names == ["alt.atheism", "sci.space"]
+    assert sorted(from_tree.train_texts) == sorted(from_jsonl.train_texts) == ["No gods.\n", "The shuttle flew.\n"]
+    assert sorted(from_tree.test_texts) == ["", "Mars\n"]
+    assert from_tree.train_ids == ["train/alt.atheism/7", "train/sci.space/61"]
+    with pytest.raises(FileNotFoundError, match="20news-bydate"):
+        load_newsgroups(tmp_path / "missing")
+
+
+def test_helpers():
+    assert newsgroup_description("misc.forsale") == "miscellaneous for sale"
+    assert strip_headers("From: x\nSubject: y\n\nbody\n\nmore") == "body\n\nmore"
+    assert strip_headers("only headers") == ""

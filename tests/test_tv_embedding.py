@@ -1,0 +1,172 @@
+"""LSTM tv-embeddings (J&Z 2016 section 3): vocabulary control, the objective vs NumPy,
+a few training steps on tiny data, and the trained encoder as frozen RegionLSTM side input."""
+
+import os
+import tempfile
+
+import keras
+import numpy as np
+import pytest
+
+from keras_labelemb.layers import RegionLSTM
+from keras_labelemb.models import TvEmbedding, oh_2lstmp, target_vocabulary, train_tv_embeddings
+
+VOCAB = 30
+
+
+def tiny_ids(seed=0, shape=(16, 12)):
+    ids = np.random.default_rng(seed).integers(1, VOCAB, size=shape).astype("int32")
+    ids[0, 8:] = 0
+    ids[1, :5] = 0
+    return ids
+
+
+def tokens():
+    return ["<pad>", "<unk>", "the", "<num>", "of"] + [f"w{i}" for i in range(VOCAB - 5)]
+
+
+def test_target_vocabulary_drops_function_words_reserved_tokens_and_rare_words():
+    mapping = target_vocabulary(tokens(), max_targets=10)
+    assert mapping.shape == (VOCAB,) and mapping.dtype == np.int32
+    assert (mapping[:5] == -1).all()  # <pad>, <unk>, "the", <num>, "of"
+    np.testing.assert_array_equal(mapping[5:15], np.arange(10))
+    assert (mapping[15:] == -1).all()  # beyond the 10 most frequent content words
+    everything = target_vocabulary(tokens(), max_targets=1000, stop_words=())
+    assert everything[2] == 0 and everything[4] == 1 and everything.max() == VOCAB - 4
+
+
+def numpy_objective(ids, sequences, model, negatives):
+    units, k = model.units, model.window
+    total, positions = 0.0, (ids != 0).sum()
+    for d, name in enumerate(model.directions):
+        kernel = np.asarray(model.output_kernels[d])
+        bias = np.asarray(model.output_biases[d])
+        for b in range(ids.shape[0]):
+            for t in range(ids.shape[1]):
+                if ids[b, t] == 0:
+                    continue
+                h = sequences[b, t, d * units:(d + 1) * units]
+                window = range(t + 1, t + k + 1) if name == "forward" else range(t - 1, t - k - 1, -1)
+                bag = {model.target_ids[ids[b, s]] for s in window if 0 <= s < ids.shape[1]} - {-1}
+                for j in bag:
+                    total += (1.0 - (kernel[j] @ h + bias[j])) ** 2
+                for j in negatives:
+                    if j not in bag:
+                        total += model.negative_weight * (kernel[j] @ h + bias[j]) ** 2
+    return total / positions
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward", "bidirectional"])
+def test_objective_matches_numpy(direction):
+    ids = tiny_ids(1, (4, 9))
+    ids[2, 3] = ids[2, 4] = ids[2, 5]  # a word repeated inside a window counts once
+    targets = target_vocabulary(tokens(), max_targets=12)
+    model = TvEmbedding(VOCAB, targets, units=3, direction=direction, window=3, num_negatives=4,
+                        negative_weight=0.5)
+    sequences = np.asarray(model(ids))
+    rng = np.random.default_rng(2)
+    for w in model.output_kernels + model.output_biases:
+        w.assign(rng.normal(size=w.shape).astype("float32"))
+    present = sorted({int(targets[i]) for i in ids.ravel()} - {-1})
+    negatives = np.array([present[0], present[1], 11, 7], "int32")  # two collide with positives somewhere
+    actual = float(model.objective(ids, sequences, negatives))
+    np.testing.assert_allclose(actual, numpy_objective(ids, sequences, model, negatives), rtol=1e-5)
+
+
+@pytest.mark.parametrize("jit_compile", [False, True])
+def test_trains_a_few_steps_on_tiny_data(jit_compile):
+    ids = tiny_ids()
+    keras.utils.set_random_seed(0)
+    model = TvEmbedding(VOCAB, target_vocabulary(tokens(), 20), units=6, window=2, num_negatives=8,
+                        chop_size=5, seed=1)
+    model.compile(keras.optimizers.Adam(1e-2), jit_compile=jit_compile)
+    model(ids)
+    before = [np.asarray(w).copy() for w in model.trainable_weights]
+    losses = model.fit(ids, batch_size=8, epochs=6, verbose=0).history["loss"]
+    assert np.all(np.isfinite(losses)) and losses[-1] < losses[0], losses
+    changed = [not np.array_equal(b, np.asarray(w)) for b, w in zip(before, model.trainable_weights)]
+    assert all(changed), [w.path for w, c in zip(model.trainable_weights, changed) if not c]
+    assert model.predict(ids, verbose=0).shape == (16, 12, 12)  # both directions' h_t
+
+
+def test_negatives_are_redrawn_every_batch():
+    model = TvEmbedding(VOCAB, target_vocabulary(tokens(), 20), units=2, num_negatives=6, seed=3)
+    draws = [np.asarray(keras.random.randint((6,), 0, 20, seed=model.seed_generator)) for _ in range(2)]
+    assert not np.array_equal(*draws)
+
+
+def test_trained_encoder_plugs_into_region_lstm_as_frozen_side_input():
+    ids = tiny_ids()
+    tv = train_tv_embeddings(ids, tokens(), units=4, window=2, max_targets=20, num_negatives=8, chop_size=4,
+                             epochs=1, batch_size=8, verbose=0)
+    assert len(tv.history.history["loss"]) == 1
+    assert tuple(tv.encoder(ids).shape) == (16, 12, 8)
+    model = oh_2lstmp(VOCAB, num_labels=3, max_length=12, units=5, num_regions=2, chop_size=4,
+                      side_encoders=[tv.encoder])
+    region = model.get_layer("region_lstm")
+    assert not tv.encoder.trainable
+    assert region.total_side_dim == 8 and tuple(region.side_kernel.shape) == (8, 2 * 2 * 5)
+    frozen = [np.asarray(w).copy() for w in tv.encoder.weights]
+    model.compile(keras.optimizers.Adam(1e-2), keras.losses.CategoricalCrossentropy(from_logits=True),
+                  jit_compile=True)
+    y = np.eye(3, dtype="float32")[ids[:, 0] % 3]
+    model.fit(ids, y, batch_size=8, epochs=2, verbose=0)
+    for old, new in zip(frozen, tv.encoder.weights):
+        np.testing.assert_array_equal(old, np.asarray(new))
+    # The side encoder is saved inside the model.
+    before = model.predict(ids, verbose=0)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.keras")
+        model.save(path)
+        loaded = keras.models.load_model(path)
+    np.testing.assert_allclose(loaded.predict(ids, verbose=0), before, atol=1e-6)
+    assert not loaded.get_layer("region_lstm").side_encoders[0].trainable
+
+
+def test_side_input_changes_the_supervised_model():
+    ids = tiny_ids()
+    tv = TvEmbedding(VOCAB, target_vocabulary(tokens(), 20), units=3, direction="forward")
+    tv(ids)
+    with_side = RegionLSTM(4, VOCAB, num_regions=2, side_encoders=[tv.encoder])
+    with_side(ids)
+    without = RegionLSTM(4, VOCAB, num_regions=2)
+    without(ids)
+    without.set_weights([np.asarray(w) for w in with_side.trainable_weights[:4]])
+    assert not np.allclose(np.asarray(with_side(ids)), np.asarray(without(ids)))
+    with_side.side_kernel.assign(np.zeros(with_side.side_kernel.shape, "float32"))
+    np.testing.assert_allclose(np.asarray(with_side(ids)), np.asarray(without(ids)), atol=1e-6)
+
+
+@pytest.mark.parametrize("kwargs,argument", [
+    ({"target_ids": np.zeros(5, "int32")}, "target_ids"),
+    ({"target_ids": np.full(VOCAB, -1, "int32")}, "target_ids"),
+    ({"units": 0}, "units"),
+    ({"direction": "sideways"}, "direction"),
+    ({"window": 0}, "window"),
+    ({"num_negatives": -1}, "num_negatives"),
+    ({"negative_weight": -0.5}, "negative_weight"),
+])
+def test_bad_arguments(kwargs, argument):
+    arguments = {"vocabulary_size": VOCAB, "target_ids": target_vocabulary(tokens(), 20), **kwargs}
+    with pytest.raises(ValueError, match=argument):
+        TvEmbedding(**arguments)
+    with pytest.raises(ValueError, match="max_targets"):
+        target_vocabulary(tokens(), max_targets=0)
+
+
+def test_oh_2lstmp_builder():
+    model = oh_2lstmp(VOCAB, num_labels=4, max_length=12, units=3, num_regions=3, chop_size=5)
+    assert model.name == "oh_2lstmp" and model.output.shape == (None, 4)
+    region = model.get_layer("region_lstm")
+    assert (region.gates, region.direction, region.pooling, region.chop_size) == ("no_io", "bidirectional", "max", 5)
+    full = oh_2lstmp(VOCAB, num_labels=4, units=3, gates="full", direction="forward")
+    assert full.name == "oh_lstmp" and full.get_layer("region_lstm").output.shape == (None, 10 * 3)
+    labels = np.array([[2, 3], [4, 0]], "int32")
+    gile = oh_2lstmp(VOCAB, max_length=12, units=3, head="gile", label_ids=labels, joint_dim=4)
+    assert gile(tiny_ids()).shape == (16, 2)
+    with pytest.raises(ValueError, match="num_labels"):
+        oh_2lstmp(VOCAB)
+    with pytest.raises(ValueError, match="label_ids"):
+        oh_2lstmp(VOCAB, head="gile")
+    with pytest.raises(ValueError, match="head"):
+        oh_2lstmp(VOCAB, num_labels=2, head="softmax")
