@@ -1,5 +1,7 @@
 """Trains an existing label-scoring model with sampled labels; predicts with all labels."""
 
+import inspect
+
 import keras
 from keras import ops
 
@@ -135,7 +137,10 @@ class SampledLabelModel(keras.Model):
         features = y_pred[_FEATURES]
         scores = self.head(features) if self.sampled_loss.sampler == "hard" else None
         candidates, keep, num_positive = self.sampled_loss.sample_candidates(y, num_labels, scores)
-        logits = self.head.score_subset(features, candidates)
+        if "training" in inspect.signature(self.head.score_subset).parameters:  # e.g. DrillHead's dropout
+            logits = self.head.score_subset(features, candidates, training=True)
+        else:
+            logits = self.head.score_subset(features, candidates)
         loss = self.sampled_loss.sampled_loss(y, logits, candidates, keep, num_positive, num_labels, sample_weight)
         kept = ops.logical_and(keep, ops.take(ops.max(ops.cast(y, "float32"), axis=0) > 0, candidates, axis=0))
         self.dropped_positives.update_state(ops.cast(num_positive - ops.sum(ops.cast(kept, "int32")), "float32"))
