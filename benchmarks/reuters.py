@@ -13,6 +13,9 @@ One process, same data and budget for every model:
   descriptions alone. Ranking loss, average precision (LRAP) and one-error
   over the held-out labels on the test documents that carry at least one of
   them, for GILE, both bilinear forms, only-label, only-input and random.
+- DrillHead over the label descriptions (`drill_han`, `drill`; DRILL's deep
+  residual label network in place of GILE's joint space, sigmoid, shared
+  bias), in the seen-label and zero-shot parts next to GileHead.
 - Train-time ratio of GILE-HAN with `jit_compile=True` vs `False` (one epoch
   each after a warm-up epoch, same process).
 
@@ -22,13 +25,13 @@ on the filtered training documents for the zero-shot models.
 
     python benchmarks/reuters.py            # full run, about an hour on 2 CPU cores
     python benchmarks/reuters.py --quick    # a few epochs, to check the script
+    python benchmarks/reuters.py --parts seen,zeroshot --seen-models gile_han,drill_han \
+        --zero-shot-heads gile,drill --output benchmarks/results/reuters_drill.json
 """
 
 import argparse
-import json
 import os
 import pathlib
-import platform
 import sys
 import time
 
@@ -36,9 +39,10 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
-import sklearn  # noqa: E402
 import tensorflow as tf  # noqa: E402
-import tensorflow_text  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report import write_report  # noqa: E402
 
 from keras_labelemb.datasets import load_reuters, remove_unseen_from_train, restrict_labels, zero_shot_split  # noqa: E402
 from keras_labelemb.evaluation import (  # noqa: E402
@@ -53,14 +57,16 @@ from keras_labelemb.models import document_classifier, set_labels  # noqa: E402
 from keras_labelemb.text import TextVectorizer, pretrain_word_vectors  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"
-ZERO_SHOT_HEADS = ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input")
+ZERO_SHOT_HEADS = ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input", "drill")
+SEEN_MODELS = {"gile_han": "gile", "han_linear": "linear", "drill_han": "drill"}
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data-dir", default=None, help="Reuters folder (default: $KERAS_LABELEMB_DATA/reuters21578)")
     p.add_argument("--parts", default="svm,seen,zeroshot,jit", help="comma-separated parts to run")
-    p.add_argument("--seen-models", default="gile_han,han_linear")
+    p.add_argument("--seen-models", default=",".join(SEEN_MODELS), help=f"from {','.join(SEEN_MODELS)}")
+    p.add_argument("--zero-shot-heads", default=",".join(ZERO_SHOT_HEADS), help=f"from {','.join(ZERO_SHOT_HEADS)}")
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--patience", type=int, default=5)
     p.add_argument("--batch-size", type=int, default=32)
@@ -74,7 +80,9 @@ def parse_args(argv=None):
     p.add_argument("--dropout", type=float, default=0.3)
     p.add_argument("--joint-dim", type=int, default=500)
     p.add_argument("--bilinear-dim", type=int, default=100, help="d_j of bilinear_yh15 (GILE Table 2: 100)")
-    p.add_argument("--activation", default="tanh")
+    p.add_argument("--activation", default="tanh", help="sigma of the GileHead variants")
+    p.add_argument("--drill-depth", type=int, default=2, help="k of the DrillHead label network (DRILL default 2)")
+    p.add_argument("--drill-dropout", type=float, default=0.0, help="variational dropout between DrillHead layers")
     p.add_argument("--freeze-embeddings", action="store_true", help="keep the pretrained word vectors fixed")
     p.add_argument("--no-pretrained", action="store_true", help="random word vectors instead of PPMI-SVD")
     p.add_argument("--validation-fraction", type=float, default=0.1)
@@ -84,6 +92,11 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if args.quick:
         args.epochs, args.patience = 2, 2
+    for option, given, known in (("--seen-models", args.seen_models, SEEN_MODELS),
+                                 ("--zero-shot-heads", args.zero_shot_heads, ZERO_SHOT_HEADS)):
+        unknown = sorted(set(given.split(",")) - set(known))
+        if unknown:
+            p.error(f"{option}: unknown {unknown}; choose from {','.join(known)}")
     return args
 
 
@@ -130,6 +143,8 @@ def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
         head=head,
         joint_dim=joint_dim or a.joint_dim,
         activation=a.activation,
+        depth=a.drill_depth,
+        head_dropout=a.drill_dropout,
     )
 
 
@@ -192,8 +207,8 @@ def run_svm(setup, data):
 def run_seen(setup, results):
     data = setup.data.validation_split(setup.args.validation_fraction, seed=setup.args.seed)
     vectors = setup.word_vectors(data.train_texts + data.val_texts)
-    heads = [h for h in (("gile_han", "gile"), ("han_linear", "linear")) if h[0] in setup.args.seen_models.split(",")]
-    for name, head in heads:
+    for name in setup.args.seen_models.split(","):
+        head = SEEN_MODELS[name]
         print(f"\n== seen labels: {name} ==", flush=True)
         model, info = train(setup, data, head, setup.label_ids, vectors)
         scores = sigmoid(model.predict(setup.ids(data.test_texts), verbose=0, batch_size=256))
@@ -217,7 +232,7 @@ def run_zero_shot(setup, results):
     vectors = setup.word_vectors(train_data.train_texts + train_data.val_texts)
     test_ids = setup.ids(data.test_texts)
     dims = {"gile": setup.args.joint_dim, "bilinear_yh15": setup.args.bilinear_dim}
-    for head in ZERO_SHOT_HEADS:
+    for head in setup.args.zero_shot_heads.split(","):
         print(f"\n== zero-shot: {head} ==", flush=True)
         model, info = train(setup, train_data, head, setup.label_ids[seen], vectors, joint_dim=dims.get(head))
         info["seen_test"] = classification_report(
@@ -258,27 +273,25 @@ def run_jit_ratio(setup, results):
     print(results["jit"], flush=True)
 
 
-def machine():
-    return {
-        "platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(), "gpus": [d.name for d in tf.config.list_physical_devices("GPU")],
-    }
-
-
 def summary(results):
     seen, zs = results.get("seen", {}), results.get("zero_shot", {})
     out = {}
-    if "gile_han" in seen:
-        out["gile_han_micro_f1"] = seen["gile_han"]["micro_f1"]
-        out["han_linear_micro_f1"] = seen["han_linear"]["micro_f1"]
+    for name in ("gile_han", "han_linear"):
+        if name in seen:
+            out[f"{name}_micro_f1"] = seen[name]["micro_f1"]
     if "svm" in results:
         out["svm_micro_f1"] = results["svm"]["micro_f1"]
     if "random" in zs:
         out["zeroshot_avgpr"] = {
-            k: zs[k]["label_ranking_average_precision"] for k in ZERO_SHOT_HEADS + ("random",) if k in zs
+            k: zs[k]["label_ranking_average_precision"] for k in ZERO_SHOT_HEADS[:-1] + ("random",) if k in zs
         }
     if "jit" in results:
         out["jit_speedup"] = results["jit"]["speedup"]
+    # DrillHead is not part of the spine's summary keys; its numbers sit beside them.
+    if "drill_han" in seen:
+        out["drill_han_micro_f1"] = seen["drill_han"]["micro_f1"]
+    if "drill" in zs:
+        out["zeroshot_avgpr_drill"] = zs["drill"]["label_ranking_average_precision"]
     return out
 
 
@@ -287,6 +300,7 @@ def table(results):
              "| model | micro-F1 | P@1 | P@5 | epochs (best) | train s |", "|---|---|---|---|---|---|"]
     rows = [("GILE-HAN", results.get("seen", {}).get("gile_han")),
             ("HAN, linear head", results.get("seen", {}).get("han_linear")),
+            ("DRILL-HAN (DrillHead over descriptions)", results.get("seen", {}).get("drill_han")),
             ("tf-idf 1-3-gram LinearSVC", results.get("svm"))]
     for name, r in rows:
         if r:
@@ -312,26 +326,6 @@ def table(results):
     return "\n".join(lines)
 
 
-def write_report(args, argv, results, start):
-    report = {
-        "benchmark": "reuters21578 ModApte-90",
-        "command": "python benchmarks/reuters.py " + " ".join(sys.argv[1:] if argv is None else argv),
-        "config": vars(args),
-        "versions": {"python": platform.python_version(), "keras": keras.__version__, "tensorflow": tf.__version__,
-                     "tensorflow_text": tensorflow_text.__version__, "scikit_learn": sklearn.__version__,
-                     "numpy": np.__version__},
-        "machine": machine(),
-        "wall_seconds": round(time.time() - start, 1),
-        "results": results,
-        "summary": summary(results),
-    }
-    output = pathlib.Path(args.output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(report, indent=2))
-    output.with_suffix(".md").write_text(f"`{report['command']}`\n\n{table(results)}\n")
-    return report
-
-
 def main(argv=None):
     args = parse_args(argv)
     start = time.time()
@@ -343,11 +337,15 @@ def main(argv=None):
         results["svm"] = run_svm(setup, setup.data.validation_split(args.validation_fraction, seed=args.seed))
         print(results["svm"], flush=True)
     # The report is rewritten after each part, so an interrupted run keeps what it measured.
+    def save():
+        return write_report(args.output, "reuters21578 ModApte-90", "reuters.py", args, argv, results,
+                            summary(results), table(results), start)
+
     for part, run in (("seen", run_seen), ("zeroshot", run_zero_shot), ("jit", run_jit_ratio)):
-        write_report(args, argv, results, start)
+        save()
         if part in parts:
             run(setup, results)
-    report = write_report(args, argv, results, start)
+    report = save()
     print("\n" + table(results) + f"\n\nWall time {report['wall_seconds']:.0f} s. Results: {args.output}")
 
 

@@ -313,3 +313,50 @@ def test_masks_pass_through_per_time_step():
     mask = np.array([[True, True, False]])
     assert head.compute_mask(np.zeros((1, 3, DIM)), mask) is mask
     assert head.compute_mask(np.zeros((1, DIM)), None) is None
+
+
+# ---------------------------------------------------------------------------
+# DrillHead as a document classifier's output layer (label descriptions)
+# ---------------------------------------------------------------------------
+
+
+def test_bias_initializer_sets_the_starting_logit_and_survives_the_config():
+    head = DrillHead(keras.layers.Embedding(VOCAB, DIM, mask_zero=True), label_ids=LABELS, depth=1,
+                     bias_initializer=keras.initializers.Constant(-4.0))
+    head(np.zeros((1, DIM), "float32"))
+    assert float(ops.convert_to_numpy(head.bias_weight)) == -4.0
+    clone = DrillHead.from_config(head.get_config())
+    clone(np.zeros((1, DIM), "float32"))
+    assert float(ops.convert_to_numpy(clone.bias_weight)) == -4.0
+
+
+@pytest.mark.parametrize("units", [DIM, DIM + 3])  # g_in = I, and the projected (dual) form
+def test_document_classifier_drill_head_scores_new_labels_and_round_trips(units, tmp_path):
+    from keras_labelemb.models import document_classifier, set_labels
+
+    model = document_classifier(VOCAB, LABELS, max_sentences=2, max_sentence_length=4, embedding_dim=DIM,
+                                encoder_units=units, head="drill", depth=2)
+    head = model.get_layer("drill_head")
+    assert head.input_projection == (units != DIM)
+    np.testing.assert_allclose(float(ops.convert_to_numpy(head.bias_weight)), -np.log(len(LABELS)), rtol=1e-6)
+    x = RNG.integers(0, VOCAB, size=(3, 2, 4)).astype("int32")
+    y = np.eye(len(LABELS), dtype="float32")[[0, 1, 2]]
+    model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)
+    model.fit(x, y, epochs=1, verbose=0)
+    before = model.predict(x, verbose=0)
+
+    path = tmp_path / "drill.keras"
+    model.save(path)
+    np.testing.assert_array_equal(keras.models.load_model(path).predict(x, verbose=0), before)
+
+    set_labels(model, np.concatenate([LABELS[2:3], [[10, 11, 0]]]))  # a known label first, then a new one
+    after = model.predict(x, verbose=0)
+    assert after.shape == (3, 2) and np.isfinite(after).all()
+    np.testing.assert_allclose(after[:, 0], before[:, 2], atol=1e-5)
+
+
+def test_document_classifier_drill_head_needs_descriptions():
+    from keras_labelemb.models import document_classifier
+
+    with pytest.raises(ValueError, match="label_ids"):
+        document_classifier(VOCAB, num_labels=4, flat=True, max_tokens=5, head="drill")

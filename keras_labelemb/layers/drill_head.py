@@ -134,6 +134,10 @@ class DrillHead(keras.layers.Layer):
             embeddings and the bias is per label or `variant="full"`.
         label_dim: `d` when there is no `embedding`.
         kernel_initializer: initializer of `U_i`, `V`, `W`.
+        bias_initializer: initializer of the output bias `b` (default zeros).
+            For multi-label classification, the log-odds of the mean label
+            frequency (e.g. `Constant(-4.5)` when documents carry about 1 of
+            90 labels) starts every logit at the prior instead of at 0.5.
         seed: seed of the dropout masks.
 
     Call arguments:
@@ -180,6 +184,7 @@ class DrillHead(keras.layers.Layer):
         num_labels=None,
         label_dim=None,
         kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
         seed=None,
         **kwargs,
     ):
@@ -193,6 +198,7 @@ class DrillHead(keras.layers.Layer):
         self.bias_mode = check_choice("bias", bias, BIAS_MODES)
         self.seed = seed
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.bias_initializer = keras.initializers.get(bias_initializer)
         if embedding is not None and not (hasattr(embedding, "input_dim") and hasattr(embedding, "output_dim")):
             raise ValueError(
                 "`embedding` must be a keras.layers.Embedding (or a layer with `input_dim`, `output_dim` "
@@ -351,9 +357,9 @@ class DrillHead(keras.layers.Layer):
                 if self.projection_bias:
                     self.input_bias = self._add("input_bias", (out_width,), "zeros")
         if self.bias == "per_label":
-            self.bias_weight = self._add("bias", (self.num_labels,), "zeros")
+            self.bias_weight = self._add("bias", (self.num_labels,), self.bias_initializer)
         elif self.bias == "shared":
-            self.bias_weight = self._add("bias", (), "zeros")
+            self.bias_weight = self._add("bias", (), self.bias_initializer)
         self.built = True
 
     # -- forward ---------------------------------------------------------------
@@ -497,6 +503,7 @@ class DrillHead(keras.layers.Layer):
             num_labels=self._num_labels_arg,
             label_dim=self.label_dim,
             kernel_initializer=keras.initializers.serialize(self.kernel_initializer),
+            bias_initializer=keras.initializers.serialize(self.bias_initializer),
             seed=self.seed,
         )
         return config

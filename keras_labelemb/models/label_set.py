@@ -1,11 +1,14 @@
 """Replacing the label set of a trained model (zero-shot)."""
 
-from keras_labelemb.layers import GileHead
+from keras_labelemb.layers import DrillHead, GileHead
 
 
 def label_heads(model):
-    """Every `GileHead` inside `model` (nested models included)."""
-    return [layer for layer in model._flatten_layers(include_self=False) if isinstance(layer, GileHead)]
+    """Every head scoring labels from descriptions (`GileHead`, `DrillHead`) inside `model`, nested ones included."""
+    return [
+        layer for layer in model._flatten_layers(include_self=False)
+        if isinstance(layer, GileHead) or (isinstance(layer, DrillHead) and layer.label_source == "descriptions")
+    ]
 
 
 def set_labels(model, label_ids):
@@ -25,7 +28,7 @@ def set_labels(model, label_ids):
     """
     heads = label_heads(model)
     if not heads:
-        raise ValueError(f"`model` has no GileHead whose labels could be replaced. Received: model={model.name!r}")
+        raise ValueError(f"`model` has no GileHead or description-based DrillHead whose labels could be replaced. Received: model={model.name!r}")
     for head in heads:
         head.set_labels(label_ids)
     model.train_function = model.test_function = model.predict_function = None
