@@ -1,5 +1,7 @@
 """Argument checks shared by the layers: each error names the argument and the value received."""
 
+import numpy as np
+
 
 def check_positive_int(name, value, allow_none=False):
     if value is None and allow_none:
@@ -26,4 +28,19 @@ def check_rank(name, shape, ranks):
         expected = " or ".join(str(r) for r in ranks)
         raise ValueError(
             f"`{name}` must have rank {expected}. Received: {name} with shape {tuple(shape)}"
+        )
+
+
+def check_label_indices(indices, num_labels):
+    """Raises for out-of-range label indices when their values are known (eager calls)."""
+    try:
+        values = np.asarray(indices)
+    except Exception:  # a symbolic tensor inside a traced function: `take` clips instead
+        return
+    if values.ndim != 1:
+        raise ValueError(f"`label_indices` must be a 1-D array of label indices. Received: shape {values.shape}")
+    if values.size and (values.min() < 0 or values.max() >= num_labels):
+        raise ValueError(
+            f"`label_indices` must lie in [0, {num_labels}) (the current label set). "
+            f"Received: label_indices with min {values.min()} and max {values.max()}"
         )

@@ -4,7 +4,7 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_labelemb.layers._validation import check_choice, check_positive_int, check_rate
+from keras_labelemb.layers._validation import check_choice, check_label_indices, check_positive_int, check_rate
 from keras_labelemb.layers.gile_head import validate_label_ids
 from keras_labelemb.layers.label_encoder import LabelEncoder
 
@@ -34,21 +34,6 @@ def _check_bool(name, value, allow_none=True):
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"`{name}` must be True or False. Received: {name}={value!r}")
     return bool(value)
-
-
-def _check_label_indices(indices, num_labels):
-    """Raises for out-of-range label indices when their values are known (eager calls)."""
-    try:
-        values = np.asarray(indices)
-    except Exception:  # a symbolic tensor inside a traced function: `take` clips instead
-        return
-    if values.ndim != 1:
-        raise ValueError(f"`label_indices` must be a 1-D array of label indices. Received: shape {values.shape}")
-    if values.size and (values.min() < 0 or values.max() >= num_labels):
-        raise ValueError(
-            f"`label_indices` must lie in [0, {num_labels}) (the current label set). "
-            f"Received: label_indices with min {values.min()} and max {values.max()}"
-        )
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -453,7 +438,7 @@ class DrillHead(keras.layers.Layer):
         indices = ops.convert_to_tensor(label_indices, dtype="int32")
         if self.num_labels is None:
             raise ValueError("score_subset needs a stored label set (an embedding or label_ids). Received: none")
-        _check_label_indices(label_indices, self.num_labels)
+        check_label_indices(label_indices, self.num_labels)
         h = ops.cast(inputs, self.compute_dtype)
         if self.variant == "full":
             kernel = ops.take(self._w(self.kernel), indices, axis=1)

@@ -6,7 +6,7 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_labelemb.layers._validation import check_choice, check_positive_int
+from keras_labelemb.layers._validation import check_choice, check_label_indices, check_positive_int
 from keras_labelemb.layers.label_encoder import LabelEncoder
 
 VARIANTS = ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input", "linear")
@@ -50,19 +50,6 @@ def validate_label_ids(label_ids, vocabulary_size=None, name="label_ids"):
             f"{name} with {empty.size} empty rows of {array.shape[0]}"
         )
     return array.astype("int32")
-
-
-def _check_indices_in_range(indices, num_labels):
-    """Raises for out-of-range label indices when they are known (eager); traced ids are clipped by `take`."""
-    try:
-        values = np.asarray(indices)
-    except Exception:  # a symbolic tensor inside a traced function
-        return
-    if values.size and (values.min() < 0 or values.max() >= num_labels):
-        raise ValueError(
-            f"`label_indices` must lie in [0, {num_labels}) (the current label set). "
-            f"Received: label_indices with min {values.min()} and max {values.max()}"
-        )
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -359,7 +346,7 @@ class GileHead(keras.layers.Layer):
         `label_indices[c]` of `call(inputs)`.
         """
         indices = ops.convert_to_tensor(label_indices, dtype="int32")
-        _check_indices_in_range(indices, self.num_labels)
+        check_label_indices(indices, self.num_labels)
         if self.variant == "linear":
             kernel = ops.take(self._w(self.kernel), indices, axis=1)
             return ops.matmul(inputs, kernel) + ops.take(self._w(self.bias), indices, axis=0)
