@@ -147,3 +147,25 @@ def test_joint_dim_matching_linear_eq19():
     assert joint_dim_matching_linear(100, [60, 30], 100) == 45
     with pytest.raises(ValueError, match="num_labels=0"):
         joint_dim_matching_linear(100, 0, 100)
+
+
+@pytest.mark.parametrize("head", ["gile", "linear", "bilinear", "drill"])
+def test_document_classifier_starts_every_head_at_the_label_prior(head):
+    from keras_labelemb.models import document_classifier
+
+    labels = np.array([[2, 3], [4, 0], [5, 6], [7, 0]], "int32")
+    kwargs = dict(flat=True, max_tokens=5, embedding_dim=6, encoder_units=6, joint_dim=4, head=head)
+    if head == "linear":
+        kwargs["num_labels"] = 4
+    else:
+        kwargs["label_ids"] = labels
+
+    def output_bias(model):
+        layer = model.layers[-1]
+        return ops.convert_to_numpy(layer.bias_weight if head == "drill" else layer.bias)
+
+    np.testing.assert_allclose(output_bias(document_classifier(20, **kwargs)), -np.log(4), rtol=1e-6)
+    np.testing.assert_array_equal(output_bias(document_classifier(20, prior_logit=None, **kwargs)), 0.0)
+    np.testing.assert_array_equal(output_bias(document_classifier(20, prior_logit=-2, **kwargs)), -2.0)
+    with pytest.raises(ValueError, match="prior_logit"):
+        document_classifier(20, prior_logit=float("nan"), **kwargs)

@@ -94,6 +94,9 @@ class GileHead(keras.layers.Layer):
         label_dim: size `d` of label embeddings passed directly to `call` when
             there is no `embedding`.
         kernel_initializer: initializer of the projections.
+        bias_initializer: initializer of the output bias `b` (default zeros;
+            e.g. `Constant(log(p / (1 - p)))` for a mean label frequency `p`,
+            so training starts at the label prior).
         num_languages: languages (or tasks) sharing one joint space (GILE
             section 3.3): `U, V, b_u, b_v` are shared, while `w` and `b` are per
             language, selected by the `language` call argument. Default 1.
@@ -153,6 +156,7 @@ class GileHead(keras.layers.Layer):
         num_labels=None,
         label_dim=None,
         kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
         num_languages=1,
         language_label_ids=None,
         **kwargs,
@@ -162,6 +166,7 @@ class GileHead(keras.layers.Layer):
         self.joint_dim = check_positive_int("joint_dim", joint_dim)
         self.activation = keras.activations.get(activation)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.bias_initializer = keras.initializers.get(bias_initializer)
         if embedding is not None and not hasattr(embedding, "input_dim"):
             raise ValueError(
                 "`embedding` must be a keras.layers.Embedding (or a layer with `input_dim` and "
@@ -258,7 +263,7 @@ class GileHead(keras.layers.Layer):
         d_h, d = input_shape[-1], self._label_dim
         if self.variant == "linear":
             self.kernel = self._add("kernel", (d_h, self.num_labels))
-            self.bias = self._add("bias", (self.num_labels,), "zeros")
+            self.bias = self._add("bias", (self.num_labels,), self.bias_initializer)
             return
         if self.embedding is not None and not self.embedding.built:
             self.embedding.build((None,))
@@ -278,7 +283,7 @@ class GileHead(keras.layers.Layer):
             self.label_kernel = self._add("label_kernel", (d, d_h))
         elif self.variant == "only_input":
             self.input_kernel = self._add("input_kernel", (d_h, d))
-        self.bias = self._add("bias", () if self.num_languages == 1 else (self.num_languages,), "zeros")
+        self.bias = self._add("bias", () if self.num_languages == 1 else (self.num_languages,), self.bias_initializer)
 
     # -- forward --------------------------------------------------------------
     def encode_labels(self, label_ids=None):
@@ -388,6 +393,7 @@ class GileHead(keras.layers.Layer):
             num_labels=self.num_labels,
             label_dim=self.label_dim,
             kernel_initializer=keras.initializers.serialize(self.kernel_initializer),
+            bias_initializer=keras.initializers.serialize(self.bias_initializer),
             num_languages=self.num_languages,
             language_label_ids=None if self.language_label_ids is None else [
                 None if ids is None else ids.tolist() for ids in self.language_label_ids],

@@ -1,0 +1,106 @@
+"""KerasTuner search over the label-aware heads on the embedded demo dataset.
+
+`LabelHeadHyperModel` builds GILE-HAN or DRILL-HAN (`document_classifier`) and
+searches the head (`gile` or `drill`), GILE's joint-space dimension `d_j`, DRILL's
+label-network depth `k`, the encoder dropout and Adam's learning rate. A
+`keras_tuner.RandomSearch` runs a few short trials, selecting on validation
+micro-F1 at the best threshold (`BestValidationF1` logs it as `val_micro_f1`
+after every epoch; a compiled `MicroF1(from_logits=True)` metric would give it
+at a fixed threshold instead, which stays at 0 for the first epochs while no
+probability has reached 0.5 yet). The best model is then evaluated on the test
+documents of the seen labels at the threshold chosen on the validation split.
+
+Runs in a few minutes on 2 CPU cores. `TUNE_TRIALS` and `TUNE_EPOCHS` change
+the search size; the tuner's files go to `artifacts/tune_label_head/`.
+"""
+
+import os
+import pathlib
+import time
+import warnings
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import keras  # noqa: E402
+import keras_tuner  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from keras_labelemb.datasets import load_demo, remove_unseen_from_train, restrict_labels  # noqa: E402
+from keras_labelemb.evaluation import BestValidationF1, choose_threshold, classification_report, sigmoid  # noqa: E402
+from keras_labelemb.text import TextVectorizer, pretrain_word_vectors  # noqa: E402
+from keras_labelemb.tuning import LabelHeadHyperModel  # noqa: E402
+
+OUT = pathlib.Path(os.environ.get("TUNE_OUTPUT", "artifacts/tune_label_head"))
+TRIALS = int(os.environ.get("TUNE_TRIALS", 6))
+EPOCHS = int(os.environ.get("TUNE_EPOCHS", 4))
+SENTENCES, WORDS, LABEL_WORDS, DIM = 12, 24, 16, 64
+
+
+def main():
+    start = time.time()
+    tf.get_logger().setLevel("ERROR")  # every trial retraces predict for its new model: expected, not a problem
+    keras.utils.set_random_seed(0)
+    data, unseen = load_demo()
+    seen = [j for j in range(data.num_labels) if j not in unseen]
+    train = restrict_labels(remove_unseen_from_train(data, unseen), seen).validation_split(0.15, seed=0)
+    print(f"Demo dataset: {len(train.train_texts)} train / {len(train.val_texts)} validation documents "
+          f"on {len(seen)} seen labels")
+
+    vectorizer = TextVectorizer(output_mode="hierarchical", max_sentences=SENTENCES, max_sentence_length=WORDS)
+    vectorizer.adapt(train.train_texts + data.label_descriptions, min_count=2)
+    encode = lambda texts: vectorizer(tf.constant(texts, dtype=tf.string)).numpy()
+    label_ids = vectorizer.encode_labels(data.label_descriptions, LABEL_WORDS)
+    x_train, y_train = encode(train.train_texts), train.multi_hot("train")
+    x_val, y_val = encode(train.val_texts), train.multi_hot("val")
+    vectors = pretrain_word_vectors(x_train, vectorizer.vocabulary_size, dim=DIM)
+
+    hypermodel = LabelHeadHyperModel(
+        vectorizer.vocabulary_size, label_ids[seen],
+        heads=("gile", "drill"),
+        joint_dims=(32, 64, 128, 256),  # d_j; the paper's range (100-1000) is for 300-d vectors and many labels
+        depths=(1, 2, 3),
+        dropout=(0.0, 0.4),
+        learning_rate=(5e-4, 5e-3),
+        # Fixed in every trial, passed to document_classifier:
+        max_sentences=SENTENCES, max_sentence_length=WORDS, embedding_dim=DIM,
+        embeddings_initializer=keras.initializers.Constant(vectors), encoder="dense", encoder_units=DIM,
+    )
+    tuner = keras_tuner.RandomSearch(
+        hypermodel,
+        objective=keras_tuner.Objective("val_micro_f1", direction="max"),
+        max_trials=TRIALS, seed=0, overwrite=True, directory=str(OUT), project_name="search",
+    )
+    tuner.search_space_summary()
+    search_start = time.time()
+    tuner.search(x_train, y_train, validation_data=(x_val, y_val), epochs=EPOCHS, batch_size=32, verbose=0,
+                 callbacks=[BestValidationF1(x_val, y_val)])
+    search_time = time.time() - search_start
+    tuner.results_summary(num_trials=TRIALS)
+
+    best_hp = tuner.get_best_hyperparameters()[0]
+    best_trial = tuner.oracle.get_best_trials()[0]
+    with warnings.catch_warnings():  # the rebuilt model has no optimizer state to load: harmless
+        warnings.filterwarnings("ignore", message="Skipping variable loading for optimizer")
+        model = tuner.get_best_models()[0]  # the weights of the best epoch of the best trial
+    print(f"\nSearch: {TRIALS} trials x {EPOCHS} epochs in {search_time:.0f} s")
+    print("Best hyperparameters: " + ", ".join(f"{k}={_fmt(v)}" for k, v in best_hp.values.items()))
+    print(f"Best validation micro-F1 (at the best threshold): {best_trial.score:.3f}")
+
+    # Threshold on the validation split, then the seen-label test documents.
+    threshold, val_f1 = choose_threshold(y_val, sigmoid(model.predict(x_val, verbose=0)))
+    seen_test = restrict_labels(data, seen, drop_empty=True)
+    scores = sigmoid(model.predict(encode(seen_test.test_texts), verbose=0))
+    report = classification_report(seen_test.multi_hot("test"), scores, threshold)
+    print(f"Best model on the {len(seen_test.test_texts)} test documents with a seen label "
+          f"(threshold {threshold:.3f}, validation micro-F1 {val_f1:.3f} at it):")
+    print(f"  micro-F1 {report['micro_f1']:.3f}   P@1 {report['precision_at_1']:.3f}   "
+          f"P@5 {report['precision_at_5']:.3f}")
+    print(f"\nDone in {time.time() - start:.0f} s.")
+
+
+def _fmt(value):
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+if __name__ == "__main__":
+    main()

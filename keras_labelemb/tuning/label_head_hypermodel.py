@@ -1,0 +1,286 @@
+"""`LabelHeadHyperModel`: KerasTuner search over the label-aware output heads."""
+
+import inspect
+import numbers
+
+import keras
+import keras_tuner
+
+from keras_labelemb.layers._validation import check_positive_int
+from keras_labelemb.layers.gile_head import validate_label_ids
+from keras_labelemb.models.document_classifier import document_classifier
+
+HEADS = ("gile", "drill")
+# Arguments of `document_classifier` that the hypermodel sets itself, with the
+# constructor argument that searches (or fixes) each of them.
+_SEARCHED = {
+    "head": "heads",
+    "joint_dim": "joint_dims",
+    "depth": "depths",
+    "dropout": "dropout",
+    "vocabulary_size": "vocabulary_size",
+    "label_ids": "label_ids",
+}
+_BUILDER_ARGS = frozenset(inspect.signature(document_classifier).parameters)
+
+
+def _is_sequence(value):
+    return isinstance(value, (list, tuple, range))
+
+
+def _choices(name, value, check):
+    """A non-empty tuple of distinct values, each passing `check`; a scalar gives a 1-tuple."""
+    values = tuple(value) if _is_sequence(value) else (value,)
+    if not values:
+        raise ValueError(f"`{name}` must be one value or a non-empty list of choices. Received: {name}={value!r}")
+    for v in values:
+        if not check(v):
+            raise ValueError(f"`{name}` has an invalid choice {v!r}. Received: {name}={value!r}")
+    if len(set(values)) != len(values):
+        raise ValueError(f"`{name}` must not repeat a choice. Received: {name}={value!r}")
+    return values
+
+
+def _real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _range(name, value, low, high, low_inclusive, description):
+    """`(min, max)` with low <(=) min < max < high, or one value in that interval (fixed)."""
+
+    def inside(v):
+        return _real(v) and (low <= v if low_inclusive else low < v) and v < high
+
+    if _is_sequence(value):
+        if len(value) != 2 or not all(inside(v) for v in value) or not value[0] < value[1]:
+            raise ValueError(
+                f"`{name}` must be one {description} or a `(min, max)` pair of them with min < max. "
+                f"Received: {name}={value!r}"
+            )
+        return float(value[0]), float(value[1])
+    if not inside(value):
+        raise ValueError(f"`{name}` must be one {description} or a `(min, max)` pair of them. Received: {name}={value!r}")
+    return float(value)
+
+
+def _int_at_least(minimum):
+    return lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= minimum
+
+
+class LabelHeadHyperModel(keras_tuner.HyperModel):
+    """A KerasTuner `HyperModel` over the label-aware heads of `document_classifier`.
+
+    Each trial builds `keras_labelemb.models.document_classifier(...)` (embedding
+    -> HAN/WAN encoder -> `GileHead` or `DrillHead` over the label descriptions)
+    and compiles it with `Adam(learning_rate)` and
+    `BinaryCrossentropy(from_logits=True)`. The search space:
+
+    | hyperparameter  | values                               | active when      |
+    |-----------------|--------------------------------------|------------------|
+    | `head`          | `heads`: `"gile"`, `"drill"`         | always           |
+    | `joint_dim`     | `joint_dims` (GILE's `d_j`)          | `head == "gile"` |
+    | `depth`         | `depths` (DRILL's `k`)               | `head == "drill"`|
+    | `dropout`       | `dropout` (encoder dropout), uniform | always           |
+    | `learning_rate` | `learning_rate`, log-uniform         | always           |
+
+    `joint_dim` and `depth` are conditional hyperparameters
+    (`hp.conditional_scope("head", ...)`): a trial of one head neither records
+    nor varies the other head's parameter, so `trial.hyperparameters.values`
+    holds only what shaped the model. A head that is not among `heads` does not
+    register its parameter at all.
+
+    Plural arguments (`heads`, `joint_dims`, `depths`) take a list of choices,
+    `dropout` and `learning_rate` a `(min, max)` range; every one of them takes a
+    single value instead to fix it (`hp.Fixed`: reported, not searched). All other
+    keyword arguments are passed to `document_classifier` unchanged and are the
+    same in every trial (`flat`, `max_tokens` or `max_sentences` and
+    `max_sentence_length`, `embedding_dim`, `embeddings_initializer`, `encoder`,
+    `encoder_units`, `activation`, `head_dropout`, ...).
+
+    The tuner's objective is the tuner's argument: `"val_loss"` (validation
+    binary cross-entropy) is the usual one. To select on micro-F1, compile the
+    metric in with `metrics=[keras_labelemb.metrics.MicroF1(from_logits=True)]`
+    and pass `objective=keras_tuner.Objective("val_micro_f1", direction="max")`
+    to the tuner (KerasTuner cannot guess the direction of a metric it does not
+    know). That F1 is at a fixed threshold (`MicroF1(threshold=...)`, 0.5 by
+    default); for the F1 at the best validation threshold, pass
+    `keras_labelemb.evaluation.BestValidationF1(x_val, y_val)` in the
+    `callbacks` of `tuner.search`, which logs `val_micro_f1` itself (then leave
+    `MicroF1` out of `metrics`, or the callback overwrites it).
+
+    Args:
+        vocabulary_size: int, size of the word vocabulary (0 = padding, 1 = unknown).
+        label_ids: `(L, Lw)` int array, token ids of the label descriptions.
+        heads: `"gile"` or `"drill"`, or a list of them. Defaults to both.
+        joint_dims: positive int or list of them, the joint-space dimension
+            `d_j` of the GILE head. Defaults to `(100, 250, 500, 1000)`.
+        depths: non-negative int or list of them, the label-network depth `k`
+            of the DRILL head. Defaults to `(1, 2, 3, 4)`.
+        dropout: float in [0, 1) or a `(min, max)` range of them, dropout on
+            sentence and document vectors. Defaults to `(0.0, 0.5)`.
+        learning_rate: positive float or a `(min, max)` range sampled
+            log-uniformly, Adam's learning rate. Defaults to `(1e-4, 1e-2)`.
+        metrics: list of metrics for `compile` (e.g.
+            `[keras_labelemb.metrics.MicroF1(from_logits=True)]`), or None.
+            Metric objects are copied for every model built. The model outputs
+            logits, so a metric with a `from_logits` attribute must have it True.
+        jit_compile: `compile`'s `jit_compile`: True (default), False or "auto".
+            XLA on CPU is slower than graph mode for long recurrent encoders
+            (`encoder="gru"`/`"lstm"`); measure both for those.
+        name: name of the hypermodel (KerasTuner); the models keep
+            `document_classifier`'s default names.
+        tunable: whether the tuner may add the hypermodel's own
+            hyperparameters to the search space (KerasTuner). Defaults to True.
+        **builder_kwargs: fixed arguments of `document_classifier`.
+
+    Example:
+
+    >>> import tempfile
+    >>> import keras_tuner
+    >>> import numpy as np
+    >>> label_ids = np.array([[2, 3], [4, 5], [6, 0]])
+    >>> hypermodel = LabelHeadHyperModel(
+    ...     20, label_ids, flat=True, max_tokens=6, embedding_dim=8, encoder_units=8,
+    ...     joint_dims=(4, 8), depths=(1, 2), jit_compile=False)
+    >>> hp = keras_tuner.HyperParameters()
+    >>> hp.Fixed("head", "drill")
+    'drill'
+    >>> hp.Fixed("depth", 2)
+    2
+    >>> hypermodel.build(hp).get_layer("drill_head").depth
+    2
+    >>> sorted(hp.values)  # joint_dim is GILE's: inactive, so not recorded
+    ['depth', 'dropout', 'head', 'learning_rate']
+    >>> x = np.random.default_rng(0).integers(0, 20, (16, 6))
+    >>> y = np.eye(3, dtype="float32")[np.arange(16) % 3]
+    >>> tuner = keras_tuner.RandomSearch(
+    ...     hypermodel, objective="val_loss", max_trials=1, seed=0,
+    ...     directory=tempfile.mkdtemp(), project_name="heads")
+    >>> tuner.search(x, y, validation_data=(x, y), epochs=1, verbose=0)
+    >>> best = tuner.get_best_hyperparameters()[0]
+    >>> best.get("head") in ("gile", "drill")
+    True
+    >>> tuple(tuner.get_best_models()[0].predict(x, verbose=0).shape)
+    (16, 3)
+
+    References: Pappas & Henderson, "GILE: A Generalized Input-Label Embedding
+    for Text Classification", TACL 2019 (the joint-space dimension `d_j`);
+    Pappas & Henderson, "Deep Residual Output Layers for Neural Language
+    Generation", ICML 2019 (the label-network depth `k`).
+    """
+
+    def __init__(
+        self,
+        vocabulary_size,
+        label_ids,
+        heads=HEADS,
+        joint_dims=(100, 250, 500, 1000),
+        depths=(1, 2, 3, 4),
+        dropout=(0.0, 0.5),
+        learning_rate=(1e-4, 1e-2),
+        metrics=None,
+        jit_compile=True,
+        name=None,
+        tunable=True,
+        **builder_kwargs,
+    ):
+        super().__init__(name=name, tunable=tunable)
+        self.vocabulary_size = check_positive_int("vocabulary_size", vocabulary_size)
+        self.label_ids = validate_label_ids(label_ids, vocabulary_size)
+        self.heads = _choices("heads", heads, lambda v: isinstance(v, str) and v in HEADS)
+        self.joint_dims = tuple(int(v) for v in _choices("joint_dims", joint_dims, _int_at_least(1)))
+        self.depths = tuple(int(v) for v in _choices("depths", depths, _int_at_least(0)))
+        self.dropout = _range("dropout", dropout, 0.0, 1.0, True, "float in [0, 1)")
+        self.learning_rate = _range("learning_rate", learning_rate, 0.0, float("inf"), False, "positive float")
+        if jit_compile not in (True, False, "auto"):
+            raise ValueError(f"`jit_compile` must be True, False or 'auto'. Received: jit_compile={jit_compile!r}")
+        self.jit_compile = jit_compile
+        self.metrics = self._check_metrics(metrics)
+        self.builder_kwargs = self._check_builder_kwargs(builder_kwargs)
+
+    @staticmethod
+    def _check_metrics(metrics):
+        if metrics is None:
+            return []
+        if not _is_sequence(metrics):
+            raise ValueError(f"`metrics` must be a list of metrics or None. Received: metrics={metrics!r}")
+        for metric in metrics:
+            if getattr(metric, "from_logits", None) is False:
+                raise ValueError(
+                    "The model outputs logits: a metric with a `from_logits` argument needs from_logits=True. "
+                    f"Received: metrics={metrics!r} with {getattr(metric, 'name', metric)!r}.from_logits=False"
+                )
+        return list(metrics)
+
+    @staticmethod
+    def _check_builder_kwargs(kwargs):
+        for key in kwargs:
+            if key in _SEARCHED:
+                raise ValueError(
+                    f"`{key}` is set by the hypermodel: pass `{_SEARCHED[key]}=` (one value fixes it). "
+                    f"Received: {key}={kwargs[key]!r}"
+                )
+            if key == "num_labels":
+                raise ValueError(
+                    "The label heads score labels from `label_ids`; `num_labels` is for the linear head. "
+                    f"Received: num_labels={kwargs[key]!r}"
+                )
+            if key not in _BUILDER_ARGS:
+                raise ValueError(
+                    f"`{key}` is not an argument of keras_labelemb.models.document_classifier. "
+                    f"Received: {key}={kwargs[key]!r}"
+                )
+        if kwargs.get("flat", False):
+            check_positive_int("max_tokens", kwargs.get("max_tokens"))
+        else:
+            check_positive_int("max_sentences", kwargs.get("max_sentences"))
+            check_positive_int("max_sentence_length", kwargs.get("max_sentence_length"))
+        return dict(kwargs)
+
+    @staticmethod
+    def _choice(hp, name, values):
+        return hp.Fixed(name, values[0]) if len(values) == 1 else hp.Choice(name, list(values))
+
+    def declare_hyperparameters(self, hp):
+        """Registers the search space in `hp` and returns this trial's values as builder arguments."""
+        head = self._choice(hp, "head", self.heads)
+        values = {"head": head}
+        if "gile" in self.heads:
+            with hp.conditional_scope("head", ["gile"]):
+                joint_dim = self._choice(hp, "joint_dim", self.joint_dims)
+            if head == "gile":
+                values["joint_dim"] = joint_dim
+        if "drill" in self.heads:
+            with hp.conditional_scope("head", ["drill"]):
+                depth = self._choice(hp, "depth", self.depths)
+            if head == "drill":
+                values["depth"] = depth
+        if isinstance(self.dropout, tuple):
+            values["dropout"] = hp.Float("dropout", *self.dropout)
+        else:
+            values["dropout"] = hp.Fixed("dropout", self.dropout)
+        if isinstance(self.learning_rate, tuple):
+            values["learning_rate"] = hp.Float("learning_rate", *self.learning_rate, sampling="log")
+        else:
+            values["learning_rate"] = hp.Fixed("learning_rate", self.learning_rate)
+        return values
+
+    def build(self, hp):
+        """Builds and compiles one `document_classifier` from the values of `hp`."""
+        values = self.declare_hyperparameters(hp)
+        learning_rate = values.pop("learning_rate")
+        model = document_classifier(self.vocabulary_size, self.label_ids, **values, **self.builder_kwargs)
+        model.compile(
+            optimizer=keras.optimizers.Adam(learning_rate),
+            loss=keras.losses.BinaryCrossentropy(from_logits=True),
+            metrics=[_copy_metric(m) for m in self.metrics],
+            jit_compile=self.jit_compile,
+        )
+        return model
+
+
+def _copy_metric(metric):
+    """A fresh metric object per model: a metric's state variables must not be shared between trials."""
+    if isinstance(metric, keras.metrics.Metric):
+        return metric.__class__.from_config(metric.get_config())
+    return metric
