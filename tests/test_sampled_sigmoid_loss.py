@@ -226,10 +226,12 @@ def test_more_negatives_than_labels_and_wrong_targets_raise_clear_errors():
 def test_sampled_fit_under_xla_learns_and_evaluates_every_label(head):
     labels, ids, y = _wan_data()
     keras.utils.set_random_seed(0)
+    prior = float(np.log(y.mean() / (1 - y.mean())))  # these documents carry ~40% of the labels, not ~1
     if head == "linear":
-        model = wan(40, num_labels=NUM_LABELS, max_tokens=10, encoder_units=16, joint_dim=16, activation="tanh")
+        model = wan(40, num_labels=NUM_LABELS, max_tokens=10, encoder_units=16, joint_dim=16, activation="tanh",
+                    prior_logit=prior)
     else:
-        model = gile_wan(40, labels, max_tokens=10, encoder_units=16, joint_dim=16)
+        model = gile_wan(40, labels, max_tokens=10, encoder_units=16, joint_dim=16, prior_logit=prior)
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=4, max_positives=12, seed=0))
     trainer.compile(keras.optimizers.Adam(0.02), metrics=[keras.metrics.AUC(from_logits=True, multi_label=True, name="auc")],
                     jit_compile=True)
