@@ -89,6 +89,14 @@ def document_classifier(
     >>> tuple(model(np.ones((2, 3, 5), "int32")).shape)
     (2, 2)
     """
+    num_outputs = len(label_ids) if label_ids is not None else num_labels
+    if prior_logit == "auto":
+        prior_logit = -math.log(num_outputs) if num_outputs else 0.0
+    elif prior_logit is None:
+        prior_logit = 0.0
+    elif isinstance(prior_logit, bool) or not isinstance(prior_logit, (int, float)) or not math.isfinite(prior_logit):
+        raise ValueError(f"`prior_logit` must be 'auto', None or a finite number. Received: prior_logit={prior_logit!r}")
+    bias_initializer = keras.initializers.Constant(float(prior_logit))
     if flat:
         shape, kind = (max_tokens,), "wan"
     else:
@@ -111,14 +119,6 @@ def document_classifier(
         dropout=dropout,
         name="document_encoder",
     )(words)
-    num_outputs = len(label_ids) if label_ids is not None else num_labels
-    if prior_logit == "auto":
-        prior_logit = -math.log(num_outputs) if num_outputs else 0.0
-    elif prior_logit is None:
-        prior_logit = 0.0
-    elif isinstance(prior_logit, bool) or not isinstance(prior_logit, (int, float)) or not math.isfinite(prior_logit):
-        raise ValueError(f"`prior_logit` must be 'auto', None or a finite number. Received: prior_logit={prior_logit!r}")
-    bias_initializer = keras.initializers.Constant(float(prior_logit))
     if head == "drill":
         if label_ids is None:
             raise ValueError("head='drill' scores labels from their descriptions: pass `label_ids`. Received: None")
