@@ -1,7 +1,8 @@
 """20 Newsgroups (bydate) benchmark of oh-2LSTMp (Johnson & Zhang 2016): error rates and speed ratios.
 
 One process, same data and preprocessing for every model (messages without
-their headers unless `--keep-headers`; lower-cased; the 30K most frequent
+their headers, or `--headers subject`: with only the subject line, as in the
+copy Johnson & Zhang used; lower-cased; the 30K most frequent
 training words; the first `--max-length` tokens; a validation split of 10%
 carved from the training set picks each network's best epoch and each SVM's C;
 every model trains on the remaining 90%):
@@ -95,6 +96,8 @@ def parse_args(argv=None):
     p.add_argument("--batch-size", type=int, default=50)
     p.add_argument("--eval-batch-size", type=int, default=250)
     p.add_argument("--learning-rate", type=float, default=5e-3)
+    p.add_argument("--schedule", default="constant", choices=("constant", "cosine"),
+                   help="learning rate over training: constant, or cosine decay to 0 at the last epoch")
     p.add_argument("--tv-learning-rate", type=float, default=1e-3)
     p.add_argument("--optimizer", default="adam", choices=("adam", "rmsprop"))
     p.add_argument("--loss", default="crossentropy", choices=("crossentropy", "square"))
@@ -106,9 +109,13 @@ def parse_args(argv=None):
     p.add_argument("--speed-steps", type=int, default=4, help="timed training steps per configuration and round")
     p.add_argument("--speed-rounds", type=int, default=3, help="round-robin timing rounds (median reported)")
     p.add_argument("--speed-modes", default="xla,graph")
+    p.add_argument("--speed-units", default=None,
+                   help="comma-separated units per direction to time (default: --units; paper Table 1: 500)")
     p.add_argument("--embedding-dim", type=int, default=None, help="embedding of the Keras-LSTM baseline (default: units)")
     p.add_argument("--svm-c", default="0.1,0.3,1.0", help="C values tried on the validation split")
-    p.add_argument("--keep-headers", action="store_true", help="keep the message headers (they leak the group)")
+    p.add_argument("--headers", default="removed", choices=("removed", "subject", "kept"),
+                   help="message headers: removed; only the subject line kept in front of the body (Cachopo's "
+                        "copy, which Johnson & Zhang used); or all kept (they leak the group)")
     p.add_argument("--validation-fraction", type=float, default=0.1)
     p.add_argument("--max-train", type=int, default=None, help="use only this many training documents")
     p.add_argument("--max-test", type=int, default=None, help="use only this many test documents")
@@ -133,7 +140,8 @@ class Setup:
 
     def __init__(self, args):
         self.args = args
-        data = load_newsgroups(args.data_dir, remove_headers=not args.keep_headers)
+        data = load_newsgroups(args.data_dir, remove_headers=args.headers != "kept",
+                               keep_subject=args.headers == "subject")
         rng = np.random.default_rng(args.seed)
         if args.max_train and args.max_train < len(data.train_texts):
             keep = np.sort(rng.choice(len(data.train_texts), args.max_train, replace=False))
@@ -157,7 +165,7 @@ class Setup:
         self.info = {
             "train_documents": len(self.data.train_texts), "validation_documents": len(self.data.val_texts),
             "test_documents": len(self.data.test_texts), "vocabulary_size": self.vectorizer.vocabulary_size,
-            "headers": "kept" if args.keep_headers else "removed",
+            "headers": args.headers,
             "mean_tokens_after_truncation": round(float(lengths.mean()), 1),
             "truncated_documents_fraction": round(float((lengths == args.max_length).mean()), 3),
             "vectorize_seconds": round(time.time() - start, 1),
@@ -204,10 +212,14 @@ def run_svm(setup, results):
 # ---------------------------------------------------------------- networks
 
 
-def optimizer(args):
+def optimizer(args, steps=None):
+    """The optimizer; with `--schedule cosine` and `steps` (all training steps) the rate decays to 0."""
+    rate = args.learning_rate
+    if args.schedule == "cosine" and steps:
+        rate = keras.optimizers.schedules.CosineDecay(rate, decay_steps=steps)
     if args.optimizer == "rmsprop":
-        return keras.optimizers.RMSprop(args.learning_rate)
-    return keras.optimizers.Adam(args.learning_rate)
+        return keras.optimizers.RMSprop(rate)
+    return keras.optimizers.Adam(rate)
 
 
 def loss(args):
@@ -258,7 +270,8 @@ def train(setup, name, gates="no_io", direction="bidirectional", side_encoders=N
     print(f"\n== {name} ==", flush=True)
     keras.utils.set_random_seed(a.seed)
     model = build(setup, gates, direction, side_encoders)
-    model.compile(optimizer(a), loss(a), weighted_metrics=[keras.metrics.CategoricalAccuracy(name="accuracy")],
+    steps = a.epochs * (len(setup.ids["train"]) // a.batch_size)
+    model.compile(optimizer(a, steps), loss(a), weighted_metrics=[keras.metrics.CategoricalAccuracy(name="accuracy")],
                   jit_compile=a.jit_compile == "true")
     best = keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=a.epochs,
                                          restore_best_weights=True)
@@ -347,17 +360,17 @@ class ChoppedEmbeddingLSTM(keras.layers.Layer):
         return ops.reshape(hidden, (-1, length, self.units))
 
 
-def speed_model(setup, kind, chop_size):
+def speed_model(setup, kind, chop_size, units):
     a = setup.args
     ids = keras.Input((a.max_length,), dtype="int32")
     vocabulary = setup.vectorizer.vocabulary_size
     if kind == "embedding_lstm":
-        steps = ChoppedEmbeddingLSTM(vocabulary, a.embedding_dim or a.units, a.units, chop_size)(ids)
+        steps = ChoppedEmbeddingLSTM(vocabulary, a.embedding_dim or units, units, chop_size)(ids)
         pooled = RegionPooling(a.num_regions, a.pooling)(steps, mask=ops.not_equal(ids, 0))
     else:
         gates, direction = {"no_io": ("no_io", "bidirectional"), "full": ("full", "bidirectional"),
                             "onehot_forward": ("full", "forward")}[kind]
-        pooled = RegionLSTM(a.units, vocabulary, gates=gates, direction=direction, pooling=a.pooling,
+        pooled = RegionLSTM(units, vocabulary, gates=gates, direction=direction, pooling=a.pooling,
                             num_regions=a.num_regions, chop_size=chop_size)(ids)
     logits = keras.layers.Dense(setup.data.num_labels)(keras.layers.Dropout(a.dropout)(pooled))
     return keras.Model(ids, logits)
@@ -372,7 +385,7 @@ def speed_batches(setup, count):
     return np.tile(x, (repeat, 1))[:need], np.tile(y, (repeat, 1))[:need]
 
 
-def time_configs(setup, configs, jit):
+def time_configs(setup, configs, jit, units):
     """Median seconds per training step of each configuration, timed round-robin.
 
     Every model is built, compiled and warmed up first (2 steps); then `--speed-rounds` rounds
@@ -384,11 +397,12 @@ def time_configs(setup, configs, jit):
     models = {}
     for name, (kind, chop) in configs.items():
         keras.utils.set_random_seed(a.seed)
-        model = speed_model(setup, kind, chop)
+        model = speed_model(setup, kind, chop, units)
         model.compile(optimizer(a), loss(a), jit_compile=jit)
         start = time.perf_counter()
         model.fit(x[: 2 * a.batch_size], y[: 2 * a.batch_size], batch_size=a.batch_size, verbose=0)  # compile
-        print(f"  {name:22s} {'xla' if jit else 'graph'}: warm-up {time.perf_counter() - start:.1f} s", flush=True)
+        print(f"  {units} units, {name:22s} {'xla' if jit else 'graph'}: warm-up {time.perf_counter() - start:.1f} s",
+              flush=True)
         models[name] = model
     wall = {name: [] for name in configs}
     cpu = {name: [] for name in configs}
@@ -411,28 +425,38 @@ def ratios(times):
     }
 
 
+def speed_units(args):
+    return [int(u) for u in args.speed_units.split(",")] if args.speed_units else [args.units]
+
+
 def run_speed(setup, results):
+    """Speed ratios at each of `--speed-units`; the summary takes the largest (closest to the paper's 500)."""
     a = setup.args
-    print(f"\n== speed: seconds per training step, batch {a.batch_size}, {a.max_length} tokens ==", flush=True)
     configs = {
         "no_io_chop": ("no_io", a.chop_size), "full_chop": ("full", a.chop_size), "no_io_no_chop": ("no_io", None),
         "onehot_forward_chop": ("onehot_forward", a.chop_size), "embedding_lstm_chop": ("embedding_lstm", a.chop_size),
     }
-    speed = {"steps_per_round": a.speed_steps, "rounds": a.speed_rounds, "batch_size": a.batch_size,
-             "units": a.units, "embedding_dim": a.embedding_dim or a.units, "modes": {}}
-    for mode in a.speed_modes.split(","):
-        wall, cpu = time_configs(setup, configs, jit=mode == "xla")
-        speed["modes"][mode] = {"seconds_per_step": wall, "cpu_seconds_per_step": cpu, **ratios(wall),
-                                "cpu_time_ratios": ratios(cpu)}
-        print(mode, "wall:", ratios(wall), "cpu:", ratios(cpu), flush=True)
+    speed = {"steps_per_round": a.speed_steps, "rounds": a.speed_rounds, "batch_size": a.batch_size, "by_units": {}}
+    for units in speed_units(a):
+        print(f"\n== speed: seconds per training step, {units} units, batch {a.batch_size}, {a.max_length} tokens ==",
+              flush=True)
+        timed = {"embedding_dim": a.embedding_dim or units, "modes": {}}
+        for mode in a.speed_modes.split(","):
+            wall, cpu = time_configs(setup, configs, jit=mode == "xla", units=units)
+            timed["modes"][mode] = {"seconds_per_step": wall, "cpu_seconds_per_step": cpu, **ratios(wall),
+                                    "cpu_time_ratios": ratios(cpu)}
+            print(units, mode, "wall:", ratios(wall), "cpu:", ratios(cpu), flush=True)
+        speed["by_units"][str(units)] = timed
     trained_in = "xla" if a.jit_compile == "true" else "graph"
-    speed["summary_mode"] = trained_in if trained_in in speed["modes"] else next(iter(speed["modes"]))
+    modes = a.speed_modes.split(",")
+    speed["summary_mode"] = trained_in if trained_in in modes else modes[0]
+    speed["summary_units"] = str(max(speed_units(a)))
     speed["configurations"] = {
         "speedup_no_gates": f"full gates / no i/o gates: bidirectional RegionLSTM, chop {a.chop_size}",
         "speedup_chop": f"no chop / chop {a.chop_size}: oh-2LSTMp (no i/o gates, bidirectional)",
         "speedup_onehot_vs_embedding_lstm": (
-            f"Embedding({a.embedding_dim or a.units}) + keras.layers.LSTM({a.units}) / one-hot RegionLSTM "
-            f"({a.units} units): both full gates, forward, chop {a.chop_size}, same pooling and top layer"),
+            "Embedding(units) + keras.layers.LSTM(units) / one-hot RegionLSTM (same units): both full gates, "
+            f"forward, chop {a.chop_size}, same pooling and top layer"),
     }
     results["speed"] = speed
 
@@ -459,14 +483,17 @@ def summary(results):
     if errors:
         out["error"] = errors
     if "speed" in results:
-        mode = results["speed"]["modes"][results["speed"]["summary_mode"]]
+        speed = results["speed"]
+        mode = speed["by_units"][speed["summary_units"]]["modes"][speed["summary_mode"]]
         for key in ("speedup_no_gates", "speedup_chop", "speedup_onehot_vs_embedding_lstm"):
-            out[key] = mode[key]  # from results.speed.summary_mode (the mode the models trained in)
+            out[key] = mode[key]  # the mode the models trained in, at the largest size timed
     return out
 
 
 def table(results, args):
-    lines = [f"20 Newsgroups bydate, headers {'kept' if args.keep_headers else 'removed'}, "
+    headers = {"removed": "headers removed", "subject": "subject line kept, other headers removed",
+               "kept": "headers kept"}[args.headers]
+    lines = [f"20 Newsgroups bydate, {headers}, "
              f"{args.units} units per direction, {args.max_length} tokens, chop {args.chop_size}, "
              f"{args.epochs} epochs (test error at the best validation epoch)", "",
              "| model | test error | paper (Table 3) | s / epoch | best epoch |", "|---|---|---|---|---|"]
@@ -484,17 +511,17 @@ def table(results, args):
             lines.append(f"| {label} | {100 * r['error']:.2f}% | {100 * PAPER[key]:.2f}% | - | - |")
     speed = results.get("speed")
     if speed:
+        columns = [(units, mode) for units, timed in speed["by_units"].items() for mode in timed["modes"]]
         lines += ["", f"Speed ratios, seconds per training step (batch {speed['batch_size']}), same run "
-                  "(paper Table 1, GPU: no i/o gates 1.83x faster)", "",
-                  "| ratio | " + " | ".join(speed["modes"]) + " |", "|---|" + "---|" * len(speed["modes"])]
+                  "(paper Table 1, 500 units, GPU: no i/o gates 1.83x faster)", "",
+                  "| ratio | " + " | ".join(f"{u} units, {m}" for u, m in columns) + " |",
+                  "|---|" + "---|" * len(columns)]
         for key, description in speed["configurations"].items():
-            lines.append(f"| {key}: {description} | "
-                         + " | ".join(f"{m[key]:.2f}x" for m in speed["modes"].values()) + " |")
-        trained_in = "xla" if args.jit_compile == "true" else "graph"
-        note = "the mode the models trained in" if speed["summary_mode"] == trained_in else "the only mode timed"
+            lines.append(f"| {key}: {description} | " + " | ".join(
+                f"{speed['by_units'][u]['modes'][m][key]:.2f}x" for u, m in columns) + " |")
         lines.append(f"\nMedian wall time per step over {speed['rounds']} round-robin rounds of "
-                     f"{speed['steps_per_round']} steps; the summary reports the `{speed['summary_mode']}` "
-                     f"column ({note}).")
+                     f"{speed['steps_per_round']} steps; the summary reports {speed['summary_units']} units, "
+                     f"`{speed['summary_mode']}` (the largest size timed; the mode the models trained in when timed).")
     return "\n".join(lines)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from keras_labelemb.datasets import TextClassificationData, load_newsgroups
-from keras_labelemb.datasets.newsgroups import newsgroup_description, strip_headers
+from keras_labelemb.datasets.newsgroups import message_subject, newsgroup_description, strip_headers
 
 
 @pytest.fixture(scope="module")
@@ -89,9 +89,16 @@ def test_original_folder_layout_and_jsonl_agree(tmp_path):
     assert from_tree.train_ids == ["train/alt.atheism/7", "train/sci.space/61"]
     with pytest.raises(FileNotFoundError, match="20news-bydate"):
         load_newsgroups(tmp_path / "missing")
+    # Cachopo's preprocessing (Johnson & Zhang's copy): the subject line, then the body.
+    with_subject = load_newsgroups(tree, keep_subject=True)
+    assert sorted(with_subject.train_texts) == ["\nNo gods.\n", "orbit\nThe shuttle flew.\n"]
+    assert sorted(with_subject.test_texts) == ["\n", "x\nMars\n"]
+    assert with_subject.train_labels == from_tree.train_labels
 
 
 def test_helpers():
     assert newsgroup_description("misc.forsale") == "miscellaneous for sale"
     assert strip_headers("From: x\nSubject: y\n\nbody\n\nmore") == "body\n\nmore"
     assert strip_headers("only headers") == ""
+    assert message_subject("From: x\nSUBJECT:  Re: y \n\nSubject: not a header") == "Re: y"
+    assert message_subject("From: x\n\nSubject: in the body") == ""
