@@ -86,7 +86,10 @@ def parse_args(argv=None):
     p.add_argument("--freeze-embeddings", action="store_true", help="keep the pretrained word vectors fixed")
     p.add_argument("--no-pretrained", action="store_true", help="random word vectors instead of PPMI-SVD")
     p.add_argument("--validation-fraction", type=float, default=0.1)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="data splits, SVM, and the networks' first seed")
+    p.add_argument("--seen-seeds", type=int, default=1,
+                   help="seen-label networks: train each with this many initialisation seeds (seed, seed+1, ...) "
+                        "on the same split; micro-F1 is then reported as mean and standard deviation")
     p.add_argument("--quick", action="store_true", help="2 epochs, to check the script end to end")
     p.add_argument("--output", default=str(RESULTS / "reuters.json"))
     args = p.parse_args(argv)
@@ -148,10 +151,10 @@ def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
     )
 
 
-def train(setup, data, head, label_ids, vectors, jit_compile=True, joint_dim=None):
+def train(setup, data, head, label_ids, vectors, jit_compile=True, joint_dim=None, seed=None):
     """Trains on `data.train`, keeps the epoch with the best validation micro-F1."""
     a = setup.args
-    keras.utils.set_random_seed(a.seed)
+    keras.utils.set_random_seed(a.seed if seed is None else seed)
     model = build(setup, head, label_ids, data.num_labels, vectors, joint_dim)
     model.compile(
         keras.optimizers.Adam(a.learning_rate), keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=jit_compile
@@ -205,16 +208,33 @@ def run_svm(setup, data):
 
 
 def run_seen(setup, results):
-    data = setup.data.validation_split(setup.args.validation_fraction, seed=setup.args.seed)
+    a = setup.args
+    data = setup.data.validation_split(a.validation_fraction, seed=a.seed)
     vectors = setup.word_vectors(data.train_texts + data.val_texts)
-    for name in setup.args.seen_models.split(","):
+    for name in a.seen_models.split(","):
         head = SEEN_MODELS[name]
-        print(f"\n== seen labels: {name} ==", flush=True)
-        model, info = train(setup, data, head, setup.label_ids, vectors)
-        scores = sigmoid(model.predict(setup.ids(data.test_texts), verbose=0, batch_size=256))
-        info.update(classification_report(data.multi_hot("test"), scores, info["threshold"]))
-        results["seen"][name] = info
-        print({k: v for k, v in info.items() if k != "val_micro_f1_curve"}, flush=True)
+        runs = []
+        for seed in range(a.seed, a.seed + a.seen_seeds):
+            print(f"\n== seen labels: {name}, seed {seed} ==", flush=True)
+            model, info = train(setup, data, head, setup.label_ids, vectors, seed=seed)
+            scores = sigmoid(model.predict(setup.ids(data.test_texts), verbose=0, batch_size=256))
+            info.update(classification_report(data.multi_hot("test"), scores, info["threshold"]), seed=seed)
+            runs.append(info)
+            print({k: v for k, v in info.items() if k != "val_micro_f1_curve"}, flush=True)
+        results["seen"][name] = seed_summary(runs)
+
+
+def seed_summary(runs):
+    """The first seed's report, with every seed's report and the mean/std of the test metrics when several ran."""
+    out = dict(runs[0])
+    if len(runs) > 1:
+        out["seeds"] = runs
+        for key in ("micro_f1", "precision_at_1", "precision_at_5", "val_micro_f1"):
+            values = np.array([r[key] for r in runs], dtype="float64")
+            out[key] = float(values.mean())  # the headline number is the mean over seeds
+            out[f"{key}_std"] = float(values.std(ddof=1))
+        out["train_seconds"] = float(np.mean([r["train_seconds"] for r in runs]))
+    return out
 
 
 def run_zero_shot(setup, results):
@@ -296,7 +316,9 @@ def summary(results):
 
 
 def table(results):
-    lines = ["Seen labels (90), test documents: 3,019", "",
+    seeds = max((len(r.get("seeds", [0])) for r in results.get("seen", {}).values()), default=1)
+    lines = ["Seen labels (90), test documents: 3,019"
+             + (f"; networks: mean ± std over {seeds} initialisation seeds (same split)" if seeds > 1 else ""), "",
              "| model | micro-F1 | P@1 | P@5 | epochs (best) | train s |", "|---|---|---|---|---|---|"]
     rows = [("GILE-HAN", results.get("seen", {}).get("gile_han")),
             ("HAN, linear head", results.get("seen", {}).get("han_linear")),
@@ -305,8 +327,11 @@ def table(results):
     for name, r in rows:
         if r:
             epochs = f"{r['epochs_run']} ({r['best_epoch']})" if "epochs_run" in r else "-"
-            lines.append(f"| {name} | {r['micro_f1']:.4f} | {r['precision_at_1']:.4f} | {r['precision_at_5']:.4f} "
-                         f"| {epochs} | {r['train_seconds']:.0f} |")
+            if "seeds" in r:
+                epochs = ", ".join(f"{s['epochs_run']} ({s['best_epoch']})" for s in r["seeds"])
+            cells = [f"{r[k]:.4f}" + (f" ± {r[k + '_std']:.4f}" if k + "_std" in r else "")
+                     for k in ("micro_f1", "precision_at_1", "precision_at_5")]
+            lines.append(f"| {name} | {' | '.join(cells)} | {epochs} | {r['train_seconds']:.0f} |")
     zs = results.get("zero_shot", {})
     if "random" in zs:
         n = zs["random"]["documents"]
