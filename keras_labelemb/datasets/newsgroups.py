@@ -87,7 +87,7 @@ def strip_headers(text):
 
 
 def message_subject(text):
-    """The text of the message's `Subject:` header line ("" if it has none).
+    r"""The text of the message's `Subject:` header line ("" if it has none).
 
     >>> message_subject("From: a@b\nSubject: Re: clipper chip\n\nbody")
     'Re: clipper chip'
