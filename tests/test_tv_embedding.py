@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from keras_labelemb.layers import RegionLSTM
-from keras_labelemb.models import TvEmbedding, oh_2lstmp, target_vocabulary, train_tv_embeddings
+from keras_labelemb.models import TvEmbedding, oh_2lstmp, target_vocabulary, train_tv_embeddings, window_target_counts
 
 VOCAB = 30
 
@@ -170,3 +170,42 @@ def test_oh_2lstmp_builder():
         oh_2lstmp(VOCAB, head="gile")
     with pytest.raises(ValueError, match="head"):
         oh_2lstmp(VOCAB, num_labels=2, head="softmax")
+
+
+@pytest.mark.parametrize("backward", [False, True])
+def test_window_target_counts_match_a_loop(backward):
+    ids = tiny_ids(seed=4)
+    ids[2, :6] = [7, 7, 8, 7, 9, 7]  # repeats inside a window count once
+    targets = target_vocabulary(tokens(), max_targets=15)
+    counts, positions = window_target_counts(ids, targets, window=3, backward=backward)
+    expected = np.zeros(targets.max() + 1)
+    for b in range(ids.shape[0]):
+        for t in range(ids.shape[1]):
+            if ids[b, t] == 0:
+                continue
+            window = range(t - 1, t - 4, -1) if backward else range(t + 1, t + 4)
+            for j in {targets[ids[b, s]] for s in window if 0 <= s < ids.shape[1]} - {-1}:
+                expected[j] += 1
+    np.testing.assert_array_equal(counts, expected)
+    assert positions == (ids != 0).sum()
+
+
+def test_output_biases_start_at_the_context_free_optimum_and_lower_the_first_loss():
+    ids = tiny_ids(seed=5, shape=(32, 12))
+    targets = target_vocabulary(tokens(), max_targets=20)
+
+    def first_loss(initialize):
+        keras.utils.set_random_seed(0)
+        tv = TvEmbedding(VOCAB, targets, units=3, window=2, num_negatives=6, seed=1)
+        tv(ids[:2])
+        if initialize:
+            tv.initialize_output_biases(ids)
+        tv.compile(keras.optimizers.Adam(1e-3))
+        return tv, tv.evaluate(ids, batch_size=32, verbose=0)
+
+    tv, initialized = first_loss(True)
+    _, zero = first_loss(False)
+    for d, name in enumerate(tv.directions):
+        counts, n = window_target_counts(ids, targets, 2, backward=name == "backward")
+        np.testing.assert_allclose(np.asarray(tv.output_biases[d]), counts / (counts + n * 6 / 20), rtol=1e-6)
+    assert initialized < zero

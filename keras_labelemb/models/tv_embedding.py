@@ -65,6 +65,44 @@ def target_vocabulary(vocabulary, max_targets=30000, stop_words=STOP_WORDS):
     return mapping
 
 
+def window_target_counts(ids, target_ids, window, backward=False):
+    """How many unpadded positions have each target word among their next (previous) `window` words.
+
+    A word repeated in a window counts once there (the targets are a bag), as
+    in `TvEmbedding`'s objective.
+
+    Args:
+        ids: int token ids `(N, T)`, 0 = padding.
+        target_ids: int array `(vocabulary_size,)`, target index of each token id or -1.
+        window: `k`, how many next (previous) words.
+        backward: count the previous words instead of the next ones.
+
+    Returns:
+        `(counts, positions)`: float64 counts `(num_targets,)` and the number of
+        unpadded positions.
+
+    Example:
+
+    >>> counts, n = window_target_counts(np.array([[1, 2, 1, 3, 0]]), np.array([-1, 0, 1, 2]), window=2)
+    >>> counts.tolist(), n  # next 2 words of each of the 4 words: {1, 0}, {0, 2}, {2}, {}
+    ([2.0, 1.0, 2.0], 4)
+    """
+    ids = np.asarray(ids)
+    target_ids = np.asarray(target_ids)
+    num_targets = int(target_ids.max()) + 1
+    length = ids.shape[1]
+    padded = np.pad(ids, ((0, 0), (window, window)))
+    starts = [window - s if backward else window + s for s in range(1, window + 1)]
+    words = np.stack([padded[:, start : start + length] for start in starts], axis=-1)  # (N, T, k)
+    targets = target_ids[words]
+    repeated = np.zeros(targets.shape, bool)
+    for s in range(1, window):
+        repeated[..., s] = np.any(targets[..., s : s + 1] == targets[..., :s], axis=-1)
+    keep = (targets >= 0) & ~repeated & (ids != 0)[..., None]
+    counts = np.bincount(targets[keep], minlength=num_targets).astype("float64")
+    return counts, int((ids != 0).sum())
+
+
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class TvEmbedding(keras.Model):
     """Trains one-hot LSTM tv-embeddings on unlabeled token ids (J&Z 2016, section 3).
@@ -181,6 +219,25 @@ class TvEmbedding(keras.Model):
         self.encoder.build(input_shape)
         self.built = True
 
+    def initialize_output_biases(self, ids):
+        """Sets each direction's output biases to the best scores that ignore the context.
+
+        With every `h_t` at zero the weighted square loss is minimised, word by
+        word, at `b_j = c_j / (c_j + n * m / |targets|)` (`c_j` positions with
+        word `j` in their window, `n` positions, `m` sampled zeros per batch,
+        each drawn with probability `1 / |targets|`). Starting there (instead of
+        at 0, the all-zero prediction) the LSTM learns only what the context
+        adds. On 20 Newsgroups this start has loss 3.85 (both directions)
+        against 4.84 for predicting nothing.
+
+        Args:
+            ids: int token ids `(N, T)` of the unlabeled documents.
+        """
+        rate = self.num_negatives / self.num_targets
+        for bias, name in zip(self.output_biases, self.directions):
+            counts, positions = window_target_counts(ids, self.target_ids, self.window, backward=name == "backward")
+            bias.assign((counts / np.maximum(counts + positions * rate, 1e-12)).astype(bias.dtype))
+
     def _window_targets(self, ids, backward):
         """Target indices `(B, T, window)` of the next (previous) words, -1 for none; repeats marked -1."""
         k = self.window
@@ -263,6 +320,7 @@ def train_tv_embeddings(
     jit_compile="auto",
     seed=0,
     verbose=2,
+    initialize_biases=True,
 ):
     """Learns LSTM tv-embeddings from unlabeled token ids; returns the trained `TvEmbedding`.
 
@@ -284,6 +342,11 @@ def train_tv_embeddings(
         jit_compile: passed to `compile`.
         seed: seeds the initial weights and the negative sampler.
         verbose: passed to `fit`.
+        initialize_biases: start the output biases at the best context-free
+            scores (`TvEmbedding.initialize_output_biases`). Default True: from
+            zero biases, two epochs of Adam(1e-3) on 20 Newsgroups ended at
+            loss 4.21, worse than those context-free scores (3.85), and a 10x
+            larger rate diverged (10.8).
 
     Returns:
         The trained `TvEmbedding`; its `history` attribute holds the losses.
@@ -299,6 +362,8 @@ def train_tv_embeddings(
         vocabulary_size, targets, units=units, direction=direction, window=window,
         num_negatives=num_negatives, chop_size=chop_size, seed=seed,
     )
+    if initialize_biases:
+        model.initialize_output_biases(ids)
     model.compile(optimizer or keras.optimizers.RMSprop(1e-3), jit_compile=jit_compile)
     model.history = model.fit(ids, batch_size=batch_size, epochs=epochs, verbose=verbose)
     return model
