@@ -104,7 +104,10 @@ def parse_args(argv=None):
     p.add_argument("--loss", default="crossentropy", choices=("crossentropy", "square"))
     p.add_argument("--full-gates-direction", default="forward", choices=("forward", "bidirectional"))
     p.add_argument("--window", type=int, default=5, help="tv-embeddings: next/previous words predicted")
-    p.add_argument("--num-negatives", type=int, default=100, help="tv-embeddings: sampled zero targets per batch")
+    p.add_argument("--num-negatives", type=int, default=2000, help="tv-embeddings: sampled zero targets per batch")
+    p.add_argument("--negative-weight", type=float, default=None,
+                   help="tv-embeddings: weight of each sampled zero target (default 100 / --num-negatives: the "
+                        "same expected objective as 100 zeros of weight 1, with less variance)")
     p.add_argument("--tv-targets", type=int, default=30000, help="tv-embeddings: target vocabulary size")
     p.add_argument("--jit-compile", default="true", choices=("true", "false"), help="mode the models train in")
     p.add_argument("--speed-steps", type=int, default=4, help="timed training steps per configuration and round")
@@ -321,14 +324,17 @@ def run_tv(setup, results):
     unlabeled = setup.unlabeled_ids[order[: len(order) - len(order) % a.batch_size]]
     tv = train_tv_embeddings(
         unlabeled, setup.vectorizer.get_vocabulary(), units=a.tv_units, direction="bidirectional",
-        window=a.window, max_targets=a.tv_targets, num_negatives=a.num_negatives, chop_size=a.chop_size,
+        window=a.window, max_targets=a.tv_targets, num_negatives=a.num_negatives,
+        negative_weight=a.negative_weight or 100.0 / a.num_negatives, chop_size=a.chop_size,
         epochs=a.tv_epochs, batch_size=a.batch_size, optimizer=keras.optimizers.Adam(a.tv_learning_rate),
         jit_compile=a.jit_compile == "true", seed=a.seed,
     )
     tv_info = {
         "unlabeled_documents": int(len(unlabeled)), "units_per_direction": a.tv_units,
         "window": a.window, "target_vocabulary": int(tv.num_targets), "num_negatives": a.num_negatives,
+        "negative_weight": a.negative_weight or 100.0 / a.num_negatives,
         "epochs": a.tv_epochs, "loss_curve": [round(v, 4) for v in tv.history.history["loss"]],
+        "context_free_loss": round(tv.context_free_loss, 4),  # the start: best scores ignoring the context
         "train_seconds": round(time.time() - start, 1),
         "note": "20NG has no separate unlabeled data: the tv-embeddings read the training documents "
                 "(train and validation split) without their labels.",

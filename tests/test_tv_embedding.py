@@ -209,3 +209,24 @@ def test_output_biases_start_at_the_context_free_optimum_and_lower_the_first_los
         counts, n = window_target_counts(ids, targets, 2, backward=name == "backward")
         np.testing.assert_allclose(np.asarray(tv.output_biases[d]), counts / (counts + n * 0.5 * 6 / 20), rtol=1e-6)
     assert initialized < zero
+
+
+def test_context_free_scores_minimise_the_expected_loss():
+    ids = tiny_ids(seed=6, shape=(24, 12))
+    tv = TvEmbedding(VOCAB, target_vocabulary(tokens(), max_targets=20), units=2, window=3, num_negatives=5,
+                     negative_weight=2.0)
+    biases, loss = tv.context_free_scores(ids)
+    rate = 2.0 * 5 / tv.num_targets
+
+    def expected_loss(scale):
+        total = 0.0
+        for b, name in zip(biases, tv.directions):
+            counts, n = window_target_counts(ids, tv.target_ids, 3, backward=name == "backward")
+            total += (np.sum(counts * (1 - scale * b) ** 2) + n * rate * np.sum((scale * b) ** 2)) / n
+        return total
+
+    assert loss == pytest.approx(expected_loss(1.0))
+    assert loss < expected_loss(0.9) and loss < expected_loss(1.1)
+    nothing = sum(window_target_counts(ids, tv.target_ids, 3, backward=d == "backward")[0].sum()
+                  for d in tv.directions) / (ids != 0).sum()
+    assert expected_loss(0.0) == pytest.approx(nothing) and loss < nothing
