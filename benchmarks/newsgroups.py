@@ -322,17 +322,18 @@ def run_tv(setup, results):
     # Full batches only (one XLA program): a seeded shuffle, then at most batch_size - 1 documents left out.
     order = np.random.default_rng(a.seed).permutation(len(setup.unlabeled_ids))
     unlabeled = setup.unlabeled_ids[order[: len(order) - len(order) % a.batch_size]]
+    negative_weight = a.negative_weight or 100.0 / a.num_negatives
     tv = train_tv_embeddings(
         unlabeled, setup.vectorizer.get_vocabulary(), units=a.tv_units, direction="bidirectional",
         window=a.window, max_targets=a.tv_targets, num_negatives=a.num_negatives,
-        negative_weight=a.negative_weight or 100.0 / a.num_negatives, chop_size=a.chop_size,
+        negative_weight=negative_weight, chop_size=a.chop_size,
         epochs=a.tv_epochs, batch_size=a.batch_size, optimizer=keras.optimizers.Adam(a.tv_learning_rate),
         jit_compile=a.jit_compile == "true", seed=a.seed,
     )
     tv_info = {
         "unlabeled_documents": int(len(unlabeled)), "units_per_direction": a.tv_units,
         "window": a.window, "target_vocabulary": int(tv.num_targets), "num_negatives": a.num_negatives,
-        "negative_weight": a.negative_weight or 100.0 / a.num_negatives,
+        "negative_weight": negative_weight,
         "epochs": a.tv_epochs, "loss_curve": [round(v, 4) for v in tv.history.history["loss"]],
         "context_free_loss": round(tv.context_free_loss, 4),  # the start: best scores ignoring the context
         "train_seconds": round(time.time() - start, 1),

@@ -65,6 +65,23 @@ def target_vocabulary(vocabulary, max_targets=30000, stop_words=STOP_WORDS):
     return mapping
 
 
+def window_targets(ids, target_ids, window, backward=False):
+    """Target indices `(B, T, window)` of the next (previous) words, -1 for none; repeats marked -1."""
+    k = window
+    padded = ops.pad(ids, ((0, 0), (k, k)))
+    length = ids.shape[1]
+    if length is None:
+        raise ValueError("TvEmbedding needs a known sequence length T. Received: ids with shape (B, None)")
+    starts = [k - s if backward else k + s for s in range(1, k + 1)]
+    words = ops.stack([padded[:, start : start + length] for start in starts], axis=-1)
+    targets = ops.take(ops.convert_to_tensor(target_ids, "int32"), words, axis=0)
+    # A bag, not a count: a word repeated in the window is one positive.
+    same = ops.equal(ops.expand_dims(targets, -1), ops.expand_dims(targets, -2))
+    earlier = ops.convert_to_tensor(np.tril(np.ones((k, k), bool), -1))
+    repeated = ops.any(ops.logical_and(same, earlier), axis=-1)
+    return ops.where(ops.logical_or(repeated, targets < 0), -1, targets)
+
+
 def window_target_counts(ids, target_ids, window, backward=False):
     """How many unpadded positions have each target word among their next (previous) `window` words.
 
@@ -88,18 +105,9 @@ def window_target_counts(ids, target_ids, window, backward=False):
     ([2.0, 1.0, 2.0], 4)
     """
     ids = np.asarray(ids)
-    target_ids = np.asarray(target_ids)
-    num_targets = int(target_ids.max()) + 1
-    length = ids.shape[1]
-    padded = np.pad(ids, ((0, 0), (window, window)))
-    starts = [window - s if backward else window + s for s in range(1, window + 1)]
-    words = np.stack([padded[:, start : start + length] for start in starts], axis=-1)  # (N, T, k)
-    targets = target_ids[words]
-    repeated = np.zeros(targets.shape, bool)
-    for s in range(1, window):
-        repeated[..., s] = np.any(targets[..., s : s + 1] == targets[..., :s], axis=-1)
-    keep = (targets >= 0) & ~repeated & (ids != 0)[..., None]
-    counts = np.bincount(targets[keep], minlength=num_targets).astype("float64")
+    targets = ops.convert_to_numpy(window_targets(ops.convert_to_tensor(ids, "int32"), target_ids, window, backward))
+    keep = (targets >= 0) & (ids != 0)[..., None]
+    counts = np.bincount(targets[keep], minlength=int(np.max(target_ids)) + 1).astype("float64")
     return counts, int((ids != 0).sum())
 
 
@@ -266,20 +274,7 @@ class TvEmbedding(keras.Model):
         return loss
 
     def _window_targets(self, ids, backward):
-        """Target indices `(B, T, window)` of the next (previous) words, -1 for none; repeats marked -1."""
-        k = self.window
-        padded = ops.pad(ids, ((0, 0), (k, k)))
-        length = ids.shape[1]
-        if length is None:
-            raise ValueError("TvEmbedding needs a known sequence length T. Received: ids with shape (B, None)")
-        starts = [k - s if backward else k + s for s in range(1, k + 1)]
-        words = ops.stack([padded[:, start : start + length] for start in starts], axis=-1)
-        targets = ops.take(ops.convert_to_tensor(self.target_ids), words, axis=0)
-        # A bag, not a count: a word repeated in the window is one positive.
-        same = ops.equal(ops.expand_dims(targets, -1), ops.expand_dims(targets, -2))
-        earlier = ops.convert_to_tensor(np.tril(np.ones((k, k), bool), -1))
-        repeated = ops.any(ops.logical_and(same, earlier), axis=-1)
-        return ops.where(ops.logical_or(repeated, targets < 0), -1, targets)
+        return window_targets(ids, self.target_ids, self.window, backward)
 
     def objective(self, ids, sequences, negatives):
         """The weighted square loss (see the class docstring) for given sampled `negatives` `(m,)`."""
