@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from keras_labelemb.layers._validation import check_positive_int
+from keras_labelemb.argument_checks import check_positive_int
 
 
 def masked_softmax(scores, mask):

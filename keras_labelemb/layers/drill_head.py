@@ -4,7 +4,7 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_labelemb.layers._validation import check_choice, check_label_indices, check_positive_int, check_rate
+from keras_labelemb.argument_checks import check_choice, check_label_indices, check_positive_int, check_rate
 from keras_labelemb.layers.gile_head import validate_label_ids
 from keras_labelemb.layers.label_encoder import LabelEncoder
 

@@ -6,7 +6,7 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_labelemb.layers._validation import check_choice, check_label_indices, check_positive_int
+from keras_labelemb.argument_checks import check_choice, check_label_indices, check_positive_int
 from keras_labelemb.layers.label_encoder import LabelEncoder
 
 VARIANTS = ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input", "linear")

@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from keras_labelemb.layers._validation import check_choice, check_positive_int, check_rate
+from keras_labelemb.argument_checks import check_choice, check_positive_int, check_rate
 from keras_labelemb.layers.attention_pooling import AttentionPooling
 
 ENCODERS = ("dense", "gru", "bigru", "lstm", "bilstm")

@@ -5,7 +5,7 @@ import inspect
 import keras
 from keras import ops
 
-from keras_labelemb.layers._validation import check_choice, check_positive_int
+from keras_labelemb.argument_checks import check_choice, check_positive_int
 from keras_labelemb.layers.region_pooling import POOLING_MODES, RegionPooling
 
 GATES = ("no_io", "full")

@@ -4,7 +4,7 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_labelemb.layers._validation import check_choice, check_positive_int
+from keras_labelemb.argument_checks import check_choice, check_positive_int
 
 SAMPLERS = ("uniform", "frequency", "log_uniform", "hard")
 WEIGHTINGS = ("mean", "unbiased")

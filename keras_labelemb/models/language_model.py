@@ -3,7 +3,7 @@
 import keras
 
 from keras_labelemb.layers import DrillHead
-from keras_labelemb.layers._validation import check_choice, check_positive_int, check_rate
+from keras_labelemb.argument_checks import check_choice, check_positive_int, check_rate
 
 LM_HEADS = ("drill", "tied", "bilinear", "dual", "full")
 

@@ -3,7 +3,7 @@
 import keras
 
 from keras_labelemb.layers import RegionLSTM
-from keras_labelemb.layers._validation import check_choice
+from keras_labelemb.argument_checks import check_choice
 
 
 def oh_2lstmp(

@@ -14,7 +14,7 @@ import numpy as np
 from keras import ops
 
 from keras_labelemb.layers import RegionLSTM
-from keras_labelemb.layers._validation import check_choice, check_positive_int
+from keras_labelemb.argument_checks import check_choice, check_positive_int
 
 #: English function words left out of the target vocabulary (vocabulary control, J&Z 2016
 #: section 3.2): predicting them teaches syntax rather than topic.

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from keras_labelemb.text._checks import check_bool, check_positive_int
+from keras_labelemb.argument_checks import check_bool, check_positive_int
 
 # Documents vectorised per TensorFlow call when vectorising once before caching.
 _VECTORIZE_CHUNK = 1024

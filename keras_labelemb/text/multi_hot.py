@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from keras_labelemb.text._checks import check_positive_int
+from keras_labelemb.argument_checks import check_positive_int
 
 
 def multi_hot(label_lists, num_labels):

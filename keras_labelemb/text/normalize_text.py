@@ -3,7 +3,7 @@
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from keras_labelemb.text._checks import check_bool
+from keras_labelemb.argument_checks import check_bool
 
 NUM_TOKEN = "<num>"
 """The token that replaces every number when `replace_numbers=True`."""

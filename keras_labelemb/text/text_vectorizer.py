@@ -6,7 +6,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from keras_labelemb.text._checks import check_bool, check_positive_int
+from keras_labelemb.argument_checks import check_bool, check_positive_int
 from keras_labelemb.text.normalize_text import UNICODE_FORMS, normalize_text
 from keras_labelemb.text.split_sentences import split_sentences
 from keras_labelemb.text.tokenize import tokenize

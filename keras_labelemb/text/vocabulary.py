@@ -7,7 +7,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from keras_labelemb.text._checks import check_positive_int
+from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.text.normalize_text import normalize_text
 from keras_labelemb.text.tokenize import tokenize
 

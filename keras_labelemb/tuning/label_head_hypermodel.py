@@ -6,7 +6,7 @@ import numbers
 import keras
 import keras_tuner
 
-from keras_labelemb.layers._validation import check_positive_int
+from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers.gile_head import validate_label_ids
 from keras_labelemb.models.document_classifier import document_classifier
 
