@@ -8,8 +8,9 @@ can be imported before the Keras backend is chosen.
 
 import numpy as np
 
-GILE_VARIANTS = ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input", "linear")
+GILE_VARIANTS = ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input")
 GILE_LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
+OTHER_LABELS = np.array([[10, 11], [12, 0], [3, 13], [14, 15]], "int32")  # another 4-label set, for call time
 
 
 def sequence_mask():
@@ -100,6 +101,81 @@ def _gile_head(variant):
             expected_output_shape=(3, 4),
             # Embedding rows of words in no label description get no gradient from the head.
             frozen_weights=("embeddings",),
+        )
+
+    return case
+
+
+def hierarchical_attention_multilingual(rng):
+    """MHAN-Enc: two languages share the encoders, each has its own attention; called for language 1."""
+    from keras_labelemb.layers import HierarchicalAttention
+
+    return HierarchicalAttention, dict(
+        init_kwargs={"word_encoder": "dense", "word_units": 4, "sentence_encoder": "dense", "sentence_units": 3,
+                     "num_languages": 2, "share": "encoders", "dense_activation": "tanh"},
+        input_data=rng.normal(size=(3, 4, 5, 6)).astype("float32"), expected_output_shape=(3, 3),
+        mask=document_mask(), call_kwargs={"language": 1},
+        frozen_weights=("word_attention/", "sentence_attention/"),  # language 0's attention is not used
+    )
+
+
+def gile_head_multilingual(rng):
+    """Two languages share U, V; each has its own w, b and label set (GILE section 3.3)."""
+    import keras
+
+    from keras_labelemb.layers import GileHead
+
+    def init_kwargs():
+        return {"embedding": keras.layers.Embedding(40, 6, mask_zero=True), "joint_dim": 5, "num_languages": 2,
+                "label_ids": GILE_LABELS,  # the shared set, scored for a per-document language tensor
+                "language_label_ids": [GILE_LABELS, OTHER_LABELS]}
+
+    return GileHead, dict(
+        init_kwargs=init_kwargs, input_data=rng.normal(size=(3, 7)).astype("float32"), expected_output_shape=(3, 4),
+        call_kwargs={"language": 1},
+        # Language 0's w and b, and words in neither label set, get no gradient from a language-1 batch.
+        frozen_weights=("embeddings", "joint_weight", "bias"),
+    )
+
+
+def gile_head_call_time_labels(rng):
+    """A label set given to `call` (the serving path of a zero-shot export), not the stored one."""
+    import keras
+
+    from keras_labelemb.layers import GileHead
+
+    def init_kwargs():
+        return {"embedding": keras.layers.Embedding(40, 6, mask_zero=True), "label_ids": GILE_LABELS, "joint_dim": 5}
+
+    return GileHead, dict(
+        init_kwargs=init_kwargs, input_data=rng.normal(size=(3, 7)).astype("float32"), expected_output_shape=(3, 4),
+        call_kwargs={"label_ids": OTHER_LABELS}, frozen_weights=("embeddings",),
+    )
+
+
+def linear_head(rng):
+    from keras_labelemb.layers import LinearHead
+
+    return LinearHead, dict(
+        init_kwargs={"num_labels": 4}, input_data=rng.normal(size=(3, 7)).astype("float32"),
+        expected_output_shape=(3, 4), expected_num_trainable_weights=2,
+    )
+
+
+def _drill_head_baseline(variant):
+    """The DRILL paper's baselines on a tied 30-word vocabulary."""
+
+    def case(rng):
+        import keras
+
+        from keras_labelemb.layers import DrillHead
+
+        def init_kwargs():
+            return {"embedding": keras.layers.Embedding(30, 6), "variant": variant}
+
+        return DrillHead, dict(
+            init_kwargs=init_kwargs, input_data=rng.normal(size=(3, 5, 6)).astype("float32"),
+            expected_output_shape=(3, 5, 30),
         )
 
     return case
@@ -211,6 +287,11 @@ CASES = {
     **{f"hierarchical_attention_{e}": _hierarchical(e) for e in ("dense", "bigru", "lstm")},
     "hierarchical_attention_flat_with_scores": hierarchical_attention_flat_with_scores,
     **{f"gile_head_{v}": _gile_head(v) for v in GILE_VARIANTS},
+    "hierarchical_attention_multilingual": hierarchical_attention_multilingual,
+    "gile_head_multilingual": gile_head_multilingual,
+    "gile_head_call_time_labels": gile_head_call_time_labels,
+    "linear_head": linear_head,
+    **{f"drill_head_{v}": _drill_head_baseline(v) for v in ("bilinear", "dual")},
     "drill_head_tied": drill_head_tied,
     "drill_head_descriptions": drill_head_descriptions,
     "region_lstm_bidirectional_chopped": region_lstm_bidirectional_chopped,

@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 from keras import ops
 
-from keras_labelemb.layers import DrillHead
+from keras_labelemb.layers import DrillHead, LinearHead
 
 RNG = np.random.default_rng(5)
 VOCAB, DIM = 30, 6
@@ -90,7 +90,10 @@ def test_baseline_variants_match_their_equations():
     h = RNG.normal(size=(3, DIM)).astype("float32")
     out = {}
     for variant in ("tied", "bilinear", "dual", "full"):
-        head = DrillHead(keras.layers.Embedding(VOCAB, DIM), variant=variant)
+        if variant == "full":  # the usual softmax layer is LinearHead, compared here with its DRILL relatives
+            head = LinearHead(VOCAB)
+        else:
+            head = DrillHead(keras.layers.Embedding(VOCAB, DIM), variant=variant)
         head.build(h.shape)
         randomize(head)
         out[variant] = (ops.convert_to_numpy(head(h)), weights(head))
@@ -104,7 +107,7 @@ def test_baseline_variants_match_their_equations():
     np.testing.assert_allclose(got, docs @ labels.T + w["bias"], atol=1e-4)
     got, w = out["full"]
     np.testing.assert_allclose(got, h @ w["kernel"] + w["bias"], atol=1e-5)
-    assert set(w) == {"embeddings", "kernel", "bias"}
+    assert set(w) == {"kernel", "bias"}
 
 
 def test_depth_zero_is_exactly_weight_tying():
@@ -115,8 +118,8 @@ def test_depth_zero_is_exactly_weight_tying():
     drill.build(h.shape)
     tied.build(h.shape)
     bias = RNG.normal(size=(VOCAB,)).astype("float32")
-    drill.bias_weight.assign(bias)
-    tied.bias_weight.assign(bias)
+    drill.bias.assign(bias)
+    tied.bias.assign(bias)
     want = ops.convert_to_numpy(ops.matmul(h, ops.transpose(embedding.embeddings)) + bias)
     np.testing.assert_array_equal(ops.convert_to_numpy(drill(h, training=True)), want)
     np.testing.assert_array_equal(ops.convert_to_numpy(tied(h)), want)
@@ -164,10 +167,13 @@ def test_no_dropout_at_inference():
 @pytest.mark.parametrize("variant", ["drill", "tied", "bilinear", "dual", "full"])
 @pytest.mark.parametrize("source", ["vocabulary", "descriptions"])
 def test_score_subset_equals_the_columns_of_the_full_call(variant, source):
-    kwargs = {"label_ids": LABELS, "bias": "per_label"} if source == "descriptions" else {}
-    head = DrillHead(keras.layers.Embedding(VOCAB, DIM, mask_zero=source == "descriptions"), variant=variant,
-                     dropout=0.3, **kwargs)
-    assert head.label_source == source
+    kwargs = {"label_ids": LABELS, "bias_mode": "per_label"} if source == "descriptions" else {}
+    if variant == "full":
+        head = LinearHead(len(LABELS) if source == "descriptions" else VOCAB)
+    else:
+        head = DrillHead(keras.layers.Embedding(VOCAB, DIM, mask_zero=source == "descriptions"), variant=variant,
+                         dropout=0.3, **kwargs)
+        assert head.label_source == source
     h = RNG.normal(size=(2, 3, DIM)).astype("float32")
     head.build(h.shape)
     randomize(head)
@@ -207,16 +213,16 @@ def test_input_width_mismatch_is_a_clear_error():
 
 
 def test_residual_width_mismatch_is_a_clear_error():
-    with pytest.raises(ValueError, match=r"units.*Received: units=8"):
-        DrillHead(keras.layers.Embedding(VOCAB, DIM), depth=2, units=8)
-    with pytest.raises(ValueError, match=r"units.*Received: units=8"):
-        DrillHead(keras.layers.Embedding(VOCAB, DIM), depth=2, units=8, residual_to_embedding=False,
+    with pytest.raises(ValueError, match=r"joint_dim.*Received: joint_dim=8"):
+        DrillHead(keras.layers.Embedding(VOCAB, DIM), depth=2, joint_dim=8)
+    with pytest.raises(ValueError, match=r"joint_dim.*Received: joint_dim=8"):
+        DrillHead(keras.layers.Embedding(VOCAB, DIM), depth=2, joint_dim=8, residual_to_embedding=False,
                   residual_to_previous=True)
     bilinear_with_residual = DrillHead(keras.layers.Embedding(VOCAB, DIM), variant="bilinear", residual_to_embedding=True)
-    with pytest.raises(ValueError, match="pass units=6"):
-        bilinear_with_residual(np.zeros((2, 9), "float32"))  # bilinear's units default to d_h = 9
+    with pytest.raises(ValueError, match="pass joint_dim=6"):
+        bilinear_with_residual(np.zeros((2, 9), "float32"))  # bilinear's joint_dim defaults to d_h = 9
     # Without residuals the label network may change the width; h must then match it.
-    head = DrillHead(keras.layers.Embedding(VOCAB, DIM), depth=2, units=8, residual_to_embedding=False)
+    head = DrillHead(keras.layers.Embedding(VOCAB, DIM), depth=2, joint_dim=8, residual_to_embedding=False)
     assert tuple(head(np.zeros((2, 8), "float32")).shape) == (2, VOCAB)
 
 
@@ -225,9 +231,9 @@ def test_residual_width_mismatch_is_a_clear_error():
     ({"depth": -1}, "depth"),
     ({"dropout": 1.0}, "dropout"),
     ({"dropout_type": "locked"}, "dropout_type"),
-    ({"bias": "per_word"}, "bias"),
+    ({"bias_mode": "per_word"}, "bias_mode"),
     ({"variant": "tied", "depth": 2}, "tied"),
-    ({"variant": "full", "input_projection": True}, "full"),
+    ({"variant": "full"}, "variant"),  # the usual softmax layer is LinearHead
     ({"residual_to_previous": "yes"}, "residual_to_previous"),
 ])
 def test_bad_arguments_name_the_argument(kwargs, match):
@@ -260,13 +266,13 @@ def test_shared_bias_heads_score_new_label_sets():
 
 
 def test_per_label_bias_refuses_another_label_count():
-    head = DrillHead(keras.layers.Embedding(VOCAB, DIM, mask_zero=True), label_ids=LABELS, bias="per_label")
+    head = DrillHead(keras.layers.Embedding(VOCAB, DIM, mask_zero=True), label_ids=LABELS, bias_mode="per_label")
     h = RNG.normal(size=(2, DIM)).astype("float32")
     head(h)
     head.set_labels(LABELS[::-1])  # same count: allowed (biases stay by position)
-    with pytest.raises(ValueError, match="bias='shared'"):
+    with pytest.raises(ValueError, match="per-label parameters for 4 labels"):
         head.set_labels(LABELS[:2])
-    with pytest.raises(ValueError, match="per-label bias"):
+    with pytest.raises(ValueError, match="call-time labels must be as many"):
         head(h, label_ids=LABELS[:3])
 
 
@@ -275,7 +281,7 @@ def test_per_label_bias_refuses_another_label_count():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("variant", ["drill", "bilinear", "dual", "full"])
+@pytest.mark.parametrize("variant", ["drill", "bilinear", "dual"])
 def test_gradients_reach_every_weight(variant):
     head = DrillHead(keras.layers.Embedding(VOCAB, DIM), variant=variant, dropout=0.2)
     h = tf.constant(RNG.normal(size=(4, 3, DIM)).astype("float32"))
@@ -287,9 +293,6 @@ def test_gradients_reach_every_weight(variant):
         loss = ops.mean(ops.sparse_categorical_crossentropy(targets, logits, from_logits=True))
     grads = tape.gradient(loss, head.trainable_weights + [h])
     for v, g in zip(head.trainable_weights + [h], grads):
-        if variant == "full" and "embeddings" in getattr(v, "path", ""):
-            assert g is None  # the full softmax does not use the table
-            continue
         assert g is not None and float(tf.reduce_max(tf.abs(tf.convert_to_tensor(g)))) > 0, getattr(v, "path", "h")
 
 
@@ -324,10 +327,15 @@ def test_bias_initializer_sets_the_starting_logit_and_survives_the_config():
     head = DrillHead(keras.layers.Embedding(VOCAB, DIM, mask_zero=True), label_ids=LABELS, depth=1,
                      bias_initializer=keras.initializers.Constant(-4.0))
     head(np.zeros((1, DIM), "float32"))
-    assert float(ops.convert_to_numpy(head.bias_weight)) == -4.0
-    clone = DrillHead.from_config(head.get_config())
+    assert float(ops.convert_to_numpy(head.bias)) == -4.0
+    config = head.get_config()
+    assert "label_ids" not in config and config["num_labels"] == len(LABELS)  # the label set is an asset
+    clone = DrillHead.from_config(config)
+    with pytest.raises(ValueError, match="no label set"):
+        clone(np.zeros((1, DIM), "float32"))
+    clone.set_labels(head.label_ids)
     clone(np.zeros((1, DIM), "float32"))
-    assert float(ops.convert_to_numpy(clone.bias_weight)) == -4.0
+    assert float(ops.convert_to_numpy(clone.bias)) == -4.0
 
 
 @pytest.mark.parametrize("units", [DIM, DIM + 3])  # g_in = I, and the projected (dual) form
@@ -335,10 +343,10 @@ def test_document_classifier_drill_head_scores_new_labels_and_round_trips(units,
     from keras_labelemb.models import document_classifier, set_labels
 
     model = document_classifier(VOCAB, LABELS, max_sentences=2, max_sentence_length=4, embedding_dim=DIM,
-                                encoder_units=units, head="drill", depth=2)
+                                encoder_units=units, head={"type": "drill", "depth": 2})
     head = model.get_layer("drill_head")
     assert head.input_projection == (units != DIM)
-    np.testing.assert_allclose(float(ops.convert_to_numpy(head.bias_weight)), -np.log(len(LABELS)), rtol=1e-6)
+    np.testing.assert_allclose(float(ops.convert_to_numpy(head.bias)), -np.log(len(LABELS)), rtol=1e-6)
     x = RNG.integers(0, VOCAB, size=(3, 2, 4)).astype("int32")
     y = np.eye(len(LABELS), dtype="float32")[[0, 1, 2]]
     model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)

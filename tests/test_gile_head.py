@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_labelemb.layers import GileHead, HierarchicalAttention, joint_dim_matching_linear
+from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead, joint_dim_matching_linear
 
 RNG = np.random.default_rng(3)
 VOCAB, DIM = 40, 6
@@ -23,7 +23,7 @@ def head_kwargs(variant):
 
 def numpy_logits(head, h):
     w = {v.path.split("/")[-1]: ops.convert_to_numpy(v) for v in head.weights}
-    if head.variant == "linear":
+    if isinstance(head, LinearHead):
         return h @ w["kernel"] + w["bias"]
     table = w["embeddings"]
     mask = (LABELS != 0)[..., None]
@@ -44,7 +44,7 @@ def numpy_logits(head, h):
 
 @pytest.mark.parametrize("variant", JOINT_VARIANTS + ["linear"])
 def test_equations_match_numpy(variant):
-    head = GileHead(**head_kwargs(variant)())
+    head = LinearHead(num_labels=len(LABELS)) if variant == "linear" else GileHead(**head_kwargs(variant)())
     h = RNG.normal(size=(3, 7)).astype("float32")
     head.build(h.shape)
     # Non-trivial biases and weights so a dropped term would show.
@@ -93,11 +93,15 @@ def test_label_set_is_saved_with_the_model(tmp_path):
     assert loaded.layers[-1].embedding is loaded.layers[0], "label and word embeddings must stay one table"
 
 
-def test_linear_cannot_take_another_label_set():
-    head = GileHead(label_ids=LABELS, variant="linear")
+def test_linear_head_cannot_take_another_label_set():
+    head = LinearHead(num_labels=4)
     head.build((None, 7))
-    with pytest.raises(ValueError, match="4 labels"):
+    with pytest.raises(ValueError, match="cannot score another label set"):
         head.set_labels(LABELS[:2])
+    with pytest.raises(ValueError, match="call-time labels"):
+        head(np.zeros((1, 7), "float32"), label_ids=LABELS)
+    with pytest.raises(ValueError, match="reads no label descriptions"):
+        LinearHead(num_labels=4, label_ids=LABELS)
 
 
 def test_gradients_reach_label_word_embeddings():
@@ -154,7 +158,9 @@ def test_document_classifier_starts_every_head_at_the_label_prior(head):
     from keras_labelemb.models import document_classifier
 
     labels = np.array([[2, 3], [4, 0], [5, 6], [7, 0]], "int32")
-    kwargs = dict(flat=True, max_tokens=5, embedding_dim=6, encoder_units=6, joint_dim=4, head=head)
+    kwargs = dict(flat=True, max_tokens=5, embedding_dim=6, encoder_units=6, head=head)
+    if head in ("gile", "bilinear"):
+        kwargs["head"] = {"variant": head, "joint_dim": 4}
     if head == "linear":
         kwargs["num_labels"] = 4
     else:
@@ -162,7 +168,7 @@ def test_document_classifier_starts_every_head_at_the_label_prior(head):
 
     def output_bias(model):
         layer = model.layers[-1]
-        return ops.convert_to_numpy(layer.bias_weight if head == "drill" else layer.bias)
+        return ops.convert_to_numpy(layer.bias)
 
     np.testing.assert_allclose(output_bias(document_classifier(20, **kwargs)), -np.log(4), rtol=1e-6)
     np.testing.assert_array_equal(output_bias(document_classifier(20, prior_logit=None, **kwargs)), 0.0)

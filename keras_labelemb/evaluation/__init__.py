@@ -2,12 +2,8 @@
 chunked top-k scoring of huge label sets."""
 
 from keras_labelemb.evaluation.best_validation_f1 import BestValidationF1
-from keras_labelemb.evaluation.chunked_scoring import (
-    evaluate_in_chunks,
-    predict_top_k,
-    split_at_head,
-    top_k_metrics,
-)
+from keras_labelemb.evaluation.top_k_metrics import evaluate_in_chunks, top_k_metrics
+from keras_labelemb.evaluation.top_k_prediction import predict_top_k
 from keras_labelemb.evaluation.reports import classification_report, ranking_report, sigmoid
 from keras_labelemb.evaluation.thresholds import assign_labels, choose_threshold, micro_f1_score
 
@@ -21,6 +17,5 @@ __all__ = [
     "predict_top_k",
     "ranking_report",
     "sigmoid",
-    "split_at_head",
     "top_k_metrics",
 ]

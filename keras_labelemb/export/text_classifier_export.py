@@ -3,12 +3,7 @@
 import keras
 import tensorflow as tf
 
-from keras_labelemb.models.label_set import label_heads
-
-
-def _document_encoder(model, head):
-    """The part of `model` from its token-id input to the head's input (the document vector)."""
-    return keras.Model(model.inputs, head.input, name=f"{model.name}_document_encoder")
+from keras_labelemb.models.label_head_access import split_at_head
 
 
 def export_text_classifier(model, vectorizer, filepath, label_description_length=None):
@@ -21,14 +16,15 @@ def export_text_classifier(model, vectorizer, filepath, label_description_length
       (`vectorizer`, tensorflow-text) happens inside the graph.
     - `serve_with_labels(texts, label_descriptions)`: scores the `(L',)` label
       descriptions given with the request, so a served model scores labels added
-      after training (joint `GileHead` variants only). An empty description
-      encodes to the zero vector, which gives a finite score.
+      after training (heads without per-label parameters: `head.scores_label_sets`).
+      An empty description encodes to the zero vector, which gives a finite score.
 
     Loading needs `import tensorflow_text` in the serving process (its ops
     register on import); `load_text_classifier` does that.
 
     Args:
-        model: a Keras model from token ids to label logits.
+        model: a Keras model from token ids to label logits whose output layer
+            is a `LabelHead` (see `split_at_head`).
         vectorizer: the `TextVectorizer` that produced the model's inputs.
         filepath: output directory.
         label_description_length: tokens per label description in
@@ -51,10 +47,8 @@ def export_text_classifier(model, vectorizer, filepath, label_description_length
 
     archive.add_endpoint("serve", serve)
 
-    heads = [h for h in label_heads(model) if h.variant != "linear"]
-    if heads:
-        head = heads[0]
-        encoder = _document_encoder(model, head)
+    encoder, head = split_at_head(model)
+    if head.scores_label_sets and head.label_ids is not None:
         archive.track(encoder)
         length = label_description_length or head.label_ids.shape[1]
 

@@ -5,7 +5,21 @@ from keras_labelemb.layers.drill_head import DrillHead
 from keras_labelemb.layers.gile_head import GileHead, joint_dim_matching_linear
 from keras_labelemb.layers.hierarchical_attention import HierarchicalAttention
 from keras_labelemb.layers.label_encoder import LabelEncoder
+from keras_labelemb.layers.label_head import LabelHead, validate_label_ids
+from keras_labelemb.layers.linear_head import LinearHead
 from keras_labelemb.layers.region_lstm import RegionLSTM
 from keras_labelemb.layers.region_pooling import RegionPooling
 
-__all__ = ["AttentionPooling", "DrillHead", "GileHead", "HierarchicalAttention", "LabelEncoder", "RegionLSTM", "RegionPooling", "joint_dim_matching_linear"]
+__all__ = [
+    "AttentionPooling",
+    "DrillHead",
+    "GileHead",
+    "HierarchicalAttention",
+    "LabelEncoder",
+    "LabelHead",
+    "LinearHead",
+    "RegionLSTM",
+    "RegionPooling",
+    "joint_dim_matching_linear",
+    "validate_label_ids",
+]

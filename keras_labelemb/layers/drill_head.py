@@ -1,14 +1,18 @@
 """Deep residual output layer (DRILL) and the output layers it generalises."""
 
 import keras
-import numpy as np
 from keras import ops
 
-from keras_labelemb.argument_checks import check_choice, check_label_indices, check_positive_int, check_rate
-from keras_labelemb.layers.gile_head import validate_label_ids
-from keras_labelemb.layers.label_encoder import LabelEncoder
+from keras_labelemb.argument_checks import (
+    check_bool,
+    check_choice,
+    check_non_negative_int,
+    check_positive_int,
+    check_rate,
+)
+from keras_labelemb.layers.label_head import LabelHead
 
-VARIANTS = ("drill", "tied", "bilinear", "dual", "full")
+VARIANTS = ("drill", "tied", "bilinear", "dual")
 DROPOUT_TYPES = ("variational", "standard")
 BIAS_MODES = ("auto", "per_label", "shared", "none")
 
@@ -22,22 +26,12 @@ _PRESETS = {
                      input_projection=False, projection_bias=False),
     "dual": dict(depth=1, activation="sigmoid", residual_to_embedding=False, residual_to_previous=False,
                  input_projection=True, projection_bias=True),
-    "full": dict(depth=0, activation="linear", residual_to_embedding=False, residual_to_previous=False,
-                 input_projection=False, projection_bias=False),
 }
 _STRUCTURE = ("depth", "residual_to_embedding", "residual_to_previous", "input_projection", "projection_bias")
 
 
-def _check_bool(name, value, allow_none=True):
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"`{name}` must be True or False. Received: {name}={value!r}")
-    return bool(value)
-
-
 @keras.saving.register_keras_serializable(package="keras_labelemb")
-class DrillHead(keras.layers.Layer):
+class DrillHead(LabelHead):
     """Deep residual output layer: a deep label network over the label embeddings (DRILL).
 
     The label embeddings `E` (`(L, d)`) pass through `k = depth` nonlinear
@@ -49,7 +43,7 @@ class DrillHead(keras.layers.Layer):
 
     with `E_0 = E`. Eq. 10 is applied literally at every layer, so with both
     residual switches on, the first layer adds `E` twice (`E_0` is `E`).
-    `dropout_type="variational"` samples one mask over the `units` features per
+    `dropout_type="variational"` samples one mask over the `joint_dim` features per
     layer and step, shared by every label (the paper's locked mask);
     `"standard"` samples a mask per label and feature. With `depth=0` the head
     is exactly weight tying, `logits = h E^T + b`.
@@ -65,7 +59,7 @@ class DrillHead(keras.layers.Layer):
     - label descriptions (classification, as `GileHead`): pass the shared
       `embedding` and `label_ids` `(L, Lw)`; `E` is `label_encoder` over the
       embedded description words. The label set is layer state, saved with the
-      model and replaceable with `set_labels`;
+      model (an asset, not config) and replaceable with `set_labels`;
     - label embeddings given to `call` (`label_embeddings=`; set `label_dim`).
 
     The baselines of the paper are the same layer with another `variant`; the
@@ -77,16 +71,16 @@ class DrillHead(keras.layers.Layer):
         variant="tied":             logits = h E^T + b                        (PW17, depth 0)
         variant="bilinear":         logits = h (E W)^T + b                    (G18; W is (d, d_h))
         variant="dual":             logits = act(h V + b_v) act(E U + b_u)^T + b   (PH18)
-        variant="full":             logits = h W + b, W (d_h, L)              (the usual softmax layer)
 
-    Output bias `b`: `bias="auto"` gives one bias per label (`b` of shape
-    `(L,)`, the paper's `b in R^|V|`) when tied to the vocabulary or for
-    `"full"`, and a single shared scalar over label descriptions or call-time
+    The usual softmax layer (`logits = h W + b`, `W` `(d_h, L)`) is `LinearHead`.
+
+    Output bias `b`: `bias_mode="auto"` gives one bias per label (`b` of shape
+    `(L,)`, the paper's `b in R^|V|`) when tied to the vocabulary, and a single shared scalar over label descriptions or call-time
     label embeddings, so that any label set can be scored (zero-shot). A
     per-label bias belongs to the stored label set, position by position:
     `set_labels` with another label count, or call-time labels of another
     count, raise a `ValueError` (a new label has no learned bias, and the
-    layer does not invent one); use `bias="shared"` for swappable label sets.
+    layer does not invent one); use `bias_mode="shared"` for swappable label sets.
 
     Outputs are logits: train with a `from_logits=True` loss (softmax
     cross-entropy for language models, sigmoid for multi-label).
@@ -95,10 +89,10 @@ class DrillHead(keras.layers.Layer):
         embedding: the `keras.layers.Embedding` shared with the inputs.
         label_ids: `(L, Lw)` token ids of label descriptions (0 = padding).
             Without them, a head with an `embedding` is tied to the vocabulary.
-        variant: `"drill"`, `"tied"`, `"bilinear"`, `"dual"` or `"full"`.
+        variant: `"drill"`, `"tied"`, `"bilinear"` or `"dual"`.
         depth: `k`, layers of the label network (DRILL: default 2; the paper's
             best PTB setting is 4).
-        units: width `d_j` of the label-network layers. Default: `d` (the label
+        joint_dim: width `d_j` of the label-network layers (the joint space, as in `GileHead`). Default: `d` (the label
             embedding width); for `"bilinear"`, `d_h`. Residuals need `d_j = d`.
         activation: `act`, a name (`"sigmoid"`, `"relu"`, `"tanh"`, `"linear"`)
             or callable. Default: the variant's (`sigmoid`, the paper's PTB choice).
@@ -112,11 +106,11 @@ class DrillHead(keras.layers.Layer):
             width (the dual form); default only for `"dual"`.
         projection_bias: use the biases `b_i` (and `b_v`). Default True except
             for `"bilinear"`.
-        bias: `"auto"`, `"per_label"`, `"shared"` or `"none"` (see above).
+        bias_mode: `"auto"`, `"per_label"`, `"shared"` or `"none"` (see above).
         label_encoder: layer mapping `(L, Lw, d)` + mask to `(L, d)`; default
             `LabelEncoder()` (mean of word vectors).
         num_labels: label count when `E` comes only from call-time label
-            embeddings and the bias is per label or `variant="full"`.
+            embeddings and the bias is per label (set by `from_config`).
         label_dim: `d` when there is no `embedding`.
         kernel_initializer: initializer of `U_i`, `V`, `W`.
         bias_initializer: initializer of the output bias `b` (default zeros).
@@ -156,7 +150,7 @@ class DrillHead(keras.layers.Layer):
         label_ids=None,
         variant="drill",
         depth=None,
-        units=None,
+        joint_dim=None,
         activation=None,
         residual_to_embedding=None,
         residual_to_previous=None,
@@ -164,7 +158,7 @@ class DrillHead(keras.layers.Layer):
         dropout_type="variational",
         input_projection=None,
         projection_bias=None,
-        bias="auto",
+        bias_mode="auto",
         label_encoder=None,
         num_labels=None,
         label_dim=None,
@@ -173,42 +167,36 @@ class DrillHead(keras.layers.Layer):
         seed=None,
         **kwargs,
     ):
-        super().__init__(**kwargs)
         self.variant = check_choice("variant", variant, VARIANTS)
-        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
-            raise ValueError(f"`depth` must be a non-negative integer. Received: depth={depth!r}")
-        self.units = check_positive_int("units", units, allow_none=True)
+        bias_mode = check_choice("bias_mode", bias_mode, BIAS_MODES)
+        if bias_mode == "auto":  # resolved once: per label when tied to the vocabulary (the paper's b in R^|V|)
+            tied = embedding is not None and label_ids is None and num_labels is None
+            bias_mode = "per_label" if tied else "shared"
+        self.bias_mode = bias_mode
+        super().__init__(embedding=embedding, label_ids=label_ids, label_encoder=label_encoder,
+                         num_labels=num_labels, label_dim=label_dim, **kwargs)
+        self.joint_dim = check_positive_int("joint_dim", joint_dim, allow_none=True)
         self.dropout = check_rate("dropout", dropout)
         self.dropout_type = check_choice("dropout_type", dropout_type, DROPOUT_TYPES)
-        self.bias_mode = check_choice("bias", bias, BIAS_MODES)
         self.seed = seed
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
-        if embedding is not None and not (hasattr(embedding, "input_dim") and hasattr(embedding, "output_dim")):
-            raise ValueError(
-                "`embedding` must be a keras.layers.Embedding (or a layer with `input_dim`, `output_dim` "
-                f"and `embeddings`). Received: embedding={embedding!r}"
-            )
-        self.embedding = embedding
-        self.label_dim = check_positive_int("label_dim", label_dim, allow_none=True)
-        self._num_labels_arg = check_positive_int("num_labels", num_labels, allow_none=True)
-        self.label_encoder = label_encoder if label_encoder is not None else LabelEncoder(dtype=self.dtype_policy)
 
         # The structural arguments as given (None = the variant's), kept for get_config.
         self._given = dict(
-            depth=depth, activation=activation,
-            residual_to_embedding=_check_bool("residual_to_embedding", residual_to_embedding),
-            residual_to_previous=_check_bool("residual_to_previous", residual_to_previous),
-            input_projection=_check_bool("input_projection", input_projection),
-            projection_bias=_check_bool("projection_bias", projection_bias),
+            depth=check_non_negative_int("depth", depth, allow_none=True), activation=activation,
+            residual_to_embedding=check_bool("residual_to_embedding", residual_to_embedding, allow_none=True),
+            residual_to_previous=check_bool("residual_to_previous", residual_to_previous, allow_none=True),
+            input_projection=check_bool("input_projection", input_projection, allow_none=True),
+            projection_bias=check_bool("projection_bias", projection_bias, allow_none=True),
         )
-        if self.variant in ("tied", "full"):
+        if self.variant == "tied":
             fixed = {k: v for k, v in self._given.items()
-                     if k in _STRUCTURE and v is not None and v != _PRESETS[self.variant][k]}
-            if fixed or units is not None:
+                     if k in _STRUCTURE and v is not None and v != _PRESETS["tied"][k]}
+            if fixed or joint_dim is not None:
                 raise ValueError(
-                    f"variant={self.variant!r} has no label network (no depth, residuals, units or input "
-                    f"projection). Received: {fixed or {'units': units}}"
+                    "variant='tied' has no label network (no depth, residuals, joint_dim or input "
+                    f"projection). Received: {fixed or {'joint_dim': joint_dim}}"
                 )
         resolved = {k: (v if v is not None else _PRESETS[self.variant][k]) for k, v in self._given.items()}
         self.depth = resolved["depth"]
@@ -218,28 +206,22 @@ class DrillHead(keras.layers.Layer):
         self.input_projection = resolved["input_projection"]
         self.projection_bias = resolved["projection_bias"]
 
-        if self.embedding is None and self.label_dim is None and self.variant != "full":
+        if self.embedding is None and self.label_dim is None:
             raise ValueError(
                 "DrillHead needs label embeddings: pass the shared `embedding` (tied to the vocabulary, or with "
                 "`label_ids`), or `label_dim` and `label_embeddings` at call time. Received: embedding=None"
             )
-        self.label_ids = None
-        if label_ids is not None:
-            if self.embedding is None:
-                raise ValueError("`label_ids` are read through the shared `embedding`: pass `embedding`. "
-                                 "Received: embedding=None")
-            self.set_labels(label_ids)
-        if self.bias == "per_label" or self.variant == "full":
-            if self.num_labels is None:
-                raise ValueError(
-                    f"A per-label bias (bias={self.bias_mode!r}, variant={self.variant!r}) needs a label count: "
-                    "pass an `embedding` (tied to the vocabulary), `label_ids` or `num_labels`. Received: num_labels=None"
-                )
-        d = self._label_dim
-        if self.depth and (self.residual_to_embedding or self.residual_to_previous) and self.units not in (None, d):
+        if self.bias_mode == "per_label" and self.num_labels is None:
             raise ValueError(
-                f"Residual connections add E (width d={d}) to each label-network layer, so `units` must equal d "
-                f"(or be left as None). Received: units={self.units} with label embeddings of width {d}"
+                f"A per-label bias (bias_mode={self.bias_mode!r}) needs a label count: pass an `embedding` (tied "
+                "to the vocabulary), `label_ids` or `num_labels`. Received: num_labels=None"
+            )
+        d = self._label_dim
+        residual = self.residual_to_embedding or self.residual_to_previous
+        if self.depth and residual and self.joint_dim not in (None, d):
+            raise ValueError(
+                f"Residual connections add E (width d={d}) to each label-network layer, so `joint_dim` must equal d "
+                f"(or be left as None). Received: joint_dim={self.joint_dim} with label embeddings of width {d}"
             )
         self.supports_masking = True
 
@@ -247,55 +229,37 @@ class DrillHead(keras.layers.Layer):
     @property
     def label_source(self):
         """`"descriptions"`, `"vocabulary"` (tied to the embedding table) or `"embeddings"` (call time)."""
-        if self.label_ids is not None:
-            return "descriptions"
+        if self.label_ids is not None or (self.embedding is not None and self._num_labels is not None):
+            return "descriptions"  # (a layer restored from its config gets its label set from load_assets)
         return "vocabulary" if self.embedding is not None else "embeddings"
 
     @property
-    def bias(self):
-        """The resolved output-bias mode: `"per_label"`, `"shared"` or `"none"`."""
-        if self.bias_mode != "auto":
-            return self.bias_mode
-        return "per_label" if self.variant == "full" or self.label_source == "vocabulary" else "shared"
+    def num_labels(self):
+        if self.label_source == "vocabulary":
+            return int(self.embedding.input_dim)
+        return super().num_labels
 
     @property
-    def num_labels(self):
-        if self.label_ids is not None:
-            return int(self.label_ids.shape[0])
-        if self.embedding is not None:
-            return int(self.embedding.input_dim)
-        return self._num_labels_arg
+    def has_per_label_parameters(self):
+        return self.bias_mode == "per_label"
 
     @property
     def _label_dim(self):
         return self.embedding.output_dim if self.embedding is not None else self.label_dim
 
-    def set_labels(self, label_ids):
-        """Replaces the label set by the `(L, Lw)` token ids of label descriptions.
-
-        With a shared (or no) output bias and no per-label weights, any number
-        of labels, including labels never seen in training. With a per-label
-        bias or `variant="full"`, only a label set of the built size (the same
-        labels re-described). A compiled model must rebuild its compiled
-        functions (`keras_labelemb.models.set_labels` does both).
-        """
-        ids = validate_label_ids(label_ids, self.embedding.input_dim if self.embedding is not None else None)
-        per_label = self.variant == "full" or self.bias_mode == "per_label"
-        if per_label and self.built and ids.shape[0] != self.num_labels:
-            raise ValueError(
-                f"This head has per-label parameters (variant={self.variant!r}, bias={self.bias_mode!r}) for "
-                f"{self.num_labels} labels and cannot score another label count; use bias='shared' for label sets "
-                f"that change. Received: label_ids with {ids.shape[0]} labels"
-            )
-        self.label_ids = ids
+    def stored_label_embeddings(self, label_indices=None):
+        if self.label_source != "vocabulary":
+            return super().stored_label_embeddings(label_indices)
+        table = ops.cast(self.embedding.embeddings, self.compute_dtype)
+        return table if label_indices is None else ops.take(table, label_indices, axis=0)
 
     # -- weights ---------------------------------------------------------------
     def _add(self, name, shape, initializer=None):
         return self.add_weight(name=name, shape=shape, initializer=initializer or self.kernel_initializer)
 
-    def _resolved_units(self, input_dim):
-        if self.units is not None:
-            return self.units
+    def _resolved_joint_dim(self, input_dim):
+        if self.joint_dim is not None:
+            return self.joint_dim
         return input_dim if self.variant == "bilinear" else self._label_dim
 
     def build(self, input_shape):
@@ -307,61 +271,46 @@ class DrillHead(keras.layers.Layer):
         d_h = int(input_shape[-1])
         if self.embedding is not None and not self.embedding.built:
             self.embedding.build((None,))
-        if self.variant == "full":
-            self.kernel = self._add("kernel", (d_h, self.num_labels))
-        else:
-            d, units = self._label_dim, self._resolved_units(d_h)
-            self._units = units
-            out_width = units if self.depth else d
-            if self.depth and (self.residual_to_embedding or self.residual_to_previous) and units != d:
-                raise ValueError(
-                    f"Residual connections add E (width d={d}) to each label-network layer of width {units} "
-                    f"(variant={self.variant!r}); pass units={d}. Received: inputs with shape {tuple(input_shape)}"
-                )
-            if not self.input_projection and d_h != out_width:
-                raise ValueError(
-                    f"The logits multiply h (width d_h={d_h}) with the label network's output E_k (width "
-                    f"{out_width}: {'units' if self.depth else 'the label embedding width d'}); they must match. "
-                    "Pass input_projection=True (the dual form), give the encoder output the label width (e.g. a "
-                    f"Dense({out_width}) projection), or set `units`. Received: inputs with shape {tuple(input_shape)}"
-                )
-            self.label_kernels, self.label_biases, self.label_dropouts = [], [], []
-            for i in range(1, self.depth + 1):
-                self.label_kernels.append(self._add(f"label_kernel_{i}", (d if i == 1 else units, units)))
-                if self.projection_bias:
-                    self.label_biases.append(self._add(f"label_bias_{i}", (units,), "zeros"))
-                if self.dropout:
-                    noise_shape = (1, units) if self.dropout_type == "variational" else None
-                    seed = None if self.seed is None else self.seed + i
-                    dropout = keras.layers.Dropout(self.dropout, noise_shape=noise_shape, seed=seed,
-                                                   dtype=self.dtype_policy, name=f"label_dropout_{i}")
-                    dropout.build((None, units))
-                    self.label_dropouts.append(dropout)
-            if self.input_projection:
-                self.input_kernel = self._add("input_kernel", (d_h, out_width))
-                if self.projection_bias:
-                    self.input_bias = self._add("input_bias", (out_width,), "zeros")
-        if self.bias == "per_label":
-            self.bias_weight = self._add("bias", (self.num_labels,), self.bias_initializer)
-        elif self.bias == "shared":
-            self.bias_weight = self._add("bias", (), self.bias_initializer)
+        d, width = self._label_dim, self._resolved_joint_dim(d_h)
+        out_width = width if self.depth else d
+        if self.depth and (self.residual_to_embedding or self.residual_to_previous) and width != d:
+            raise ValueError(
+                f"Residual connections add E (width d={d}) to each label-network layer of width {width} "
+                f"(variant={self.variant!r}); pass joint_dim={d}. Received: inputs with shape {tuple(input_shape)}"
+            )
+        if not self.input_projection and d_h != out_width:
+            raise ValueError(
+                f"The logits multiply h (width d_h={d_h}) with the label network's output E_k (width "
+                f"{out_width}: {'joint_dim' if self.depth else 'the label embedding width d'}); they must match. "
+                "Pass input_projection=True (the dual form), give the encoder output the label width (e.g. a "
+                f"Dense({out_width}) projection), or set `joint_dim`. Received: inputs with shape {tuple(input_shape)}"
+            )
+        self.label_kernels, self.label_biases, self.label_dropouts = [], [], []
+        for i in range(1, self.depth + 1):
+            self.label_kernels.append(self._add(f"label_kernel_{i}", (d if i == 1 else width, width)))
+            if self.projection_bias:
+                self.label_biases.append(self._add(f"label_bias_{i}", (width,), "zeros"))
+            if self.dropout:
+                noise_shape = (1, width) if self.dropout_type == "variational" else None
+                seed = None if self.seed is None else self.seed + i
+                dropout = keras.layers.Dropout(self.dropout, noise_shape=noise_shape, seed=seed,
+                                               dtype=self.dtype_policy, name=f"label_dropout_{i}")
+                dropout.build((None, width))
+                self.label_dropouts.append(dropout)
+        if self.input_projection:
+            self.input_kernel = self._add("input_kernel", (d_h, out_width))
+            if self.projection_bias:
+                self.input_bias = self._add("input_bias", (out_width,), "zeros")
+        self.bias = None
+        if self.bias_mode == "per_label":
+            self.bias = self._add("bias", (self.num_labels,), self.bias_initializer)
+        elif self.bias_mode == "shared":
+            self.bias = self._add("bias", (), self.bias_initializer)
         self.built = True
 
     # -- forward ---------------------------------------------------------------
     def _w(self, variable):
         return ops.cast(variable, self.compute_dtype)
-
-    def encode_labels(self, label_ids=None):
-        """Label embeddings `E` `(L, d)`: the embedding table (tied) or the encoded descriptions."""
-        if label_ids is None and self.label_source == "vocabulary":
-            return self._w(self.embedding.embeddings)
-        if label_ids is None:
-            if self.label_ids is None:
-                raise ValueError("No label set: pass `label_ids` (or `label_embeddings`) to the call. Received: none")
-            label_ids = self.label_ids
-        label_ids = ops.convert_to_tensor(label_ids, dtype="int32")
-        words = self.embedding(label_ids)
-        return ops.cast(self.label_encoder(words, mask=ops.not_equal(label_ids, 0)), self.compute_dtype)
 
     def label_network(self, label_embeddings, training=None):
         """`E_k` of eqs. 9-10 (with eq. 12's dropout) for label embeddings `E` `(L, d)`."""
@@ -389,81 +338,24 @@ class DrillHead(keras.layers.Layer):
             out = out + self._w(self.input_bias)
         return self.activation(out)
 
-    def _output_bias(self, indices=None):
-        if self.bias == "none":
-            return None
-        bias = self._w(self.bias_weight)
-        if self.bias == "per_label" and indices is not None:
-            bias = ops.take(bias, indices, axis=0)
-        return bias
-
-    def _logits(self, h, label_embeddings, bias, training):
+    def compute_logits(self, inputs, label_embeddings, label_indices=None, training=None):
+        h = ops.cast(inputs, self.compute_dtype)
         labels = self.label_network(label_embeddings, training=training)
         logits = ops.matmul(self._input_network(h), ops.transpose(labels))
-        return logits if bias is None else logits + bias
+        if self.bias is None:
+            return logits
+        bias = self._w(self.bias)
+        if self.bias_mode == "per_label" and label_indices is not None:
+            bias = ops.take(bias, label_indices, axis=0)
+        return logits + bias
 
     def call(self, inputs, label_ids=None, label_embeddings=None, training=None):
-        h = ops.cast(inputs, self.compute_dtype)
-        if self.variant == "full":
-            if label_ids is not None or label_embeddings is not None:
-                raise ValueError("variant='full' has one weight vector per label and cannot score other labels. "
-                                 "Received: label_ids or label_embeddings at call time")
-            return ops.matmul(h, self._w(self.kernel)) + self._output_bias()
-        if label_embeddings is None:
-            if label_ids is None and self.label_source == "embeddings":
-                raise ValueError("This head has no stored labels: pass `label_embeddings` (or `label_ids`). "
-                                 "Received: neither")
-            label_embeddings = self.encode_labels(label_ids)
-        elif len(label_embeddings.shape) != 2 or label_embeddings.shape[-1] != self._label_dim:
-            raise ValueError(f"`label_embeddings` must be (L, {self._label_dim}). "
-                             f"Received: label_embeddings with shape {tuple(label_embeddings.shape)}")
-        if self.bias == "per_label" and (label_ids is not None or label_embeddings.shape[0] != self.num_labels):
-            count = np.shape(label_ids)[0] if label_ids is not None else label_embeddings.shape[0]
-            if count != self.num_labels:
-                raise ValueError(
-                    f"The per-label bias belongs to the {self.num_labels} stored labels; call-time labels must be "
-                    f"as many (use bias='shared' to score other label sets). Received: {count} labels"
-                )
-        return self._logits(h, label_embeddings, self._output_bias(), training)
-
-    def score_subset(self, inputs, label_indices, training=None):
-        """Logits `(B, C)` (or `(B, T, C)`) of the labels at `label_indices` `(C,)` of the current label set.
-
-        Only those `C` labels go through the label network (and their per-label
-        biases are gathered), so the cost grows with `C`, not with `L`: the
-        protocol `SampledSigmoidLoss` and sampled softmax train through. Column
-        `c` equals column `label_indices[c]` of `call(inputs)` when dropout is
-        off (a variational mask is shared by the `C` labels scored).
-        """
-        indices = ops.convert_to_tensor(label_indices, dtype="int32")
-        if self.num_labels is None:
-            raise ValueError("score_subset needs a stored label set (an embedding or label_ids). Received: none")
-        check_label_indices(label_indices, self.num_labels)
-        h = ops.cast(inputs, self.compute_dtype)
-        if self.variant == "full":
-            kernel = ops.take(self._w(self.kernel), indices, axis=1)
-            return ops.matmul(h, kernel) + self._output_bias(indices)
-        if self.label_source == "vocabulary":
-            E = ops.take(self._w(self.embedding.embeddings), indices, axis=0)
-        elif self.label_source == "descriptions":
-            E = self.encode_labels(ops.take(ops.convert_to_tensor(self.label_ids, dtype="int32"), indices, axis=0))
-        else:
-            raise ValueError("score_subset needs a stored label set: this head reads label embeddings at call time.")
-        return self._logits(h, E, self._output_bias(indices), training)
+        if label_ids is None and label_embeddings is None and self.label_source == "embeddings":
+            raise ValueError("This head has no stored labels: pass `label_embeddings` (or `label_ids`). "
+                             "Received: neither")
+        return super().call(inputs, label_ids=label_ids, label_embeddings=label_embeddings, training=training)
 
     # -- shapes, masks, config ----------------------------------------------------
-    def compute_output_spec(self, inputs, label_ids=None, label_embeddings=None, training=None):
-        if label_embeddings is not None:
-            num_labels = label_embeddings.shape[0]
-        elif label_ids is not None:
-            num_labels = np.shape(label_ids)[0]
-        else:
-            num_labels = self.num_labels
-        return keras.KerasTensor(tuple(inputs.shape[:-1]) + (num_labels,), dtype=self.compute_dtype)
-
-    def compute_output_shape(self, input_shape):
-        return tuple(input_shape[:-1]) + (self.num_labels,)
-
     def compute_mask(self, inputs, mask=None):
         # Per-time-step logits keep the time-step mask; one vector per example has none.
         return mask if mask is not None and len(inputs.shape) == 3 else None
@@ -471,11 +363,9 @@ class DrillHead(keras.layers.Layer):
     def get_config(self):
         config = super().get_config()
         config.update(
-            embedding=None if self.embedding is None else keras.saving.serialize_keras_object(self.embedding),
-            label_ids=None if self.label_ids is None else self.label_ids.tolist(),
             variant=self.variant,
             depth=self._given["depth"],
-            units=self.units,
+            joint_dim=self.joint_dim,
             activation=None if self._given["activation"] is None else keras.activations.serialize(self.activation),
             residual_to_embedding=self._given["residual_to_embedding"],
             residual_to_previous=self._given["residual_to_previous"],
@@ -483,20 +373,11 @@ class DrillHead(keras.layers.Layer):
             dropout_type=self.dropout_type,
             input_projection=self._given["input_projection"],
             projection_bias=self._given["projection_bias"],
-            bias=self.bias_mode,
-            label_encoder=keras.saving.serialize_keras_object(self.label_encoder),
-            num_labels=self._num_labels_arg,
-            label_dim=self.label_dim,
+            bias_mode=self.bias_mode,
             kernel_initializer=keras.initializers.serialize(self.kernel_initializer),
             bias_initializer=keras.initializers.serialize(self.bias_initializer),
             seed=self.seed,
         )
+        if self.label_source == "vocabulary":
+            config["num_labels"] = None  # the vocabulary size, from the embedding
         return config
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        for key in ("embedding", "label_encoder"):
-            if config.get(key) is not None:
-                config[key] = keras.saving.deserialize_keras_object(config[key])
-        return cls(**config)

@@ -1,15 +1,15 @@
 """Generalized input-label embedding output layer (GILE eqs. 7-14) and its ablations."""
 
-import math
 
 import keras
 import numpy as np
 from keras import ops
 
-from keras_labelemb.argument_checks import check_choice, check_label_indices, check_positive_int
-from keras_labelemb.layers.label_encoder import LabelEncoder
+from keras_labelemb.argument_checks import check_choice, check_positive_int
+from keras_labelemb.layers.label_head import LabelHead, validate_label_ids
 
-VARIANTS = ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input", "linear")
+VARIANTS = ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input")
+_LANGUAGE_FILE = "language_{}_label_ids.npy"
 
 
 def joint_dim_matching_linear(input_dim, num_labels, label_dim):
@@ -27,33 +27,8 @@ def joint_dim_matching_linear(input_dim, num_labels, label_dim):
     return max(1, int(round(input_dim * total / (input_dim + label_dim))))
 
 
-def validate_label_ids(label_ids, vocabulary_size=None, name="label_ids"):
-    """Checks a `(L, Lw)` array of label-description token ids; returns it as int32."""
-    array = np.asarray(label_ids)
-    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
-        raise ValueError(
-            f"`{name}` must be a non-empty (num_labels, description_length) array of token ids. "
-            f"Received: {name} with shape {array.shape}"
-        )
-    if not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"`{name}` must hold integer token ids. Received: {name} with dtype {array.dtype}")
-    if array.min() < 0 or (vocabulary_size is not None and array.max() >= vocabulary_size):
-        raise ValueError(
-            f"`{name}` holds token ids outside [0, {vocabulary_size}). "
-            f"Received: {name} with min {array.min()} and max {array.max()}"
-        )
-    empty = np.flatnonzero((array != 0).sum(axis=1) == 0)
-    if empty.size:
-        raise ValueError(
-            f"`{name}` has empty label descriptions (all padding) in rows {empty[:10].tolist()}: "
-            "every label needs at least one known word. Received: "
-            f"{name} with {empty.size} empty rows of {array.shape[0]}"
-        )
-    return array.astype("int32")
-
-
 @keras.saving.register_keras_serializable(package="keras_labelemb")
-class GileHead(keras.layers.Layer):
+class GileHead(LabelHead):
     """Output layer scoring every label from its description (GILE).
 
     With label embeddings `E` (`(L, d)`, the `label_encoder` over the shared word
@@ -64,22 +39,24 @@ class GileHead(keras.layers.Layer):
         variant="bilinear_yh15":       logits = sigma(E W) W' h + b
         variant="only_label" (eq. 6a): logits = sigma(E W) h + b
         variant="only_input" (eq. 6b): logits = E sigma(W h) + b
-        variant="linear" (eq. 3):      logits = W^T h + b        (the usual Dense; baseline)
 
-    Only `linear` has per-label parameters: the joint variants score any label
-    set, so labels can be replaced after training (`set_labels`) and labels never
-    seen in training are scored from their descriptions (zero-shot). `b` is one
-    scalar shared by all labels. `g_out(E)` is computed once per call and the
+    No variant has per-label parameters: every one scores any label set, so
+    labels can be replaced after training (`set_labels`) and labels never seen
+    in training are scored from their descriptions (zero-shot). `b` is one
+    scalar shared by all labels. The per-label baseline (eq. 3, `W^T h + b`) is
+    `LinearHead`. A `LabelHead`: the label set, call-time labels,
+    `score_subset` and saving work as described there. `g_out(E)` is computed once per call and the
     logits come from a single `(B, d_j) x (d_j, L)` matmul: memory is
     `O(B*L + L*d_j)`, never `B*L*d_j`. Outputs are logits (use
     `from_logits=True` losses).
 
     Args:
         embedding: the `keras.layers.Embedding` shared with the documents; label
-            words are looked up in it. Not needed for `variant="linear"`, nor when
-            label embeddings are passed to `call`.
+            words are looked up in it. Not needed when label embeddings are
+            passed to `call` (then set `label_dim`).
         label_ids: `(L, Lw)` int token ids of the label descriptions (0 = padding).
-            Kept as layer state and saved with the model; replace with `set_labels`.
+            Kept as layer state (an asset, not config) and saved with the model;
+            replace with `set_labels`.
         joint_dim: joint-space size `d_j` for `gile` and `bilinear_yh15` (default
             500, as GILE on BioASQ; see `joint_dim_matching_linear`). `only_label` /
             `only_input` use `d_h` / `d` as the paper does; `bilinear` has none.
@@ -90,7 +67,7 @@ class GileHead(keras.layers.Layer):
             micro-F1 stuck at 0.028), while `tanh` trained.
         label_encoder: layer mapping `(L, Lw, d)` + mask to `(L, d)`. Default
             `LabelEncoder()` (mean of word vectors).
-        num_labels: label count for `variant="linear"` when no `label_ids` are given.
+        num_labels: label count when no `label_ids` are given (set by `from_config`).
         label_dim: size `d` of label embeddings passed directly to `call` when
             there is no `embedding`.
         kernel_initializer: initializer of the projections.
@@ -161,28 +138,15 @@ class GileHead(keras.layers.Layer):
         language_label_ids=None,
         **kwargs,
     ):
-        super().__init__(**kwargs)
+        self.num_languages = check_positive_int("num_languages", num_languages)
+        self.language_label_ids = None
+        super().__init__(embedding=embedding, label_ids=label_ids, label_encoder=label_encoder,
+                         num_labels=num_labels, label_dim=label_dim, **kwargs)
         self.variant = check_choice("variant", variant, VARIANTS)
         self.joint_dim = check_positive_int("joint_dim", joint_dim)
         self.activation = keras.activations.get(activation)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
-        if embedding is not None and not hasattr(embedding, "input_dim"):
-            raise ValueError(
-                "`embedding` must be a keras.layers.Embedding (or a layer with `input_dim` and "
-                f"`output_dim`). Received: embedding={embedding!r}"
-            )
-        self.embedding = embedding
-        self.label_encoder = label_encoder if label_encoder is not None else LabelEncoder(dtype=self.dtype_policy)
-        self.label_dim = check_positive_int("label_dim", label_dim, allow_none=True)
-        self.num_labels = check_positive_int("num_labels", num_labels, allow_none=True)
-        self.num_languages = check_positive_int("num_languages", num_languages)
-        if self.num_languages > 1 and self.variant == "linear":
-            raise ValueError("A multilingual joint space needs a joint variant, not 'linear'. Received: variant='linear'")
-        self.label_ids = None
-        self.language_label_ids = None
-        if label_ids is not None:
-            self.set_labels(label_ids)
         if language_label_ids is not None:
             if not isinstance(language_label_ids, (list, tuple)) or len(language_label_ids) != self.num_languages:
                 raise ValueError(
@@ -193,9 +157,7 @@ class GileHead(keras.layers.Layer):
             for language, ids in enumerate(language_label_ids):
                 if ids is not None:
                     self.set_labels(ids, language=language)
-        if self.variant == "linear" and self.num_labels is None:
-            raise ValueError("variant='linear' needs `num_labels` or `label_ids`. Received: num_labels=None")
-        if self.variant != "linear" and self.embedding is None and self.label_dim is None:
+        if self.embedding is None and self.label_dim is None:
             raise ValueError(
                 f"variant={self.variant!r} reads label descriptions: pass the shared `embedding` "
                 "(or `label_dim` and label embeddings at call time). Received: embedding=None"
@@ -205,27 +167,17 @@ class GileHead(keras.layers.Layer):
     def set_labels(self, label_ids, language=None):
         """Replaces the label set (the `(L, Lw)` token ids of the label descriptions).
 
-        Joint variants accept any number of labels, including labels never seen
-        in training. A model compiled before the change must rebuild its
-        compiled functions: use `keras_labelemb.models.set_labels(model, ids)`,
-        which does both. With `language`, replaces that language's label set.
+        Accepts any number of labels, including labels never seen in training.
+        With `language`, replaces that language's label set. On a compiled
+        model use `keras_labelemb.models.set_labels(model, ids)`.
         """
-        vocabulary_size = self.embedding.input_dim if self.embedding is not None else None
-        if language is not None:
-            self._check_language(language)
-            ids = validate_label_ids(label_ids, vocabulary_size, name=f"language_label_ids[{language}]")
-            if self.language_label_ids is None:
-                self.language_label_ids = [None] * self.num_languages
-            self.language_label_ids[language] = ids
-            return
-        ids = validate_label_ids(label_ids, vocabulary_size)
-        if self.variant == "linear" and self.built and ids.shape[0] != self.num_labels:
-            raise ValueError(
-                "variant='linear' has one weight vector per label and cannot score a different label set "
-                f"(built for {self.num_labels} labels). Received: label_ids with {ids.shape[0]} labels"
-            )
-        self.label_ids = ids
-        self.num_labels = ids.shape[0]
+        if language is None:
+            return super().set_labels(label_ids)
+        self._check_language(language)
+        ids = validate_label_ids(label_ids, self.vocabulary_size, name=f"language_label_ids[{language}]")
+        if self.language_label_ids is None:
+            self.language_label_ids = [None] * self.num_languages
+        self.language_label_ids[language] = ids
 
     def _check_language(self, language):
         if isinstance(language, bool) or not isinstance(language, (int, np.integer)) or not 0 <= language < self.num_languages:
@@ -234,22 +186,25 @@ class GileHead(keras.layers.Layer):
                 f"Received: language={language!r}"
             )
 
-    def _label_set(self, language):
-        """The stored label ids a call scores: the language's own set, else the shared one."""
+    def _language_label_ids(self, language):
+        """The language's own stored label set, or None (then the shared one is scored)."""
         if isinstance(language, (int, np.integer)) and self.language_label_ids is not None:
             self._check_language(language)
-            if self.language_label_ids[language] is not None:
-                return self.language_label_ids[language]
-        if self.label_ids is None:
-            raise ValueError(
-                "No label set: pass `label_ids` (or `language_label_ids` with a Python int `language`) "
-                f"to the constructor or to `set_labels`. Received: language={language!r}"
-            )
-        return self.label_ids
+            return self.language_label_ids[language]
+        return None
 
-    @property
-    def _label_dim(self):
-        return self.embedding.output_dim if self.embedding is not None else self.label_dim
+    def label_sets(self):
+        sets = super().label_sets()
+        for language, ids in enumerate(self.language_label_ids or []):
+            if ids is not None:
+                sets[_LANGUAGE_FILE.format(language)] = ids
+        return sets
+
+    def restore_label_set(self, file_name, label_ids):
+        for language in range(self.num_languages):
+            if file_name == _LANGUAGE_FILE.format(language):
+                return self.set_labels(label_ids, language=language)
+        return super().restore_label_set(file_name, label_ids)
 
     # -- weights --------------------------------------------------------------
     def _add(self, name, shape, initializer=None):
@@ -260,11 +215,8 @@ class GileHead(keras.layers.Layer):
             raise ValueError(
                 f"`inputs` must be document vectors of shape (B, d_h). Received: inputs with shape {tuple(input_shape)}"
             )
-        d_h, d = input_shape[-1], self._label_dim
-        if self.variant == "linear":
-            self.kernel = self._add("kernel", (d_h, self.num_labels))
-            self.bias = self._add("bias", (self.num_labels,), self.bias_initializer)
-            return
+        d_h = input_shape[-1]
+        d = self.embedding.output_dim if self.embedding is not None else self.label_dim
         if self.embedding is not None and not self.embedding.built:
             self.embedding.build((None,))
         if self.variant == "gile":
@@ -286,27 +238,16 @@ class GileHead(keras.layers.Layer):
         self.bias = self._add("bias", () if self.num_languages == 1 else (self.num_languages,), self.bias_initializer)
 
     # -- forward --------------------------------------------------------------
-    def encode_labels(self, label_ids=None):
-        """Label embeddings `E` `(L, d)` of the given (default: stored) label ids."""
-        if label_ids is None:
-            if self.label_ids is None:
-                raise ValueError("No label set: pass `label_ids` to the constructor or to `set_labels`.")
-            label_ids = self.label_ids
-        label_ids = ops.convert_to_tensor(label_ids, dtype="int32")
-        words = self.embedding(label_ids)
-        return self.label_encoder(words, mask=ops.not_equal(label_ids, 0))
-
     def _w(self, variable):
         return ops.cast(variable, self.compute_dtype)
 
-    def call(self, inputs, label_ids=None, label_embeddings=None, language=None):
-        h = inputs
-        if self.variant == "linear":
-            return ops.matmul(h, self._w(self.kernel)) + self._w(self.bias)
+    def call(self, inputs, label_ids=None, label_embeddings=None, language=None, training=None):
         self._check_language_argument(language)
-        if label_embeddings is None:
-            label_embeddings = self.encode_labels(label_ids if label_ids is not None else self._label_set(language))
-        return self._joint_logits(h, label_embeddings, language)
+        own = self._language_label_ids(language)
+        if own is not None and label_ids is None and label_embeddings is None:
+            label_embeddings = self.encode_labels(own)
+        E, _ = self.label_embeddings_for_call(label_ids, label_embeddings)
+        return self.compute_logits(inputs, E, language=language)
 
     def _check_language_argument(self, language):
         if self.num_languages == 1:
@@ -326,41 +267,23 @@ class GileHead(keras.layers.Layer):
         value = self._w(variable)
         if self.num_languages == 1:
             return value
+        if language is None:
+            raise ValueError(f"This head has {self.num_languages} languages: pass `language`. Received: language=None")
         if isinstance(language, (int, np.integer)):
             return value[language]
         rows = ops.take(value, ops.reshape(ops.cast(language, "int32"), (-1,)), axis=0)
         return ops.reshape(rows, per_document_shape)
 
-    def compute_output_spec(self, inputs, label_ids=None, label_embeddings=None, language=None):
-        if label_embeddings is not None:
-            num_labels = label_embeddings.shape[0]
-        elif label_ids is not None:
-            num_labels = np.shape(label_ids)[0]
-        elif self.variant != "linear" and (self.label_ids is not None or self.language_label_ids is not None):
-            num_labels = self._label_set(language).shape[0]
+    def compute_output_spec(self, inputs, label_ids=None, label_embeddings=None, language=None, training=None):
+        own = self._language_label_ids(language)
+        if label_ids is None and label_embeddings is None and own is not None:
+            count = own.shape[0]
         else:
-            num_labels = self.num_labels
-        return keras.KerasTensor((inputs.shape[0], num_labels), dtype=self.compute_dtype)
+            count = self._call_label_count(label_ids, label_embeddings)
+        return keras.KerasTensor((inputs.shape[0], count), dtype=self.compute_dtype)
 
-    def score_subset(self, inputs, label_indices):
-        """Logits `(B, C)` of the labels at `label_indices` `(C,)` of the current label set.
-
-        Only those `C` labels are encoded and projected, so the cost of a call
-        grows with `C`, not with the label count: this is what
-        `SampledSigmoidLoss` trains through. Column `c` equals column
-        `label_indices[c]` of `call(inputs)`.
-        """
-        indices = ops.convert_to_tensor(label_indices, dtype="int32")
-        check_label_indices(indices, self.num_labels)
-        if self.variant == "linear":
-            kernel = ops.take(self._w(self.kernel), indices, axis=1)
-            return ops.matmul(inputs, kernel) + ops.take(self._w(self.bias), indices, axis=0)
-        if self.label_ids is None:
-            raise ValueError("No label set: pass `label_ids` to the constructor or to `set_labels`.")
-        subset_ids = ops.take(ops.convert_to_tensor(self.label_ids, dtype="int32"), indices, axis=0)
-        return self._joint_logits(inputs, self.encode_labels(subset_ids))
-
-    def _joint_logits(self, h, label_embeddings, language=None):
+    def compute_logits(self, inputs, label_embeddings, label_indices=None, training=None, language=None):
+        h = ops.cast(inputs, self.compute_dtype)
         E = ops.cast(label_embeddings, self.compute_dtype)
         act = self.activation
         if self.variant == "gile":
@@ -378,32 +301,14 @@ class GileHead(keras.layers.Layer):
             labels, docs = E, act(ops.matmul(h, self._w(self.input_kernel)))
         return ops.matmul(docs, ops.transpose(labels)) + self._per_language(self.bias, language, (-1, 1))
 
-    def compute_output_shape(self, input_shape):
-        return (input_shape[0], self.num_labels)
-
     def get_config(self):
         config = super().get_config()
         config.update(
-            embedding=None if self.embedding is None else keras.saving.serialize_keras_object(self.embedding),
-            label_ids=None if self.label_ids is None else self.label_ids.tolist(),
             joint_dim=self.joint_dim,
             variant=self.variant,
             activation=keras.activations.serialize(self.activation),
-            label_encoder=keras.saving.serialize_keras_object(self.label_encoder),
-            num_labels=self.num_labels,
-            label_dim=self.label_dim,
             kernel_initializer=keras.initializers.serialize(self.kernel_initializer),
             bias_initializer=keras.initializers.serialize(self.bias_initializer),
             num_languages=self.num_languages,
-            language_label_ids=None if self.language_label_ids is None else [
-                None if ids is None else ids.tolist() for ids in self.language_label_ids],
         )
         return config
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        for key in ("embedding", "label_encoder"):
-            if config.get(key) is not None:
-                config[key] = keras.saving.deserialize_keras_object(config[key])
-        return cls(**config)

@@ -1,81 +1,157 @@
-"""Builds an attention document classifier with a chosen output head."""
+"""Builds an attention document classifier with a chosen label head."""
 
 import math
 
 import keras
 
-from keras_labelemb.layers import DrillHead, GileHead, HierarchicalAttention
+from keras_labelemb.layers import DrillHead, GileHead, HierarchicalAttention, LabelHead, LinearHead
+from keras_labelemb.layers.gile_head import VARIANTS as GILE_VARIANTS
+
+# What a head spec may set, per head type; the builder sets the rest (embedding,
+# label set, output-bias start, name), so an argument of another head cannot slip by.
+HEAD_OPTIONS = {
+    "gile": ("variant", "joint_dim", "activation", "label_encoder", "kernel_initializer"),
+    "drill": ("variant", "depth", "joint_dim", "activation", "residual_to_embedding", "residual_to_previous",
+              "dropout", "dropout_type", "input_projection", "projection_bias", "label_encoder",
+              "kernel_initializer", "seed"),
+    "linear": ("kernel_initializer",),
+}
+HEAD_TYPES = tuple(HEAD_OPTIONS)
+
+
+def head_spec(head):
+    """A head given as a name or a dict, checked: `{"type": ..., **options}` (see `document_classifier`).
+
+    >>> head_spec("bilinear")
+    {'type': 'gile', 'variant': 'bilinear'}
+    >>> head_spec({"type": "drill", "depth": 4})
+    {'type': 'drill', 'depth': 4}
+    """
+    if isinstance(head, str):
+        if head in GILE_VARIANTS:
+            return {"type": "gile"} if head == "gile" else {"type": "gile", "variant": head}
+        if head in HEAD_TYPES:
+            return {"type": head}
+        raise ValueError(
+            f"`head` must be one of {sorted(set(HEAD_TYPES) | set(GILE_VARIANTS))}, a dict spec or a LabelHead. "
+            f"Received: head={head!r}"
+        )
+    if not isinstance(head, dict):
+        raise ValueError(f"`head` must be a name, a dict spec or a LabelHead layer. Received: head={head!r}")
+    spec = dict(head)
+    kind = spec.setdefault("type", "gile")
+    if kind not in HEAD_TYPES:
+        raise ValueError(f"`head['type']` must be one of {list(HEAD_TYPES)}. Received: head['type']={kind!r}")
+    unknown = sorted(set(spec) - {"type"} - set(HEAD_OPTIONS[kind]))
+    if unknown:
+        raise ValueError(
+            f"A {kind!r} head takes {list(HEAD_OPTIONS[kind])}; {unknown} belong to another head or to the builder "
+            f"(embedding, label set, output bias). Received: head={head!r}"
+        )
+    return spec
+
+
+def _output_bias_start(prior_logit, num_labels):
+    if prior_logit == "auto":
+        return -math.log(num_labels) if num_labels else 0.0
+    if prior_logit is None:
+        return 0.0
+    if isinstance(prior_logit, bool) or not isinstance(prior_logit, (int, float)) or not math.isfinite(prior_logit):
+        raise ValueError(f"`prior_logit` must be 'auto', None or a finite number. Received: prior_logit={prior_logit!r}")
+    return float(prior_logit)
+
+
+def build_head(spec, embedding, document_width, label_ids, num_labels, bias_initializer):
+    """The LabelHead a spec describes, over the builder's shared `embedding`."""
+    options = {key: value for key, value in spec.items() if key != "type"}
+    kind = spec["type"]
+    if kind == "linear":
+        if num_labels is None:
+            raise ValueError("A linear head needs `num_labels` (or `label_ids` to count). Received: num_labels=None")
+        return LinearHead(num_labels, bias_initializer=bias_initializer, name="linear_head", **options)
+    if label_ids is None:
+        raise ValueError(f"A {kind!r} head scores labels from their descriptions: pass `label_ids`. Received: None")
+    if kind == "gile":
+        options.setdefault("joint_dim", 500)
+        name = f"{options.get('variant', 'gile')}_head"
+        return GileHead(embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer, name=name,
+                        **options)
+    # DRILL as a classifier: tanh (beat the LM's sigmoid on Reuters, 0.84 against 0.82), and
+    # g_in = I only when the document vectors are as wide as the word vectors E is made of.
+    options.setdefault("activation", "tanh")
+    options.setdefault("input_projection", document_width != embedding.output_dim)
+    return DrillHead(embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer,
+                     name="drill_head", **options)
 
 
 def document_classifier(
     vocabulary_size,
     label_ids=None,
     num_labels=None,
+    head="gile",
     flat=False,
     max_sentences=None,
     max_sentence_length=None,
     max_tokens=None,
-    embedding_dim=100,
-    embeddings_initializer="uniform",
-    train_embeddings=True,
+    embedding_dim=None,
+    embeddings_initializer=None,
+    train_embeddings=None,
     encoder="dense",
     encoder_units=100,
     attention_units=None,
     dropout=0.2,
     embedding_dropout=0.0,
-    head="gile",
-    joint_dim=500,
-    activation="tanh",
-    depth=2,
-    head_dropout=0.0,
     prior_logit="auto",
     name=None,
 ):
-    """Embedding -> HierarchicalAttention (HAN, or WAN when `flat`) -> output head.
+    """Embedding -> HierarchicalAttention (HAN, or WAN when `flat`) -> label head.
 
     One `Embedding(mask_zero=True)` serves document words and label words, so
-    every joint head (`gile`, `bilinear`, `bilinear_yh15`, `only_label`,
-    `only_input`, and `drill`) can score labels it never saw in training;
-    `head="linear"` is the usual per-label Dense baseline on the same encoder.
-    `head="drill"` is a `DrillHead` over the label descriptions: a `depth`-layer
-    residual label network with `activation` and one shared output bias (so any
-    label set can be scored); when the document vector is not as wide as the
-    word vectors it is projected into their space first (DRILL's `g_in`, the
-    dual form).
+    every head that reads label descriptions (GILE and its ablations, DRILL)
+    can score labels it never saw in training; `"linear"` is the usual
+    per-label baseline (`LinearHead`) on the same encoder.
 
-    Every head's output bias starts at `prior_logit`, by default the log-odds
-    of about one label per document. Measured on Reuters (WAN, 5 epochs,
-    validation micro-F1 with a zero bias -> with the prior): DRILL 0.60 -> 0.82
-    (from 0.5, it spent its first epochs pulling 90 logits down), linear
-    0.78 -> 0.83, GILE 0.83 -> 0.84; and tanh beat DRILL's language-model
-    sigmoid (0.84 against 0.82).
+    The head is given one of three ways, so that an argument belonging to
+    another head cannot be silently ignored:
+
+    - a name: `"gile"` (default), a GILE ablation (`"bilinear"`,
+      `"bilinear_yh15"`, `"only_label"`, `"only_input"`), `"drill"` or `"linear"`;
+    - a dict spec: `{"type": "gile" | "drill" | "linear", **options}` where the
+      options are that head's constructor arguments other than the ones the
+      builder sets (embedding, label set, output bias, name); `"type"`
+      defaults to `"gile"`. E.g. `{"joint_dim": 300, "activation": "relu"}`,
+      `{"type": "drill", "depth": 4, "dropout": 0.2}`. Unknown keys raise.
+      GILE's `joint_dim` defaults to 500; DRILL as a classifier defaults to
+      `tanh` and projects the document vector into the word-vector space
+      (`input_projection`) when their widths differ;
+    - a `LabelHead` layer: used as it is. If it holds an `embedding`, that
+      embedding is the model's word embedding too (the head shares it, as
+      keras-hub's `MaskedLMHead` does); then `embedding_dim`,
+      `embeddings_initializer` and `train_embeddings` must be left unset.
+
+    Every head built from a name or spec starts its output bias at
+    `prior_logit`, by default the log-odds of about one label per document.
+    Measured on Reuters (WAN, 5 epochs, validation micro-F1 with a zero bias ->
+    with the prior): DRILL 0.60 -> 0.82, linear 0.78 -> 0.83, GILE 0.83 -> 0.84.
 
     Args:
         vocabulary_size: size of the word vocabulary (0 = padding, 1 = unknown).
-        label_ids: `(L, Lw)` token ids of the label descriptions (joint heads).
-        num_labels: label count for `head="linear"` when no `label_ids`.
+        label_ids: `(L, Lw)` token ids of the label descriptions.
+        num_labels: label count of a linear head when no `label_ids`.
+        head: a name, a dict spec or a `LabelHead` (above).
         flat: WAN over `(B, max_tokens)` instead of HAN over
             `(B, max_sentences, max_sentence_length)`.
-        embedding_dim: word vector size `d`.
+        embedding_dim: word vector size `d` (default 100).
         embeddings_initializer: e.g. `keras.initializers.Constant(vectors)` for
-            pretrained word vectors.
-        train_embeddings: False freezes the word vectors (documents and labels
-            stay in one fixed space: words of labels never trained on keep the
-            same geometry as the trained ones).
+            pretrained word vectors (default `"uniform"`).
+        train_embeddings: False freezes the word vectors (default True).
         encoder: `"dense"`, `"gru"`, `"bigru"`, `"lstm"` or `"bilstm"` at both levels.
         encoder_units: units per encoder (per direction for bi-RNNs).
         dropout: dropout on sentence and document vectors (see `HierarchicalAttention`).
-        embedding_dropout: dropout on word vectors (draws `B*K*T*d` random numbers
-            per step: slow under XLA on CPU).
-        head: a `GileHead` variant, or `"drill"` (a `DrillHead`).
-        joint_dim: `d_j` of the `gile` and `bilinear_yh15` heads.
-        activation: `sigma` of a `GileHead` (DrillHead: sigmoid, as DRILL).
-        depth: `k`, label-network layers of the `drill` head.
-        head_dropout: variational dropout between the `drill` head's layers.
-        prior_logit: initial output bias of every head: `"auto"` (default)
-            `-log(L)`, about the log-odds of one label per document among `L`;
-            a float, e.g. `log(p / (1 - p))` of the mean label frequency `p`
-            when known; `None` for zeros.
+        embedding_dropout: dropout on word vectors.
+        prior_logit: initial output bias of a head built here: `"auto"`
+            (default) `-log(L)`; a float, e.g. `log(p / (1 - p))` of the mean
+            label frequency `p`; `None` for zeros.
 
     Returns:
         A functional `keras.Model` from token ids to label logits `(B, L)`.
@@ -85,27 +161,42 @@ def document_classifier(
     >>> import numpy as np
     >>> labels = np.array([[2, 3], [4, 0]])
     >>> model = document_classifier(50, labels, max_sentences=3, max_sentence_length=5,
-    ...                             encoder_units=8, joint_dim=8)
+    ...                             encoder_units=8, head={"joint_dim": 8})
     >>> tuple(model(np.ones((2, 3, 5), "int32")).shape)
     (2, 2)
+    >>> drill = document_classifier(50, labels, flat=True, max_tokens=5, encoder_units=8,
+    ...                             head={"type": "drill", "depth": 1})
+    >>> document_classifier(50, labels, flat=True, max_tokens=5, head={"type": "drill", "joint_dim": 8, "foo": 1})
+    Traceback (most recent call last):
+    ...
+    ValueError: A 'drill' head takes [...]; ['foo'] belong to another head or to the builder ...
     """
-    num_outputs = len(label_ids) if label_ids is not None else num_labels
-    if prior_logit == "auto":
-        prior_logit = -math.log(num_outputs) if num_outputs else 0.0
-    elif prior_logit is None:
-        prior_logit = 0.0
-    elif isinstance(prior_logit, bool) or not isinstance(prior_logit, (int, float)) or not math.isfinite(prior_logit):
-        raise ValueError(f"`prior_logit` must be 'auto', None or a finite number. Received: prior_logit={prior_logit!r}")
-    bias_initializer = keras.initializers.Constant(float(prior_logit))
-    if flat:
-        shape, kind = (max_tokens,), "wan"
+    if isinstance(head, LabelHead):
+        layer, spec = head, None
+        if label_ids is not None or num_labels is not None:
+            raise ValueError("A LabelHead layer brings its own label set: leave `label_ids` and `num_labels` unset. "
+                             f"Received: label_ids={label_ids is not None}, num_labels={num_labels!r}")
     else:
-        shape, kind = (max_sentences, max_sentence_length), "han"
+        layer, spec = None, head_spec(head)
+    embedding = layer.embedding if layer is not None else None
+    if embedding is not None:
+        given = {key: value for key, value in (("embedding_dim", embedding_dim),
+                                               ("embeddings_initializer", embeddings_initializer),
+                                               ("train_embeddings", train_embeddings)) if value is not None}
+        if given:
+            raise ValueError(f"The head's own embedding is the model's word embedding: leave {sorted(given)} unset. "
+                             f"Received: {given}")
+        if embedding.input_dim != vocabulary_size:
+            raise ValueError(f"The head's embedding has {embedding.input_dim} rows. "
+                             f"Received: vocabulary_size={vocabulary_size}")
+    else:
+        embedding = keras.layers.Embedding(
+            vocabulary_size, embedding_dim or 100, mask_zero=True,
+            embeddings_initializer=embeddings_initializer or "uniform",
+            trainable=True if train_embeddings is None else bool(train_embeddings), name="word_embedding",
+        )
+    shape, kind = ((max_tokens,), "wan") if flat else ((max_sentences, max_sentence_length), "han")
     ids = keras.Input(shape=shape, dtype="int32", name="token_ids")
-    embedding = keras.layers.Embedding(
-        vocabulary_size, embedding_dim, mask_zero=True, embeddings_initializer=embeddings_initializer,
-        trainable=train_embeddings, name="word_embedding",
-    )
     words = embedding(ids)
     if embedding_dropout:
         words = keras.layers.Dropout(embedding_dropout, name="embedding_dropout")(words)
@@ -119,28 +210,13 @@ def document_classifier(
         dropout=dropout,
         name="document_encoder",
     )(words)
-    if head == "drill":
-        if label_ids is None:
-            raise ValueError("head='drill' scores labels from their descriptions: pass `label_ids`. Received: None")
-        logits = DrillHead(
-            embedding=embedding, label_ids=label_ids, variant="drill", depth=depth, dropout=head_dropout,
-            activation=activation,
-            bias_initializer=bias_initializer,
-            # g_in = I needs document vectors as wide as the word vectors E is made of.
-            input_projection=document.shape[-1] != embedding_dim, name="drill_head",
-        )(document)
-        return keras.Model(ids, logits, name=name or f"drill_{kind}")
-    logits = GileHead(
-        embedding=embedding if head != "linear" else None,
-        label_ids=label_ids,
-        num_labels=num_labels,
-        joint_dim=joint_dim,
-        variant=head,
-        activation=activation,
-        bias_initializer=bias_initializer,
-        name=f"{head}_head",
-    )(document)
-    return keras.Model(ids, logits, name=name or f"{head}_{kind}")
+    if layer is None:
+        count = len(label_ids) if label_ids is not None else num_labels
+        bias_initializer = keras.initializers.Constant(_output_bias_start(prior_logit, count))
+        layer = build_head(spec, embedding, document.shape[-1], label_ids, count, bias_initializer)
+    logits = layer(document)
+    head_name = spec.get("variant", spec["type"]) if spec is not None else type(layer).__name__.lower()
+    return keras.Model(ids, logits, name=name or f"{head_name}_{kind}")
 
 
 def gile_han(vocabulary_size, label_ids, max_sentences, max_sentence_length, **kwargs):
@@ -159,14 +235,14 @@ def gile_wan(vocabulary_size, label_ids, max_tokens, **kwargs):
 
 def han(vocabulary_size, num_labels, max_sentences, max_sentence_length, **kwargs):
     """Baseline HAN: same encoder as `gile_han`, usual linear output layer (one weight vector per label)."""
+    kwargs.setdefault("head", "linear")
     return document_classifier(
-        vocabulary_size, num_labels=num_labels, head="linear",
+        vocabulary_size, num_labels=num_labels,
         max_sentences=max_sentences, max_sentence_length=max_sentence_length, **kwargs,
     )
 
 
 def wan(vocabulary_size, num_labels, max_tokens, **kwargs):
     """Baseline WAN: same encoder as `gile_wan`, linear output layer."""
-    return document_classifier(
-        vocabulary_size, num_labels=num_labels, head="linear", flat=True, max_tokens=max_tokens, **kwargs
-    )
+    kwargs.setdefault("head", "linear")
+    return document_classifier(vocabulary_size, num_labels=num_labels, flat=True, max_tokens=max_tokens, **kwargs)

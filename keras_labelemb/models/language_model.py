@@ -2,7 +2,7 @@
 
 import keras
 
-from keras_labelemb.layers import DrillHead
+from keras_labelemb.layers import DrillHead, LinearHead
 from keras_labelemb.argument_checks import check_choice, check_positive_int, check_rate
 
 LM_HEADS = ("drill", "tied", "bilinear", "dual", "full")
@@ -117,7 +117,12 @@ def drill_lm(
         options = dict(depth=depth, dropout=head_dropout, dropout_type=head_dropout_type,
                        activation=head_activation, residual_to_previous=residual_to_previous)
     options.update(head_kwargs or {})
-    logits = DrillHead(embedding, variant=head, name=f"{head}_head", **options)(x)
+    if head == "full":  # the usual softmax layer: one weight vector and bias per word
+        if options:
+            raise ValueError(f"head='full' takes no head options. Received: {sorted(options)}")
+        logits = LinearHead(vocabulary_size, name="full_head")(x)
+    else:
+        logits = DrillHead(embedding, variant=head, name=f"{head}_head", **options)(x)
     return keras.Model(ids, logits, name=name or f"{head}_lm")
 
 

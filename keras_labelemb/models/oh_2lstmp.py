@@ -3,13 +3,13 @@
 import keras
 
 from keras_labelemb.layers import RegionLSTM
-from keras_labelemb.argument_checks import check_choice
+from keras_labelemb.models.document_classifier import build_head, head_spec
 
 
 def oh_2lstmp(
     vocabulary_size,
     num_labels=None,
-    max_length=None,
+    max_tokens=None,
     units=500,
     gates="no_io",
     direction="bidirectional",
@@ -23,8 +23,6 @@ def oh_2lstmp(
     head="linear",
     label_ids=None,
     label_embedding_dim=100,
-    joint_dim=500,
-    activation="tanh",
     name=None,
 ):
     """Token ids -> `RegionLSTM` (one-hot, no word embedding) -> dropout -> top layer -> logits.
@@ -46,7 +44,7 @@ def oh_2lstmp(
     Args:
         vocabulary_size: number of token ids (0 = padding, 1 = unknown).
         num_labels: number of classes (the linear head).
-        max_length: `T`, tokens per document; None for any length.
+        max_tokens: `T`, tokens per document; None for any length.
         units: LSTM units per direction. Default 500.
         gates: `"no_io"` (default) or `"full"` (oh-LSTMp with i/f/o gates).
         direction: `"bidirectional"` (default, oh-2LSTMp), `"forward"` or `"backward"`.
@@ -54,12 +52,12 @@ def oh_2lstmp(
         chop_size, chop_overlap: training-time chopping. Defaults 50, 0.
         dropout: rate on the pooled vector. Default 0.5.
         side_encoders, train_side_encoders: see `RegionLSTM`.
-        head: `"linear"` (default, the paper's) or a `GileHead` variant such as
-            `"gile"`, which reads the label descriptions `label_ids` through its
-            own word embedding of size `label_embedding_dim` (the model has no
-            word embedding to share).
-        label_ids: `(L, Lw)` label-description token ids for a GILE head.
-        joint_dim, activation: of a GILE head.
+        head: `"linear"` (default, the paper's `LinearHead`), or a head name or
+            dict spec as in `document_classifier` (e.g. `{"type": "gile",
+            "joint_dim": 300}`), which reads the label descriptions `label_ids`
+            through its own word embedding of size `label_embedding_dim` (the
+            model has no word embedding to share).
+        label_ids: `(L, Lw)` label-description token ids for a head that reads them.
         name: model name. Default `"oh_2lstmp"` (or `"oh_lstmp"` for one direction).
 
     Returns:
@@ -70,7 +68,7 @@ def oh_2lstmp(
     Example:
 
     >>> import numpy as np
-    >>> model = oh_2lstmp(50, num_labels=4, max_length=12, units=8, chop_size=4)
+    >>> model = oh_2lstmp(50, num_labels=4, max_tokens=12, units=8, chop_size=4)
     >>> ids = np.random.default_rng(0).integers(0, 50, size=(3, 12))
     >>> tuple(model(ids).shape)
     (3, 4)
@@ -80,26 +78,20 @@ def oh_2lstmp(
     Reference: Johnson & Zhang, "Supervised and semi-supervised text
     categorization using LSTM for region embeddings", ICML 2016.
     """
-    head = check_choice("head", head, ("linear", "gile", "bilinear", "bilinear_yh15", "only_label", "only_input"))
-    if head == "linear" and num_labels is None:
+    spec = head_spec(head)
+    if spec["type"] == "linear" and num_labels is None:
         raise ValueError("`num_labels` is required with head='linear'. Received: num_labels=None")
-    if head != "linear" and label_ids is None:
-        raise ValueError(f"`label_ids` (label descriptions as token ids) are required with head={head!r}.")
-    ids = keras.Input(shape=(max_length,), dtype="int32", name="token_ids")
+    ids = keras.Input(shape=(max_tokens,), dtype="int32", name="token_ids")
     region = RegionLSTM(
         units, vocabulary_size, gates=gates, direction=direction, pooling=pooling, num_regions=num_regions,
         chop_size=chop_size, chop_overlap=chop_overlap, side_encoders=side_encoders,
         train_side_encoders=train_side_encoders, name="region_lstm",
     )(ids)
     pooled = keras.layers.Dropout(dropout, name="dropout")(region)
-    if head == "linear":
-        logits = keras.layers.Dense(num_labels, name="linear_head")(pooled)
-    else:
-        from keras_labelemb.layers import GileHead
-
+    label_embedding = None
+    if spec["type"] != "linear":
         label_embedding = keras.layers.Embedding(vocabulary_size, label_embedding_dim, mask_zero=True,
                                                  name="label_word_embedding")
-        logits = GileHead(embedding=label_embedding, label_ids=label_ids, joint_dim=joint_dim, variant=head,
-                          activation=activation, name=f"{head}_head")(pooled)
+    logits = build_head(spec, label_embedding, pooled.shape[-1], label_ids, num_labels, "zeros")(pooled)
     default_name = "oh_2lstmp" if direction == "bidirectional" else "oh_lstmp"
     return keras.Model(ids, logits, name=name or default_name)

@@ -84,7 +84,8 @@ def run_layer_test(
 
     1. builds from shapes and counts weights; `compute_output_shape` is right;
     2. symbolic call (KerasTensors) and eager call give the expected shapes, finite values;
-    3. `get_config` is JSON-serializable, `from_config` + copied weights give identical outputs;
+    3. `get_config` is JSON-serializable, `from_config` + copied weights (and assets, where the
+       layer keeps state outside both: a label head's label set) give identical outputs;
     4. a model holding it saved to `.keras` and loaded predicts identically;
     5. one `fit` step with `jit_compile=True` changes every trainable weight
        (gradients reach them) except those named in `frozen_weights`;
@@ -131,6 +132,7 @@ def run_layer_test(
     clone = layer_cls.from_config(layer.get_config())
     clone.build(input_data.shape)
     clone.set_weights(layer.get_weights())
+    _copy_assets(layer, clone)
     _assert_close(_call(clone, input_data, mask, call_kwargs), eager, atol, "from_config changed the outputs")
 
     # 4. Save and load in a model.
@@ -158,6 +160,14 @@ def run_layer_test(
             "values at masked positions changed the outputs",
         )
     return layer
+
+
+def _copy_assets(layer, clone):
+    """State kept out of config and weights (a label head's label set) travels as the layer's assets."""
+    if hasattr(layer, "save_assets"):
+        with tempfile.TemporaryDirectory() as tmp:
+            layer.save_assets(tmp)
+            clone.load_assets(tmp)
 
 
 def _fit_one_step(layer, input_data, mask, call_kwargs):

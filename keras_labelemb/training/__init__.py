@@ -1,5 +1,5 @@
 """Training wrappers: sampled-label training of an existing model."""
 
-from keras_labelemb.training.sampled_label_model import SampledLabelModel, find_label_head
+from keras_labelemb.training.sampled_label_model import SampledLabelModel
 
-__all__ = ["SampledLabelModel", "find_label_head"]
+__all__ = ["SampledLabelModel"]

@@ -1,24 +1,12 @@
 """Trains an existing label-scoring model with sampled labels; predicts with all labels."""
 
-import inspect
-
 import keras
 from keras import ops
 
 from keras_labelemb.losses import SampledSigmoidLoss
+from keras_labelemb.models.label_head_access import split_at_head
 
 _FEATURES = "document_vectors"
-
-
-def find_label_head(model):
-    """The last layer of `model` that can score a subset of labels (`score_subset`)."""
-    heads = [layer for layer in model._flatten_layers(include_self=False) if hasattr(layer, "score_subset")]
-    if not heads:
-        raise ValueError(
-            "`model` has no output head that can score a subset of labels (a layer with `score_subset`, "
-            f"such as GileHead or DrillHead). Received: model={model.name!r}"
-        )
-    return heads[-1]
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -51,10 +39,10 @@ class SampledLabelModel(keras.Model):
     `evaluate` only, where all labels are scored.
 
     Args:
-        model: a Keras model whose output layer has `score_subset(h, indices)`
-            (GileHead, DrillHead) and is called once in the model's graph.
+        model: a Keras model whose output layer is a `LabelHead` (GileHead,
+            DrillHead, LinearHead) called once in the model's graph.
         loss: a `SampledSigmoidLoss`. Default: 256 uniform negatives.
-        head: the output layer, when `model` has several candidates.
+        head: the label head, when `model` has several (see `split_at_head`).
 
     Example:
 
@@ -62,7 +50,7 @@ class SampledLabelModel(keras.Model):
     >>> from keras_labelemb.models import gile_wan
     >>> from keras_labelemb.losses import SampledSigmoidLoss
     >>> labels = np.arange(2, 42).reshape(20, 2)          # 20 label descriptions
-    >>> model = gile_wan(50, labels, max_tokens=8, encoder_units=8, joint_dim=8)
+    >>> model = gile_wan(50, labels, max_tokens=8, encoder_units=8, head={"joint_dim": 8})
     >>> trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=1))
     >>> trainer.compile(optimizer="adam")
     >>> x = np.random.randint(1, 50, (16, 8)); y = np.eye(20)[np.random.randint(0, 20, 16)]
@@ -81,15 +69,7 @@ class SampledLabelModel(keras.Model):
             raise ValueError(f"`loss` must be a SampledSigmoidLoss. Received: loss={loss!r}")
         self.model = model
         self.sampled_loss = loss
-        self.head = head if head is not None else find_label_head(model)
-        try:
-            head_input = self.head.input
-        except (AttributeError, ValueError) as error:
-            raise ValueError(
-                "The output head must be called exactly once in `model`'s graph (functional or Sequential "
-                f"model, built). Received: head={self.head.name!r} ({error})"
-            ) from None
-        self.encoder = keras.Model(model.inputs, head_input, name=f"{model.name}_encoder")
+        self.encoder, self.head = split_at_head(model, head)
         self.sampler_seed = loss.seed_generator  # tracked, so its state advances under every backend
         self.dropped_positives = keras.metrics.Mean(name="dropped_positives")
 
@@ -137,10 +117,7 @@ class SampledLabelModel(keras.Model):
         features = y_pred[_FEATURES]
         scores = self.head(features) if self.sampled_loss.sampler == "hard" else None
         candidates, keep, num_positive = self.sampled_loss.sample_candidates(y, num_labels, scores)
-        if "training" in inspect.signature(self.head.score_subset).parameters:  # e.g. DrillHead's dropout
-            logits = self.head.score_subset(features, candidates, training=True)
-        else:
-            logits = self.head.score_subset(features, candidates)
+        logits = self.head.score_subset(features, candidates, training=True)
         loss = self.sampled_loss.sampled_loss(y, logits, candidates, keep, num_positive, num_labels, sample_weight)
         kept = ops.logical_and(keep, ops.take(ops.max(ops.cast(y, "float32"), axis=0) > 0, candidates, axis=0))
         self.dropped_positives.update_state(ops.cast(num_positive - ops.sum(ops.cast(kept, "int32")), "float32"))

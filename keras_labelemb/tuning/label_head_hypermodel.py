@@ -1,14 +1,13 @@
 """`LabelHeadHyperModel`: KerasTuner search over the label-aware output heads."""
 
-import inspect
 import numbers
 
 import keras
 import keras_tuner
 
 from keras_labelemb.argument_checks import check_positive_int
-from keras_labelemb.layers.gile_head import validate_label_ids
-from keras_labelemb.models.document_classifier import document_classifier
+from keras_labelemb.layers.label_head import validate_label_ids
+from keras_labelemb.models.document_classifier import document_classifier, head_spec
 
 HEADS = ("gile", "drill")
 # Arguments of `document_classifier` that the hypermodel sets itself, with the
@@ -21,7 +20,11 @@ _SEARCHED = {
     "vocabulary_size": "vocabulary_size",
     "label_ids": "label_ids",
 }
-_BUILDER_ARGS = frozenset(inspect.signature(document_classifier).parameters)
+# The other arguments of `document_classifier`, fixed for every trial.
+_BUILDER_ARGS = frozenset((
+    "flat", "max_sentences", "max_sentence_length", "max_tokens", "embedding_dim", "embeddings_initializer",
+    "train_embeddings", "encoder", "encoder_units", "attention_units", "embedding_dropout", "prior_logit", "name",
+))
 
 
 def _is_sequence(value):
@@ -95,7 +98,9 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
     keyword arguments are passed to `document_classifier` unchanged and are the
     same in every trial (`flat`, `max_tokens` or `max_sentences` and
     `max_sentence_length`, `embedding_dim`, `embeddings_initializer`, `encoder`,
-    `encoder_units`, `activation`, `head_dropout`, ...).
+    `encoder_units`, ...). Fixed options of each head go in `head_options`
+    (e.g. `{"gile": {"activation": "relu"}, "drill": {"dropout": 0.2}}`),
+    checked like `document_classifier`'s head specs.
 
     The tuner's objective is the tuner's argument: `"val_loss"` (validation
     binary cross-entropy) is the usual one. To select on micro-F1, compile the
@@ -124,9 +129,11 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
             `[keras_labelemb.metrics.MicroF1(from_logits=True)]`), or None.
             Metric objects are copied for every model built. The model outputs
             logits, so a metric with a `from_logits` attribute must have it True.
-        jit_compile: `compile`'s `jit_compile`: True (default), False or "auto".
-            XLA on CPU is slower than graph mode for long recurrent encoders
-            (`encoder="gru"`/`"lstm"`); measure both for those.
+        jit_compile: `compile`'s `jit_compile`: "auto" (default, Keras' own:
+            XLA on a GPU, off on a CPU-only TensorFlow machine, where it made the
+            Reuters HAN epoch 1.9x slower), True or False.
+        head_options: dict from head type to fixed options of that head's spec
+            (not `joint_dim` of GILE nor `depth` of DRILL: those are searched).
         name: name of the hypermodel (KerasTuner); the models keep
             `document_classifier`'s default names.
         tunable: whether the tuner may add the hypermodel's own
@@ -179,7 +186,8 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
         dropout=(0.0, 0.5),
         learning_rate=(1e-4, 1e-2),
         metrics=None,
-        jit_compile=True,
+        jit_compile="auto",
+        head_options=None,
         name=None,
         tunable=True,
         **builder_kwargs,
@@ -197,7 +205,20 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
         self.jit_compile = jit_compile
         self.metrics = self._check_metrics(metrics)
         self.builder_kwargs = self._check_builder_kwargs(builder_kwargs)
+        self.head_options = self._check_head_options(head_options)
 
+    def _check_head_options(self, head_options):
+        head_options = dict(head_options or {})
+        for head, options in head_options.items():
+            if head not in self.heads or not isinstance(options, dict):
+                raise ValueError(f"`head_options` maps a searched head ({list(self.heads)}) to a dict of options. "
+                                 f"Received: head_options={head_options!r}")
+            searched = {"gile": "joint_dim", "drill": "depth"}[head]
+            if searched in options or "type" in options:
+                raise ValueError(f"`head_options[{head!r}]` cannot fix {searched!r} or 'type' (searched: pass "
+                                 f"`{searched}s=`). Received: head_options={head_options!r}")
+            head_spec({"type": head, **options})  # unknown options raise here, naming them
+        return head_options
     @staticmethod
     def _check_metrics(metrics):
         if metrics is None:
@@ -244,17 +265,18 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
     def declare_hyperparameters(self, hp):
         """Registers the search space in `hp` and returns this trial's values as builder arguments."""
         head = self._choice(hp, "head", self.heads)
-        values = {"head": head}
+        spec = {"type": head, **self.head_options.get(head, {})}
         if "gile" in self.heads:
             with hp.conditional_scope("head", ["gile"]):
                 joint_dim = self._choice(hp, "joint_dim", self.joint_dims)
             if head == "gile":
-                values["joint_dim"] = joint_dim
+                spec["joint_dim"] = joint_dim
         if "drill" in self.heads:
             with hp.conditional_scope("head", ["drill"]):
                 depth = self._choice(hp, "depth", self.depths)
             if head == "drill":
-                values["depth"] = depth
+                spec["depth"] = depth
+        values = {"head": spec}
         if isinstance(self.dropout, tuple):
             values["dropout"] = hp.Float("dropout", *self.dropout)
         else:

@@ -1,0 +1,309 @@
+"""The base of every output layer that scores a label set given as token ids of label descriptions."""
+
+import os
+
+import keras
+import numpy as np
+from keras import ops
+
+from keras_labelemb.argument_checks import check_label_indices, check_positive_int, check_token_ids, known_values
+from keras_labelemb.layers.label_encoder import LabelEncoder
+
+LABEL_IDS_FILE = "label_ids.npy"
+
+
+def validate_label_ids(label_ids, vocabulary_size=None, name="label_ids"):
+    """Checks a `(L, Lw)` array of label-description token ids; returns it as int32 NumPy.
+
+    Every row needs at least one non-padding token (an empty description has
+    nothing to score the label from), and every id must lie in the vocabulary.
+    """
+    array = np.asarray(label_ids)
+    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
+        raise ValueError(
+            f"`{name}` must be a non-empty (num_labels, description_length) array of token ids. "
+            f"Received: {name} with shape {array.shape}"
+        )
+    if not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"`{name}` must hold integer token ids. Received: {name} with dtype {array.dtype}")
+    if array.min() < 0:
+        raise ValueError(f"`{name}` holds negative token ids. Received: {name} with min {array.min()}")
+    check_token_ids(array, vocabulary_size, name=name)
+    empty = np.flatnonzero((array != 0).sum(axis=1) == 0)
+    if empty.size:
+        raise ValueError(
+            f"`{name}` has empty label descriptions (all padding) in rows {empty[:10].tolist()}: "
+            "every label needs at least one known word. Received: "
+            f"{name} with {empty.size} empty rows of {array.shape[0]}"
+        )
+    return array.astype("int32")
+
+
+@keras.saving.register_keras_serializable(package="keras_labelemb")
+class LabelHead(keras.layers.Layer):
+    """Base layer of the heads that score labels from their descriptions.
+
+    A label head maps document (or time-step) vectors `h` `(B, d_h)` or
+    `(B, T, d_h)` to one logit per label of a *label set*. The label set is
+    data, not parameters: the `(L, Lw)` token ids of the label descriptions
+    (0 = padding), read through the word `embedding` shared with the documents
+    and turned into label embeddings `E` `(L, d)` by a pluggable
+    `label_encoder` (default: the mean of the word vectors). Subclasses keep
+    only their equation, `compute_logits(h, E, label_indices, training)`.
+
+    What every label head offers, the same way:
+
+    - `set_labels(label_ids)`: replace the label set (zero-shot: labels never
+      seen in training are scored from their descriptions). On a model that
+      has already been compiled or has predicted, use
+      `keras_labelemb.models.set_labels(model, label_ids)`, which also
+      rebuilds the model's compiled functions (they captured the old set).
+    - `label_ids` / `num_labels`: the current label set.
+    - `encode_labels(label_ids=None)`: `E` of the stored (or given) label set.
+    - call-time labels: `head(h, label_ids=...)` or
+      `head(h, label_embeddings=...)` score another label set for one call,
+      checked like the constructor's.
+    - `score_subset(h, label_indices, training=None)`: logits of the labels at
+      positions `label_indices` `(C,)` of the stored set only (sampled
+      training: the cost grows with `C`, not with `L`).
+    - `keras_labelemb.models.find_label_head(model)` and
+      `split_at_head(model)` find the head of a model and cut the model at
+      its input; sampled training, chunked top-k scoring, zero-shot
+      relabelling and export all go through them.
+
+    Saving: the label set is kept out of `get_config()` (a config stays a few
+    KB at any label count) and saved as the layer's asset (`label_ids.npy`) in
+    `.keras` files, so a round trip keeps it exactly. A layer rebuilt from its
+    config alone (`from_config`, `keras.models.clone_model`) has the label
+    *count* but no label set until `set_labels` or `load_assets`.
+
+    Args:
+        embedding: the `keras.layers.Embedding` shared with the documents.
+        label_ids: `(L, Lw)` int token ids of the label descriptions.
+        label_encoder: layer mapping `(L, Lw, d)` + mask to `(L, d)`. Default
+            `LabelEncoder()`.
+        num_labels: the label count when no `label_ids` are given (a layer
+            restored from its config; heads with per-label parameters).
+        label_dim: `d` of label embeddings passed to `call` when there is no
+            `embedding`.
+    """
+
+    def __init__(self, embedding=None, label_ids=None, label_encoder=None, num_labels=None, label_dim=None, **kwargs):
+        super().__init__(**kwargs)
+        if embedding is not None and not (hasattr(embedding, "input_dim") and hasattr(embedding, "output_dim")):
+            raise ValueError(
+                "`embedding` must be a keras.layers.Embedding (or a layer with `input_dim`, `output_dim` and "
+                f"`embeddings`). Received: embedding={embedding!r}"
+            )
+        self.embedding = embedding
+        self.label_encoder = label_encoder if label_encoder is not None else LabelEncoder(dtype=self.dtype_policy)
+        self.label_dim = check_positive_int("label_dim", label_dim, allow_none=True)
+        self._num_labels = check_positive_int("num_labels", num_labels, allow_none=True)
+        self._label_ids = None
+        if label_ids is not None:
+            if embedding is None:
+                raise ValueError(
+                    "`label_ids` are token ids read through the shared word `embedding`: pass `embedding`. "
+                    "Received: embedding=None"
+                )
+            self.set_labels(label_ids)
+
+    # -- the label set ------------------------------------------------------------
+    @property
+    def label_ids(self):
+        """The `(L, Lw)` int32 token ids of the current label set, or None."""
+        return self._label_ids
+
+    @property
+    def num_labels(self):
+        """The number of labels in the current label set (None when unknown)."""
+        if self._label_ids is not None:
+            return int(self._label_ids.shape[0])
+        return self._num_labels
+
+    @property
+    def vocabulary_size(self):
+        return None if self.embedding is None else int(self.embedding.input_dim)
+
+    @property
+    def has_per_label_parameters(self):
+        """True when some weight belongs to each label (the label count is then fixed once built)."""
+        return False
+
+    @property
+    def scores_label_sets(self):
+        """True when the head can score label sets other than the stored one (call-time labels, zero-shot)."""
+        return not self.has_per_label_parameters
+
+    def set_labels(self, label_ids):
+        """Replaces the label set by the `(L, Lw)` token ids of label descriptions.
+
+        Any number of labels, unless the head has per-label parameters: then
+        only as many labels as it was built for (the same labels re-described).
+        """
+        if self.embedding is None:
+            raise ValueError(
+                "This head reads no label descriptions (no shared `embedding`). "
+                f"Received: label_ids with shape {np.shape(label_ids)}"
+            )
+        ids = validate_label_ids(label_ids, self.vocabulary_size)
+        self._check_label_count(ids.shape[0], "label_ids")
+        self._label_ids = ids
+        self._num_labels = int(ids.shape[0])
+
+    def _check_label_count(self, count, name):
+        if self.has_per_label_parameters and self.built and self.num_labels is not None and count != self.num_labels:
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r} has per-label parameters for {self.num_labels} labels and "
+                f"cannot score another label count. Received: {name} with {count} labels"
+            )
+
+    def _stored_label_ids(self):
+        if self._label_ids is None:
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r} has no label set: pass `label_ids` to the constructor or "
+                "to `set_labels` (a layer restored from its config alone gets them from `load_assets`), or "
+                "labels at call time. Received: label_ids=None"
+            )
+        return self._label_ids
+
+    # -- label embeddings ---------------------------------------------------------
+    def encode_labels(self, label_ids=None):
+        """Label embeddings `E` `(L, d)` of `label_ids` `(L, Lw)` (default: the stored label set)."""
+        if label_ids is None:
+            return self.stored_label_embeddings()
+        label_ids = self._check_call_label_ids(label_ids)
+        if self.embedding is None:
+            raise ValueError("`label_ids` are read through the shared `embedding`: this head has none. "
+                             f"Received: label_ids with shape {tuple(label_ids.shape)}")
+        label_ids = ops.convert_to_tensor(label_ids, dtype="int32")
+        words = self.embedding(label_ids)
+        return ops.cast(self.label_encoder(words, mask=ops.not_equal(label_ids, 0)), self.compute_dtype)
+
+    def stored_label_embeddings(self, label_indices=None):
+        """`E` of the stored label set, or of its rows at `label_indices` (only those are encoded)."""
+        ids = ops.convert_to_tensor(self._stored_label_ids(), dtype="int32")
+        if label_indices is not None:
+            ids = ops.take(ids, label_indices, axis=0)
+        words = self.embedding(ids)
+        return ops.cast(self.label_encoder(words, mask=ops.not_equal(ids, 0)), self.compute_dtype)
+
+    def _check_call_label_ids(self, label_ids):
+        """Call-time token ids: eager values are checked as the constructor's; traced ones by rank only.
+
+        Inside a compiled function an empty description encodes to the zero
+        vector (a finite score), and out-of-vocabulary ids are not detected.
+        """
+        values = known_values(label_ids)
+        if values is not None:
+            return validate_label_ids(values, self.vocabulary_size)
+        if len(label_ids.shape) != 2:
+            raise ValueError(f"`label_ids` must be (num_labels, description_length) token ids. "
+                             f"Received: label_ids with shape {tuple(label_ids.shape)}")
+        return label_ids
+
+    def _check_call_label_embeddings(self, label_embeddings):
+        width = self.embedding.output_dim if self.embedding is not None else self.label_dim
+        shape = tuple(label_embeddings.shape)
+        if len(shape) != 2 or (width is not None and shape[-1] != width):
+            raise ValueError(f"`label_embeddings` must be (num_labels, {width}). "
+                             f"Received: label_embeddings with shape {shape}")
+        return ops.cast(label_embeddings, self.compute_dtype)
+
+    def label_embeddings_for_call(self, label_ids=None, label_embeddings=None):
+        """`(E, from_call)`: the call's labels (checked) or the stored set's embeddings."""
+        if label_ids is not None and label_embeddings is not None:
+            raise ValueError("Pass at most one of `label_ids` and `label_embeddings`. Received: both")
+        if label_embeddings is not None:
+            E = self._check_call_label_embeddings(label_embeddings)
+        elif label_ids is not None:
+            E = self.encode_labels(label_ids)
+        else:
+            return self.stored_label_embeddings(), False
+        if self.has_per_label_parameters and E.shape[0] != self.num_labels:
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r} has per-label parameters for {self.num_labels} labels; "
+                f"call-time labels must be as many. Received: {E.shape[0]} labels"
+            )
+        return E, True
+
+    # -- scoring --------------------------------------------------------------------
+    def compute_logits(self, inputs, label_embeddings, label_indices=None, training=None):
+        """The head's equation: logits `(..., L)` of `h` against `E` `(L, d)`.
+
+        `label_indices` are the positions of `E`'s rows in the stored label set
+        (None: the whole stored set, or call-time labels), for heads with
+        per-label parameters.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement compute_logits")
+
+    def call(self, inputs, label_ids=None, label_embeddings=None, training=None):
+        E, _ = self.label_embeddings_for_call(label_ids, label_embeddings)
+        return self.compute_logits(inputs, E, None, training)
+
+    def score_subset(self, inputs, label_indices, training=None):
+        """Logits `(B, C)` (or `(B, T, C)`) of the labels at positions `label_indices` `(C,)` of the label set.
+
+        Only those `C` labels are encoded, so the cost grows with `C`, not
+        with `L`: sampled training (`SampledLabelModel`) goes through this.
+        Column `c` equals column `label_indices[c]` of `call(inputs)` when
+        dropout is off.
+        """
+        if self.num_labels is None:
+            raise ValueError(f"{type(self).__name__} {self.name!r} has no stored label set to take a subset of. "
+                             "Received: num_labels=None")
+        check_label_indices(label_indices, self.num_labels)
+        indices = ops.convert_to_tensor(label_indices, dtype="int32")
+        return self.compute_logits(inputs, self.stored_label_embeddings(indices), indices, training)
+
+    # -- shapes ---------------------------------------------------------------------
+    def _call_label_count(self, label_ids=None, label_embeddings=None):
+        if label_embeddings is not None:
+            return label_embeddings.shape[0]
+        if label_ids is not None:
+            return np.shape(label_ids)[0] if not hasattr(label_ids, "shape") else label_ids.shape[0]
+        return self.num_labels
+
+    def compute_output_spec(self, inputs, label_ids=None, label_embeddings=None, training=None, **kwargs):
+        count = self._call_label_count(label_ids, label_embeddings)
+        return keras.KerasTensor(tuple(inputs.shape[:-1]) + (count,), dtype=self.compute_dtype)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape[:-1]) + (self.num_labels,)
+
+    # -- saving: the label set is an asset, not config --------------------------------
+    def label_sets(self):
+        """`{file name: (L, Lw) token ids}` of the label sets saved with the layer (subclasses add theirs)."""
+        return {} if self._label_ids is None else {LABEL_IDS_FILE: self._label_ids}
+
+    def restore_label_set(self, file_name, label_ids):
+        """Sets a label set read back by `load_assets` (subclasses restore theirs)."""
+        if file_name == LABEL_IDS_FILE:
+            self.set_labels(label_ids)
+
+    def save_assets(self, dir_path):
+        for file_name, ids in self.label_sets().items():
+            np.save(os.path.join(dir_path, file_name), ids)
+
+    def load_assets(self, dir_path):
+        for file_name in sorted(os.listdir(dir_path)):
+            if file_name.endswith(".npy"):
+                self.restore_label_set(file_name, np.load(os.path.join(dir_path, file_name)))
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            embedding=None if self.embedding is None else keras.saving.serialize_keras_object(self.embedding),
+            label_encoder=keras.saving.serialize_keras_object(self.label_encoder),
+            num_labels=self.num_labels,
+            label_dim=self.label_dim,
+        )
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        for key in ("embedding", "label_encoder"):
+            if config.get(key) is not None:
+                config[key] = keras.saving.deserialize_keras_object(config[key])
+        return cls(**config)
