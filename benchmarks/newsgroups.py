@@ -235,7 +235,7 @@ def loss(args):
 def build(setup, gates="no_io", direction="bidirectional", side_encoders=None, chop_size="default"):
     a = setup.args
     return oh_2lstmp(
-        setup.vectorizer.vocabulary_size, num_labels=setup.data.num_labels, max_length=a.max_length,
+        setup.vectorizer.vocabulary_size, num_labels=setup.data.num_labels, max_tokens=a.max_length,
         units=a.units, gates=gates, direction=direction, pooling=a.pooling, num_regions=a.num_regions,
         chop_size=a.chop_size if chop_size == "default" else chop_size, dropout=a.dropout,
         side_encoders=side_encoders,

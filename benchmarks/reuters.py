@@ -129,6 +129,16 @@ class Setup:
         return pretrain_word_vectors(self.ids(texts), self.vectorizer.vocabulary_size, self.args.embedding_dim)
 
 
+def head_of(setup, head, joint_dim=None):
+    """The `document_classifier` head spec of a head name, from this benchmark's flags."""
+    a = setup.args
+    if head == "linear":
+        return "linear"
+    if head == "drill":
+        return {"type": "drill", "depth": a.drill_depth, "dropout": a.drill_dropout, "activation": a.activation}
+    return {"type": "gile", "variant": head, "joint_dim": joint_dim or a.joint_dim, "activation": a.activation}
+
+
 def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
     a = setup.args
     return document_classifier(
@@ -143,11 +153,7 @@ def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
         encoder=a.encoder,
         encoder_units=a.units,
         dropout=a.dropout,
-        head=head,
-        joint_dim=joint_dim or a.joint_dim,
-        activation=a.activation,
-        depth=a.drill_depth,
-        head_dropout=a.drill_dropout,
+        head=head_of(setup, head, joint_dim),
     )
 
 

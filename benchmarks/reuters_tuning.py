@@ -77,7 +77,7 @@ def main(argv=None):
         learning_rate=tuple(float(v) for v in args.learning_rate.split(",")),
         max_sentences=base.sentences, max_sentence_length=base.words, embedding_dim=base.embedding_dim,
         embeddings_initializer=keras.initializers.Constant(vectors), encoder=base.encoder,
-        encoder_units=base.units, activation=base.activation,
+        encoder_units=base.units, head_options={"gile": {"activation": base.activation}},
     )
     tuner = keras_tuner.RandomSearch(
         hypermodel, objective=keras_tuner.Objective("val_micro_f1", direction="max"), max_trials=args.trials,

@@ -110,7 +110,7 @@ def train(setup, head, rate, seed):
         setup.vectorizer.vocabulary_size, label_ids=setup.label_ids if head != "linear" else None,
         num_labels=data.num_labels, flat=True, max_tokens=a.max_tokens, embedding_dim=a.embedding_dim,
         embeddings_initializer=keras.initializers.Constant(setup.vectors), encoder="dense", encoder_units=a.units,
-        dropout=a.dropout, head=head, joint_dim=a.joint_dim,
+        dropout=a.dropout, head="linear" if head == "linear" else {"type": head, "joint_dim": a.joint_dim},
     )
     optimizer = keras.optimizers.Adam(a.learning_rate)
     if rate < 1.0:

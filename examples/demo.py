@@ -51,9 +51,11 @@ def main():
     vectors = pretrain_word_vectors(encode(train.train_texts).numpy(), vectorizer.vocabulary_size, dim=64)
     model = gile_han(
         vectorizer.vocabulary_size, label_ids[seen], SENTENCES, WORDS,
-        embedding_dim=64, embeddings_initializer=keras.initializers.Constant(vectors), encoder="dense", encoder_units=64, joint_dim=128, activation="tanh", dropout=0.2,
+        embedding_dim=64, embeddings_initializer=keras.initializers.Constant(vectors), encoder="dense", encoder_units=64,
+        dropout=0.2, head={"joint_dim": 128, "activation": "tanh"},
     )
-    model.compile(keras.optimizers.Adam(2e-3), keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)
+    # jit_compile follows Keras' "auto": XLA on a GPU, off on a CPU-only TensorFlow machine (where it is slower).
+    model.compile(keras.optimizers.Adam(2e-3), keras.losses.BinaryCrossentropy(from_logits=True))
     best = BestValidationF1(encode(train.val_texts), train.multi_hot("val"), patience=3)
     model.fit(encode(train.train_texts), train.multi_hot("train"), batch_size=32, epochs=15, callbacks=[best], verbose=2)
 

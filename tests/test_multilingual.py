@@ -115,8 +115,8 @@ def test_bad_multilingual_arguments_raise_naming_the_argument():
     embedding = keras.layers.Embedding(20, 4, mask_zero=True)
     with pytest.raises(ValueError, match="language_label_ids"):
         GileHead(embedding=embedding, num_languages=2, language_label_ids=[EN_LABELS])
-    with pytest.raises(ValueError, match="variant"):
-        GileHead(num_labels=3, variant="linear", num_languages=2)
+    with pytest.raises(ValueError, match="num_languages=0"):
+        GileHead(embedding=embedding, num_languages=0)
     head = _head()
     h = np.zeros((2, 6), "float32")
     with pytest.raises(ValueError, match="language"):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_labelemb.layers import GileHead
+from keras_labelemb.layers import GileHead, LinearHead
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import gile_wan, wan
 from keras_labelemb.training import SampledLabelModel
@@ -20,7 +20,10 @@ def _head(variant="gile", num_labels=NUM_LABELS, seed=0):
     labels = rng.integers(1, 30, size=(num_labels, 3)).astype("int32")
     labels[:, 2] = 0
     embedding = keras.layers.Embedding(30, 5, mask_zero=True)
-    head = GileHead(embedding=embedding, label_ids=labels, joint_dim=6, variant=variant, num_labels=num_labels)
+    if variant == "linear":
+        head = LinearHead(num_labels)
+    else:
+        head = GileHead(embedding=embedding, label_ids=labels, joint_dim=6, variant=variant)
     head.build((None, 4))
     return head
 
@@ -209,7 +212,7 @@ def _wan_data(num_labels=NUM_LABELS, seed=0):
 
 def test_more_negatives_than_labels_and_wrong_targets_raise_clear_errors():
     labels, ids, y = _wan_data()
-    model = gile_wan(40, labels, max_tokens=10, encoder_units=6, joint_dim=6)
+    model = gile_wan(40, labels, max_tokens=10, encoder_units=6, head={"joint_dim": 6})
     with pytest.raises(ValueError, match="num_negatives"):
         SampledLabelModel(model, SampledSigmoidLoss(num_negatives=NUM_LABELS + 1)).compile("adam")
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=3))
@@ -228,10 +231,9 @@ def test_sampled_fit_under_xla_learns_and_evaluates_every_label(head):
     keras.utils.set_random_seed(0)
     prior = float(np.log(y.mean() / (1 - y.mean())))  # these documents carry ~40% of the labels, not ~1
     if head == "linear":
-        model = wan(40, num_labels=NUM_LABELS, max_tokens=10, encoder_units=16, joint_dim=16, activation="tanh",
-                    prior_logit=prior)
+        model = wan(40, num_labels=NUM_LABELS, max_tokens=10, encoder_units=16, prior_logit=prior)
     else:
-        model = gile_wan(40, labels, max_tokens=10, encoder_units=16, joint_dim=16, prior_logit=prior)
+        model = gile_wan(40, labels, max_tokens=10, encoder_units=16, head={"joint_dim": 16}, prior_logit=prior)
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=4, max_positives=12, seed=0))
     trainer.compile(keras.optimizers.Adam(0.02), metrics=[keras.metrics.AUC(from_logits=True, multi_label=True, name="auc")],
                     jit_compile=True)
@@ -247,7 +249,7 @@ def test_sampled_fit_under_xla_learns_and_evaluates_every_label(head):
 
 def test_dropped_positives_are_reported_when_the_candidate_budget_is_too_small():
     labels, ids, y = _wan_data()
-    model = gile_wan(40, labels, max_tokens=10, encoder_units=6, joint_dim=6)
+    model = gile_wan(40, labels, max_tokens=10, encoder_units=6, head={"joint_dim": 6})
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=1, max_positives=1, seed=0))
     trainer.compile("adam")
     history = trainer.fit(ids, y, batch_size=32, epochs=1, verbose=0).history
@@ -258,7 +260,7 @@ def test_mixed_precision_sampled_fit_is_finite():
     labels, ids, y = _wan_data()
     keras.mixed_precision.set_global_policy("mixed_float16")
     try:
-        model = gile_wan(40, labels, max_tokens=10, encoder_units=6, joint_dim=6)
+        model = gile_wan(40, labels, max_tokens=10, encoder_units=6, head={"joint_dim": 6})
         trainer = SampledLabelModel(model, SampledSigmoidLoss(negative_rate=0.3, seed=0))
         trainer.compile("adam", jit_compile=True)
         loss = trainer.fit(ids, y, batch_size=16, epochs=1, verbose=0).history["loss"][0]
@@ -269,7 +271,7 @@ def test_mixed_precision_sampled_fit_is_finite():
 
 def test_trainer_and_trained_model_save_and_reload_with_identical_predictions(tmp_path):
     labels, ids, y = _wan_data()
-    model = gile_wan(40, labels, max_tokens=10, encoder_units=6, joint_dim=6)
+    model = gile_wan(40, labels, max_tokens=10, encoder_units=6, head={"joint_dim": 6})
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=3, sampler="log_uniform", seed=4))
     trainer.compile("adam")
     trainer.fit(ids, y, epochs=1, verbose=0)

@@ -101,7 +101,7 @@ def test_trained_encoder_plugs_into_region_lstm_as_frozen_side_input():
                              epochs=1, batch_size=8, verbose=0)
     assert len(tv.history.history["loss"]) == 1
     assert tuple(tv.encoder(ids).shape) == (16, 12, 8)
-    model = oh_2lstmp(VOCAB, num_labels=3, max_length=12, units=5, num_regions=2, chop_size=4,
+    model = oh_2lstmp(VOCAB, num_labels=3, max_tokens=12, units=5, num_regions=2, chop_size=4,
                       side_encoders=[tv.encoder])
     region = model.get_layer("region_lstm")
     assert not tv.encoder.trainable
@@ -155,14 +155,14 @@ def test_bad_arguments(kwargs, argument):
 
 
 def test_oh_2lstmp_builder():
-    model = oh_2lstmp(VOCAB, num_labels=4, max_length=12, units=3, num_regions=3, chop_size=5)
+    model = oh_2lstmp(VOCAB, num_labels=4, max_tokens=12, units=3, num_regions=3, chop_size=5)
     assert model.name == "oh_2lstmp" and model.output.shape == (None, 4)
     region = model.get_layer("region_lstm")
     assert (region.gates, region.direction, region.pooling, region.chop_size) == ("no_io", "bidirectional", "max", 5)
     full = oh_2lstmp(VOCAB, num_labels=4, units=3, gates="full", direction="forward")
     assert full.name == "oh_lstmp" and full.get_layer("region_lstm").output.shape == (None, 10 * 3)
     labels = np.array([[2, 3], [4, 0]], "int32")
-    gile = oh_2lstmp(VOCAB, max_length=12, units=3, head="gile", label_ids=labels, joint_dim=4)
+    gile = oh_2lstmp(VOCAB, max_tokens=12, units=3, head={"type": "gile", "joint_dim": 4}, label_ids=labels)
     assert gile(tiny_ids()).shape == (16, 2)
     with pytest.raises(ValueError, match="num_labels"):
         oh_2lstmp(VOCAB)

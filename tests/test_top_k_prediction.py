@@ -1,30 +1,14 @@
-"""predict_top_k / evaluate_in_chunks: equal to the dense computation, bounded chunk shapes."""
+"""predict_top_k: equal to the dense computation, bounded chunk shapes, every LabelHead."""
 
 import keras
 import numpy as np
 import pytest
-import scipy.sparse as sp
 import tensorflow as tf
 
-from keras_labelemb import metrics as klm
-from keras_labelemb.evaluation import chunked_scoring, evaluate_in_chunks, predict_top_k, split_at_head, top_k_metrics
-from keras_labelemb.models import document_classifier, wan
+from keras_labelemb.evaluation import predict_top_k, top_k_prediction
+from keras_labelemb.models import split_at_head, wan
 
-VOCAB, TOKENS, NUM_LABELS, NUM_DOCS = 60, 7, 23, 37
-
-
-@pytest.fixture(scope="module")
-def setup():
-    rng = np.random.default_rng(0)
-    keras.utils.set_random_seed(0)
-    label_ids = rng.integers(1, VOCAB, (NUM_LABELS, 3)).astype("int32")
-    label_ids[::4, 2] = 0  # some shorter descriptions
-    model = document_classifier(
-        VOCAB, label_ids, flat=True, max_tokens=TOKENS, embedding_dim=8, encoder_units=8, joint_dim=8,
-    )
-    x = rng.integers(0, VOCAB, (NUM_DOCS, TOKENS)).astype("int32")
-    full = model.predict(x, verbose=0)
-    return model, x, full, label_ids
+VOCAB, TOKENS, NUM_LABELS, NUM_DOCS = 60, 7, 23, 37  # as the `top_k_setup` fixture (conftest.py)
 
 
 def dense_top_k(scores, k):
@@ -39,8 +23,8 @@ def dense_top_k(scores, k):
 
 @pytest.mark.parametrize("label_chunk_size", [1, 4, 7, 23, 100])  # 4 and 7 do not divide 23
 @pytest.mark.parametrize("cache", [True, False])
-def test_equals_top_k_of_dense_prediction(setup, label_chunk_size, cache):
-    model, x, full, _ = setup
+def test_equals_top_k_of_dense_prediction(top_k_setup, label_chunk_size, cache):
+    model, x, full, _ = top_k_setup
     k = 5
     indices, scores = predict_top_k(
         model, x, k, label_chunk_size=label_chunk_size, batch_size=10,
@@ -51,14 +35,14 @@ def test_equals_top_k_of_dense_prediction(setup, label_chunk_size, cache):
     np.testing.assert_allclose(scores, np.take_along_axis(full, indices, axis=1), rtol=1e-5, atol=1e-6)
 
 
-def test_k_equal_to_the_label_count_sorts_every_label(setup):
-    model, x, full, _ = setup
+def test_k_equal_to_the_label_count_sorts_every_label(top_k_setup):
+    model, x, full, _ = top_k_setup
     indices, _ = predict_top_k(model, x, NUM_LABELS, label_chunk_size=6, batch_size=16, verbose=0)
     np.testing.assert_array_equal(indices, dense_top_k(full, NUM_LABELS))
 
 
-def test_another_label_set(setup):
-    model, x, _, _ = setup
+def test_another_label_set(top_k_setup):
+    model, x, _, _ = top_k_setup
     rng = np.random.default_rng(1)
     new_ids = rng.integers(1, VOCAB, (31, 4)).astype("int32")
     encoder, head = split_at_head(model)
@@ -80,8 +64,8 @@ def test_linear_head_scores_subsets():
         predict_top_k(model, x, 3, label_ids=np.ones((4, 2), "int32"), verbose=0)
 
 
-def test_dataset_and_generator_inputs(setup):
-    model, x, full, _ = setup
+def test_dataset_and_generator_inputs(top_k_setup):
+    model, x, full, _ = top_k_setup
     y = np.zeros((NUM_DOCS, NUM_LABELS), "float32")
     want = dense_top_k(full, 3)
     dataset = tf.data.Dataset.from_tensor_slices(x).batch(8)
@@ -101,7 +85,7 @@ def test_merge_matches_top_k_with_ties():
     for k, chunk in ((1, 7), (5, 3), (12, 11), (50, 16)):
         top_scores = top_indices = None
         for start in range(0, 50, chunk):
-            top_scores, top_indices = chunked_scoring._merge_top_k(
+            top_scores, top_indices = top_k_prediction._merge_top_k(
                 top_scores, top_indices, scores[:, start : start + chunk], start, k
             )
         want_scores, want_indices = keras.ops.top_k(scores, k)
@@ -114,16 +98,16 @@ def test_merge_matches_top_k_with_ties():
 # ----------------------------------------------------------------------------
 
 
-def test_no_score_block_larger_than_batch_by_chunk(setup, monkeypatch):
-    model, x, _, _ = setup
+def test_no_score_block_larger_than_batch_by_chunk(top_k_setup, monkeypatch):
+    model, x, _, _ = top_k_setup
     seen = []
-    merge = chunked_scoring._merge_top_k
+    merge = top_k_prediction._merge_top_k
 
     def recording_merge(top_scores, top_indices, chunk_scores, offset, k):
         seen.append((tuple(chunk_scores.shape), offset, None if top_scores is None else tuple(top_scores.shape)))
         return merge(top_scores, top_indices, chunk_scores, offset, k)
 
-    monkeypatch.setattr(chunked_scoring, "_merge_top_k", recording_merge)
+    monkeypatch.setattr(top_k_prediction, "_merge_top_k", recording_merge)
     batch_size, chunk, k = 10, 4, 3
     predict_top_k(model, x, k, label_chunk_size=chunk, batch_size=batch_size, verbose=0)
     batches, chunks = -(-NUM_DOCS // batch_size), -(-NUM_LABELS // chunk)
@@ -135,8 +119,8 @@ def test_no_score_block_larger_than_batch_by_chunk(setup, monkeypatch):
     assert sorted({offset for _, offset, _ in seen}) == list(range(0, NUM_LABELS, chunk))
 
 
-def test_label_embeddings_are_encoded_once_per_chunk(setup, monkeypatch):
-    model, x, _, _ = setup
+def test_label_embeddings_are_encoded_once_per_chunk(top_k_setup, monkeypatch):
+    model, x, _, _ = top_k_setup
     head = split_at_head(model)[1]
     calls = []
     encode = head.encode_labels
@@ -145,8 +129,8 @@ def test_label_embeddings_are_encoded_once_per_chunk(setup, monkeypatch):
     assert calls == [6, 6, 6, 5]  # once per chunk, not once per (batch, chunk)
 
 
-def test_progress_bar_over_document_batches(setup, capsys):
-    model, x, _, _ = setup
+def test_progress_bar_over_document_batches(top_k_setup, capsys):
+    model, x, _, _ = top_k_setup
     predict_top_k(model, x, 2, label_chunk_size=10, batch_size=10, verbose=1)
     out = capsys.readouterr().out
     assert "4/4" in out and "batch" in out
@@ -156,101 +140,6 @@ def test_progress_bar_over_document_batches(setup, capsys):
 
 # ----------------------------------------------------------------------------
 # metrics from top-k lists
-# ----------------------------------------------------------------------------
-
-
-def streamed(metric, y, s):
-    metric.update_state(y, s)
-    return float(keras.ops.convert_to_numpy(metric.result()))
-
-
-def random_targets(seed, n, num_labels):
-    rng = np.random.default_rng(seed)
-    y = (rng.random((n, num_labels)) < 0.2).astype("float32")
-    y[0] = 0.0  # documents with no positive
-    y[4] = 0.0
-    y[2] = 1.0
-    return y
-
-
-@pytest.mark.parametrize("seed", [0, 1])
-def test_top_k_metrics_match_the_streaming_metrics(seed):
-    n, num_labels = 40, 17
-    y = random_targets(seed, n, num_labels)
-    scores = np.random.default_rng(seed + 10).random((n, num_labels)).astype("float32")
-    propensities = klm.label_propensities(np.random.default_rng(seed).integers(0, 300, num_labels), 1000)
-    top = dense_top_k(scores, 5)
-    forms = {
-        "dense": y,
-        "sparse": sp.csr_matrix(y),
-        "lists": [list(np.flatnonzero(row)) for row in y],
-    }
-    results = {name: top_k_metrics(top, targets, k=(1, 3, 5), propensities=propensities) for name, targets in forms.items()}
-    assert results["dense"] == results["sparse"] == results["lists"]
-    got = results["dense"]
-    assert got["documents"] == n
-    for k in (1, 3, 5):
-        assert got[f"precision_at_{k}"] == pytest.approx(streamed(klm.PrecisionAtK(k), y, scores), abs=1e-6)
-        assert got[f"ndcg_at_{k}"] == pytest.approx(streamed(klm.NDCGAtK(k), y, scores), abs=1e-6)
-        assert got[f"psp_at_{k}"] == pytest.approx(
-            streamed(klm.PropensityPrecisionAtK(propensities, k), y, scores), rel=1e-5
-        )
-
-
-def test_top_k_metrics_targets_conventions():
-    top = np.array([[2, 0], [1, 2], [0, 1]])
-    # duplicated label indices count once; sparse zeros and values <= 0.5 are not relevant
-    lists = [[0, 2, 2], [], [1]]
-    sparse = sp.csr_matrix(np.array([[1, 0, 1], [0, 0.2, 0], [0, 1, 0]]))
-    assert top_k_metrics(top, lists, k=2) == top_k_metrics(top, sparse, k=2)
-    report = top_k_metrics(top, lists, k=[1, 2], propensities=[0.5, 0.25, 1.0])
-    assert report["precision_at_1"] == pytest.approx(1 / 3)
-    assert report["precision_at_2"] == pytest.approx((1 + 0 + 0.5) / 3)
-    # 1/p = [2, 4, 1]. PSP@1: retrieved 1 (doc 0) + 0 (doc 2) over best 2 + 4;
-    # PSP@2: every positive retrieved, so 1
-    assert report["psp_at_1"] == pytest.approx(1 / 6)
-    assert report["psp_at_2"] == pytest.approx(1.0)
-    assert top_k_metrics(np.zeros((0, 2), "int32"), [], k=1, num_labels=3)["precision_at_1"] == 0.0
-
-
-@pytest.mark.parametrize(
-    "args, kwargs, match",
-    [
-        ((np.array([[0, 1]]), [[0]]), {"k": 3}, r"`k`.*\(2\).*k=3"),
-        ((np.array([[0, 1]]), [[0]]), {"k": 0}, "`k`.*k=0"),
-        ((np.array([[0.0, 1.0]]), [[0]]), {}, "`top_indices`"),
-        ((np.array([[0, 5]]), np.zeros((1, 4))), {"k": 1}, r"`top_indices`.*\[0, 4\)"),
-        ((np.array([[0, 1]]), np.zeros((2, 4))), {"k": 1}, "Dense `targets`"),
-        ((np.array([[0, 1]]), [[0], [1]]), {"k": 1}, "all 1 documents"),
-        ((np.array([[0, 1]]), [[7]]), {"k": 1, "num_labels": 4}, r"`targets`.*\[0, 4\)"),
-        ((np.array([[0, 1]]), [[0]]), {"k": 1, "propensities": [0.5, 0.5], "num_labels": 3}, "`propensities`"),
-    ],
-)
-def test_top_k_metrics_bad_arguments(args, kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        top_k_metrics(*args, **kwargs)
-
-
-def test_evaluate_in_chunks_equals_dense_metrics(setup):
-    model, x, full, _ = setup
-    y = random_targets(5, NUM_DOCS, NUM_LABELS)
-    propensities = klm.label_propensities(y.sum(axis=0), NUM_DOCS * 100)
-    got = evaluate_in_chunks(
-        model, x, sp.csr_matrix(y), k=[1, 5], propensities=propensities,
-        label_chunk_size=7, batch_size=10, verbose=0,
-    )
-    assert sorted(got) == ["documents", "ndcg_at_1", "ndcg_at_5", "precision_at_1", "precision_at_5",
-                           "psp_at_1", "psp_at_5"]
-    for k in (1, 5):
-        assert got[f"precision_at_{k}"] == pytest.approx(streamed(klm.PrecisionAtK(k), y, full), abs=1e-6)
-        assert got[f"ndcg_at_{k}"] == pytest.approx(streamed(klm.NDCGAtK(k), y, full), abs=1e-6)
-        assert got[f"psp_at_{k}"] == pytest.approx(
-            streamed(klm.PropensityPrecisionAtK(propensities, k), y, full), rel=1e-5
-        )
-
-
-# ----------------------------------------------------------------------------
-# bad arguments
 # ----------------------------------------------------------------------------
 
 
@@ -269,22 +158,22 @@ def test_evaluate_in_chunks_equals_dense_metrics(setup):
         ({"k": 40, "label_ids": np.ones((30, 2), "int32")}, r"`k`.*\(30\).*k=40"),
     ],
 )
-def test_bad_arguments(setup, kwargs, match):
-    model, x, _, _ = setup
+def test_bad_arguments(top_k_setup, kwargs, match):
+    model, x, _, _ = top_k_setup
     with pytest.raises(ValueError, match=match):
         predict_top_k(model, x, **{"k": 2, "verbose": 0, **kwargs})
 
 
 def test_models_without_a_usable_head():
     plain = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
-    with pytest.raises(ValueError, match="no output head"):
+    with pytest.raises(ValueError, match="no label head"):
         predict_top_k(plain, np.zeros((2, 4)), 1, verbose=0)
     with pytest.raises(ValueError, match="`model` must be a keras.Model"):
         split_at_head("not a model")
 
 
-def test_head_followed_by_another_layer_is_rejected(setup):
-    model, _, _, _ = setup
+def test_head_followed_by_another_layer_is_rejected(top_k_setup):
+    model, _, _, _ = top_k_setup
     probabilities = keras.Model(model.inputs, keras.layers.Activation("sigmoid")(model.outputs[0]))
     with pytest.raises(ValueError, match="only output"):
         split_at_head(probabilities)
