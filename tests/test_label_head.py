@@ -127,6 +127,16 @@ def test_an_empty_description_inside_a_compiled_function_gives_a_finite_score():
     assert scores.shape == (2, 2) and np.isfinite(scores.numpy()).all()
 
 
+def test_out_of_vocabulary_ids_inside_a_compiled_function_are_read_as_padding():
+    import tensorflow as tf
+
+    head = GileHead(keras.layers.Embedding(40, 6, mask_zero=True), LABELS, joint_dim=5)
+    h = tf.constant(RNG.normal(size=(2, 7)).astype("float32"))
+    score = tf.function(lambda h, ids: head(h, label_ids=ids), jit_compile=True)
+    np.testing.assert_allclose(score(h, tf.constant([[3, 99], [5, -4]])).numpy(),
+                               score(h, tf.constant([[3, 0], [5, 0]])).numpy(), atol=1e-6)
+
+
 def test_label_count_is_fixed_only_for_per_label_parameters():
     embedding = keras.layers.Embedding(40, 6, mask_zero=True)
     shared = DrillHead(embedding, LABELS, depth=1)

@@ -177,6 +177,10 @@ class LabelHead(keras.layers.Layer):
             raise ValueError("`label_ids` are read through the shared `embedding`: this head has none. "
                              f"Received: label_ids with shape {tuple(label_ids.shape)}")
         label_ids = ops.convert_to_tensor(label_ids, dtype="int32")
+        # Traced ids were not checked: ids outside the vocabulary count as padding (ignored) rather than
+        # reading another word's vector (TensorFlow clips) or NaN (JAX).
+        inside = ops.logical_and(ops.greater_equal(label_ids, 0), ops.less(label_ids, self.vocabulary_size))
+        label_ids = ops.where(inside, label_ids, 0)
         words = self.embedding(label_ids)
         return ops.cast(self.label_encoder(words, mask=ops.not_equal(label_ids, 0)), self.compute_dtype)
 
@@ -191,8 +195,9 @@ class LabelHead(keras.layers.Layer):
     def _check_call_label_ids(self, label_ids):
         """Call-time token ids: eager values are checked as the constructor's; traced ones by rank only.
 
-        Inside a compiled function an empty description encodes to the zero
-        vector (a finite score), and out-of-vocabulary ids are not detected.
+        Inside a compiled function the values are unknown: ids outside the
+        vocabulary are read as padding, and an empty description encodes to
+        the zero vector (a finite score).
         """
         values = known_values(label_ids)
         if values is not None:
