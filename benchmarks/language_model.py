@@ -70,7 +70,8 @@ from keras_labelemb.datasets import load_ptb, load_wikitext2  # noqa: E402
 from keras_labelemb.datasets.language_modeling import num_bptt_batches  # noqa: E402
 from keras_labelemb.layers import DrillHead  # noqa: E402
 from keras_labelemb.metrics import Perplexity  # noqa: E402
-from keras_labelemb.models import ResetStates, drill_lm, reset_states  # noqa: E402
+from keras_labelemb.models import drill_lm  # noqa: E402
+from keras_labelemb.training import ResetStates, reset_states  # noqa: E402
 
 # name -> (head, drill options): DRILL Table 4, in its order.
 CONFIGS = {

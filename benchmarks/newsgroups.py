@@ -72,7 +72,8 @@ from keras import ops  # noqa: E402
 
 from keras_labelemb.datasets import load_newsgroups  # noqa: E402
 from keras_labelemb.layers import RegionLSTM, RegionPooling  # noqa: E402
-from keras_labelemb.models import oh_2lstmp, train_tv_embeddings  # noqa: E402
+from keras_labelemb.models import oh_2lstmp  # noqa: E402
+from keras_labelemb.training import train_tv_embeddings  # noqa: E402
 from keras_labelemb.text import TextVectorizer  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"

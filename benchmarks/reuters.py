@@ -45,7 +45,6 @@ from report import RESULTS, write_report  # noqa: E402
 
 from keras_labelemb.datasets import load_reuters, remove_unseen_from_train, restrict_labels, zero_shot_split  # noqa: E402
 from keras_labelemb.evaluation import (  # noqa: E402
-    BestValidationF1,
     assign_labels,
     choose_threshold,
     classification_report,
@@ -53,7 +52,8 @@ from keras_labelemb.evaluation import (  # noqa: E402
     sigmoid,
 )
 from keras_labelemb.models import document_classifier, set_labels  # noqa: E402
-from keras_labelemb.text import TextVectorizer, pretrain_word_vectors  # noqa: E402
+from keras_labelemb.text import TextVectorizer  # noqa: E402
+from keras_labelemb.training import BestValidationF1, pretrain_word_vectors  # noqa: E402
 
 # The spine's zero-shot heads (the keys of `summary.zeroshot_avgpr`), then DrillHead beside them.
 SPINE_ZERO_SHOT_HEADS = ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input")

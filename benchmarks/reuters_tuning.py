@@ -33,7 +33,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reuters  # noqa: E402
 from report import RESULTS, write_report  # noqa: E402
 
-from keras_labelemb.evaluation import BestValidationF1, choose_threshold, classification_report, sigmoid  # noqa: E402
+from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid  # noqa: E402
+from keras_labelemb.training import BestValidationF1  # noqa: E402
 from keras_labelemb.tuning import LabelHeadHyperModel  # noqa: E402
 
 

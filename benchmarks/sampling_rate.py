@@ -40,11 +40,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report import RESULTS, write_report  # noqa: E402
 
 from keras_labelemb.datasets import load_reuters  # noqa: E402
-from keras_labelemb.evaluation import BestValidationF1, classification_report, sigmoid  # noqa: E402
+from keras_labelemb.evaluation import classification_report, sigmoid  # noqa: E402
 from keras_labelemb.losses import SampledSigmoidLoss  # noqa: E402
 from keras_labelemb.models import document_classifier  # noqa: E402
-from keras_labelemb.text import TextVectorizer, pretrain_word_vectors  # noqa: E402
-from keras_labelemb.training import SampledLabelModel  # noqa: E402
+from keras_labelemb.text import TextVectorizer  # noqa: E402
+from keras_labelemb.training import BestValidationF1, SampledLabelModel, pretrain_word_vectors  # noqa: E402
 
 RATES = ("0.1", "0.25", "0.5", "1.0")
 

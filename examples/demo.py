@@ -23,10 +23,11 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from keras_labelemb.datasets import load_demo, remove_unseen_from_train, restrict_labels  # noqa: E402
-from keras_labelemb.evaluation import BestValidationF1, classification_report, ranking_report, sigmoid  # noqa: E402
+from keras_labelemb.evaluation import classification_report, ranking_report, sigmoid  # noqa: E402
 from keras_labelemb.export import export_text_classifier, load_text_classifier  # noqa: E402
 from keras_labelemb.models import gile_han, set_labels  # noqa: E402
-from keras_labelemb.text import TextVectorizer, pretrain_word_vectors  # noqa: E402
+from keras_labelemb.text import TextVectorizer, document_tokens  # noqa: E402
+from keras_labelemb.training import BestValidationF1, pretrain_word_vectors  # noqa: E402
 
 OUT = pathlib.Path(os.environ.get("DEMO_OUTPUT", "artifacts/demo"))
 SENTENCES, WORDS, LABEL_WORDS = 12, 24, 16
@@ -111,7 +112,7 @@ def main():
 
 def plot_attention_example(model, vectorizer, data, seen, label_ids):
     try:
-        from keras_labelemb.plotting import document_tokens, plot_attention
+        from keras_labelemb.plotting import plot_attention
     except ImportError:
         return
     encoder = model.get_layer("document_encoder")

@@ -26,8 +26,9 @@ import keras_tuner  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from keras_labelemb.datasets import load_demo, remove_unseen_from_train, restrict_labels  # noqa: E402
-from keras_labelemb.evaluation import BestValidationF1, choose_threshold, classification_report, sigmoid  # noqa: E402
-from keras_labelemb.text import TextVectorizer, pretrain_word_vectors  # noqa: E402
+from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid  # noqa: E402
+from keras_labelemb.text import TextVectorizer  # noqa: E402
+from keras_labelemb.training import BestValidationF1, pretrain_word_vectors  # noqa: E402
 from keras_labelemb.tuning import LabelHeadHyperModel  # noqa: E402
 
 OUT = pathlib.Path(os.environ.get("TUNE_OUTPUT", "artifacts/tune_label_head"))

@@ -1,10 +1,8 @@
-import keras
 import numpy as np
 import pytest
 from sklearn.metrics import f1_score, label_ranking_average_precision_score, label_ranking_loss
 
 from keras_labelemb.evaluation import (
-    BestValidationF1,
     assign_labels,
     choose_threshold,
     classification_report,
@@ -41,17 +39,3 @@ def test_reports_match_scikit_learn():
         label_ranking_average_precision_score(Y[keep], S[keep]), abs=1e-6)
     assert ranking["ranking_loss"] == pytest.approx(label_ranking_loss(Y[keep], S[keep]), abs=1e-6)
 
-
-def test_best_validation_f1_restores_the_best_epoch_and_logs():
-    x = RNG.normal(size=(64, 5)).astype("float32")
-    y = (x[:, :3] > 0).astype("float32")
-    model = keras.Sequential([keras.Input((5,)), keras.layers.Dense(3)])
-    model.compile(keras.optimizers.Adam(0.05), keras.losses.BinaryCrossentropy(from_logits=True))
-    callback = BestValidationF1(x, y, patience=2)
-    history = model.fit(x, y, epochs=6, verbose=0, callbacks=[callback])
-    curve = history.history["val_micro_f1"]
-    assert callback.best_f1 == pytest.approx(max(curve))
-    assert callback.best_epoch == int(np.argmax(curve))
-    scores = 1 / (1 + np.exp(-model.predict(x, verbose=0)))
-    _, f1_now = choose_threshold(y, scores)
-    assert f1_now == pytest.approx(callback.best_f1)  # the model holds the best epoch's weights

@@ -9,7 +9,8 @@ from keras_labelemb.datasets import LanguageModelingData, bptt_dataset, load_ptb
 from keras_labelemb.datasets.language_modeling import bptt_arrays, num_bptt_batches, tokenize_lines
 from keras_labelemb.layers import DrillHead
 from keras_labelemb.metrics import Perplexity
-from keras_labelemb.models import ResetStates, drill_lm, reset_states
+from keras_labelemb.models import drill_lm
+from keras_labelemb.training import ResetStates, reset_states
 
 RNG = np.random.default_rng(11)
 

@@ -8,7 +8,8 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from keras_labelemb.plotting import attention_plot, document_tokens, plot_attention  # noqa: E402
+from keras_labelemb.plotting import attention_plot, plot_attention  # noqa: E402
+from keras_labelemb.text import document_tokens  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 VOCABULARY = ["<pad>", "<unk>", "the", "cat", "sat", "on", "mat", "it", "purred", "loudly"]
@@ -149,37 +150,6 @@ def test_label_scores_accept_a_dict_and_keep_the_top_ones():
     scores = {f"label{i}": i / 20 for i in range(20)}
     fig = plot_attention(["a"], np.ones(1), label_scores=scores, max_labels=3)
     assert [t.get_text() for t in fig.axes[-1].get_yticklabels()] == ["label19", "label18", "label17"]
-
-
-def test_document_tokens_with_a_text_vectorizer():
-    pytest.importorskip("tensorflow_text")
-    from keras_labelemb.text import TextVectorizer
-
-    vectorizer = TextVectorizer(output_mode="hierarchical", max_sentences=3, max_sentence_length=4)
-    vectorizer.adapt(["The cat sat. It purred loudly!"])
-    ids = np.asarray(vectorizer(np.array(["The cat sat on it. It purred!"])))[0]
-    assert document_tokens(vectorizer, ids) == [["the", "cat", "sat", "<unk>"], ["it", "purred"]]
-    flat = TextVectorizer(max_tokens=6, vocabulary=vectorizer.get_vocabulary())
-    assert document_tokens(flat, np.asarray(flat(np.array(["the cat"])))[0]) == ["the", "cat"]
-
-
-def test_document_tokens_keeps_positions_of_inner_padding():
-    assert document_tokens(VOCABULARY, np.array([[2, 0, 3], [0, 0, 0], [4, 0, 0]])) == [["the", "", "cat"], [], ["sat"]]
-
-
-@pytest.mark.parametrize(
-    "vectorizer, ids, match",
-    [
-        (VOCABULARY, np.zeros((1, 2, 3), int), r"`ids` must be \(T,\) or \(K, T\)"),
-        (VOCABULARY, np.array([1, 10]), r"`ids` must lie in \[0, 10\)"),
-        (VOCABULARY, np.array([1.5, 2.0]), r"`ids` must be integer"),
-        ([], np.array([1]), r"`vectorizer` has an empty vocabulary"),
-        (42, np.array([1]), r"`vectorizer` must have a `get_vocabulary\(\)`"),
-    ],
-)
-def test_document_tokens_bad_inputs(vectorizer, ids, match):
-    with pytest.raises(ValueError, match=match):
-        document_tokens(vectorizer, ids)
 
 
 def test_missing_matplotlib_is_a_clear_import_error(monkeypatch):

@@ -5,8 +5,9 @@ import keras_tuner
 import numpy as np
 import pytest
 
-from keras_labelemb.evaluation import BestValidationF1, choose_threshold, sigmoid
+from keras_labelemb.evaluation import choose_threshold, sigmoid
 from keras_labelemb.metrics import MicroF1
+from keras_labelemb.training import BestValidationF1
 from keras_labelemb.tuning import HEADS, LabelHeadHyperModel
 
 # keras-tuner's get_best_models rebuilds a model without optimizer state and loads the checkpoint into it.

@@ -1,4 +1,4 @@
-"""LSTM tv-embeddings (J&Z 2016 section 3): vocabulary control, the objective vs NumPy,
+"""LSTM tv-embeddings (J&Z 2016 section 3): the objective vs NumPy,
 a few training steps on tiny data, and the trained encoder as frozen RegionLSTM side input."""
 
 import os
@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from keras_labelemb.layers import RegionLSTM
-from keras_labelemb.models import TvEmbedding, oh_2lstmp, target_vocabulary, train_tv_embeddings, window_target_counts
+from keras_labelemb.models import oh_2lstmp
+from keras_labelemb.text import target_vocabulary
+from keras_labelemb.training import TvEmbedding, train_tv_embeddings, window_target_counts
 
 VOCAB = 30
 
@@ -23,16 +25,6 @@ def tiny_ids(seed=0, shape=(16, 12)):
 
 def tokens():
     return ["<pad>", "<unk>", "the", "<num>", "of"] + [f"w{i}" for i in range(VOCAB - 5)]
-
-
-def test_target_vocabulary_drops_function_words_reserved_tokens_and_rare_words():
-    mapping = target_vocabulary(tokens(), max_targets=10)
-    assert mapping.shape == (VOCAB,) and mapping.dtype == np.int32
-    assert (mapping[:5] == -1).all()  # <pad>, <unk>, "the", <num>, "of"
-    np.testing.assert_array_equal(mapping[5:15], np.arange(10))
-    assert (mapping[15:] == -1).all()  # beyond the 10 most frequent content words
-    everything = target_vocabulary(tokens(), max_targets=1000, stop_words=())
-    assert everything[2] == 0 and everything[4] == 1 and everything.max() == VOCAB - 4
 
 
 def numpy_objective(ids, sequences, model, negatives):
@@ -150,8 +142,6 @@ def test_bad_arguments(kwargs, argument):
     arguments = {"vocabulary_size": VOCAB, "target_ids": target_vocabulary(tokens(), 20), **kwargs}
     with pytest.raises(ValueError, match=argument):
         TvEmbedding(**arguments)
-    with pytest.raises(ValueError, match="max_targets"):
-        target_vocabulary(tokens(), max_targets=0)
 
 
 def test_oh_2lstmp_builder():

@@ -1,7 +1,9 @@
+import sys
+
 import numpy as np
 import pytest
 
-from keras_labelemb.text import pretrain_word_vectors
+from keras_labelemb.training import pretrain_word_vectors
 
 
 def test_words_sharing_contexts_get_similar_vectors():
@@ -25,3 +27,11 @@ def test_bad_arguments():
         pretrain_word_vectors(np.array([1, 2, 3]), 10)
     with pytest.raises(ValueError, match="dim=20"):
         pretrain_word_vectors(np.array([[1, 2, 3]]), 10, dim=20)
+
+
+@pytest.mark.parametrize("missing", ["sklearn", "scipy"])
+def test_missing_optional_dependency_names_the_extra(monkeypatch, missing):
+    for name in [n for n in sys.modules if n == missing or n.startswith(missing + ".")] + [missing]:
+        monkeypatch.setitem(sys.modules, name, None)  # `import name` now raises ImportError
+    with pytest.raises(ImportError, match=r"keras_labelemb\[vectors\]"):
+        pretrain_word_vectors(np.array([[1, 2, 3]]), 10, dim=2)

@@ -74,6 +74,13 @@ def _cumulative_max(x):
     """Running maximum along the last axis of a non-negative int tensor.
 
     Hillis-Steele doubling: ceil(log2(L)) shifted maxima, static shapes.
+    `keras.ops.associative_scan(ops.maximum, x, axis=-1)` computes the same and
+    works eagerly (TensorFlow, JAX) and under `jax.jit`, but its TensorFlow
+    implementation does not compile with XLA (Keras 3.15, TF 2.21, `tf.function(
+    jit_compile=True)`: "Cannot concatenate arrays that differ in dimensions"
+    from a `tf.cond` whose branches have different shapes), and the metrics
+    must run inside `jit_compile=True`; neither keras.ops nor TensorFlow has a
+    cumulative maximum.
     """
     num = x.shape[-1]
     shift = 1

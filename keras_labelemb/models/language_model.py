@@ -44,7 +44,7 @@ def drill_lm(
     carry their state from one batch to the next: the batch shape is fixed
     to `(batch_size, bptt)`, batches must come in stream order
     (`keras_labelemb.datasets.bptt_dataset`), evaluation uses the same
-    `batch_size`, and `ResetStates()` among the callbacks zeroes the state at
+    `batch_size`, and `keras_labelemb.training.ResetStates()` among the callbacks zeroes the state at
     the start of every epoch, evaluation and prediction. With
     `stateful=False` every batch starts from zero state and any batch shape works.
 
@@ -78,6 +78,7 @@ def drill_lm(
 
     >>> import numpy as np, keras
     >>> from keras_labelemb.metrics import Perplexity
+    >>> from keras_labelemb.training import ResetStates
     >>> model = drill_lm(50, batch_size=4, bptt=6, units=8, num_layers=1, depth=2)
     >>> model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True),
     ...               metrics=[Perplexity()])
@@ -124,31 +125,3 @@ def drill_lm(
     else:
         logits = DrillHead(embedding, variant=head, name=f"{head}_head", **options)(x)
     return keras.Model(ids, logits, name=name or f"{head}_lm")
-
-
-def reset_states(model):
-    """Zeroes the state of every stateful RNN layer of `model`; returns how many were reset."""
-    count = 0
-    for layer in model._flatten_layers(include_self=False):
-        if getattr(layer, "stateful", False) and hasattr(layer, "reset_state"):
-            layer.reset_state()
-            count += 1
-    return count
-
-
-class ResetStates(keras.callbacks.Callback):
-    """Zeroes stateful RNN states at the start of each epoch, evaluation and prediction.
-
-    Truncated BPTT carries the LSTM state across the batches of one pass over
-    a token stream; every new pass (a training epoch, `evaluate`, `predict`,
-    and the validation run at the end of an epoch) starts from zero state.
-    """
-
-    def on_epoch_begin(self, epoch, logs=None):
-        reset_states(self.model)
-
-    def on_test_begin(self, logs=None):
-        reset_states(self.model)
-
-    def on_predict_begin(self, logs=None):
-        reset_states(self.model)

@@ -12,10 +12,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-# Tokens never drawn: `document_tokens` marks padding between words with "", and
+# Tokens never drawn: `keras_labelemb.text.document_tokens` marks padding between words with "", and
 # "<pad>" is keras_labelemb.text.PAD_TOKEN (not imported: that package needs TensorFlow).
 _PADDING_TOKENS = ("", "<pad>")
-_PADDING_ID = 0
 
 # Layout, in inches (the drawing axes use inches as data units, y pointing down).
 _FONT_SIZE = 11
@@ -177,7 +176,7 @@ def plot_attention(
     Tokens align with the start of the score rows: `tokens[i][j]` (flat:
     `tokens[j]`) has score `word_scores[i, j]`, and score positions past the
     end of a token row are padding and are ignored. Tokens `""`, `None` and
-    `"<pad>"` are padding too and are not drawn. `document_tokens` turns token
+    `"<pad>"` are padding too and are not drawn. `keras_labelemb.text.document_tokens` turns token
     ids into such tokens.
 
     Args:
@@ -221,6 +220,7 @@ def plot_attention(
 
     >>> import keras
     >>> from keras_labelemb.layers import HierarchicalAttention
+    >>> from keras_labelemb.text import document_tokens
     >>> vocabulary = ["<pad>", "<unk>", "the", "cat", "sat", "it", "purred"]
     >>> ids = np.array([[[2, 3, 4], [5, 6, 0]]])                 # (B, K, T), 0 = padding
     >>> embedding = keras.layers.Embedding(len(vocabulary), 8, mask_zero=True)
@@ -389,79 +389,3 @@ def plot_attention(
     if path is not None:
         fig.savefig(os.fspath(path), dpi=150, format="png", facecolor="white")
     return fig
-
-
-def document_tokens(vectorizer, ids):
-    """Maps the token ids of one document back to its tokens, padding dropped.
-
-    Id 0 is padding (the library's convention): trailing padding of every row
-    and trailing all-padding sentences are dropped. Padding between words
-    (which `TextVectorizer` never produces) becomes `""`, so that `tokens[i][j]`
-    stays the word at `ids[i, j]` and lines up with the attention scores;
-    `plot_attention` does not draw it.
-
-    Args:
-        vectorizer: anything with `get_vocabulary()` (a
-            `keras_labelemb.text.TextVectorizer`, a `keras.layers.TextVectorization`),
-            or the vocabulary itself as a list of tokens (index = id).
-        ids: `(T,)` ids of a flat document or `(K, T)` ids of a hierarchical one
-            (a NumPy array or any tensor).
-
-    Returns:
-        A list of str for `(T,)` ids; a list of sentences (lists of str) for `(K, T)`.
-
-    Raises:
-        ValueError: naming the argument, for ids that are not 1-D or 2-D
-            integers, ids outside the vocabulary, or a `vectorizer` without a
-            vocabulary.
-
-    Example:
-
-    >>> import numpy as np
-    >>> vocabulary = ["<pad>", "<unk>", "the", "cat", "sat"]
-    >>> document_tokens(vocabulary, np.array([[2, 3, 4], [1, 4, 0], [0, 0, 0]]))
-    [['the', 'cat', 'sat'], ['<unk>', 'sat']]
-    >>> document_tokens(vocabulary, [2, 3, 0, 0])
-    ['the', 'cat']
-    """
-    if hasattr(vectorizer, "get_vocabulary"):
-        vocabulary = vectorizer.get_vocabulary()
-    elif isinstance(vectorizer, (list, tuple, np.ndarray)):
-        vocabulary = vectorizer
-    else:
-        raise ValueError(
-            "`vectorizer` must have a `get_vocabulary()` method or be a list of tokens. "
-            f"Received: vectorizer={_short(vectorizer)}"
-        )
-    vocabulary = [_token_text(t) for t in vocabulary]
-    if not vocabulary:
-        raise ValueError(
-            "`vectorizer` has an empty vocabulary (call `adapt()` or `set_vocabulary()` first). "
-            f"Received: vectorizer={_short(vectorizer)}"
-        )
-    array = np.asarray(ids)
-    if array.ndim not in (1, 2):
-        raise ValueError(
-            f"`ids` must be (T,) or (K, T) token ids of ONE document (index the batch axis first). "
-            f"Received: ids with shape {array.shape}"
-        )
-    if array.size and not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"`ids` must be integer token ids. Received: ids with dtype {array.dtype}")
-    if array.size and (array.min() < 0 or array.max() >= len(vocabulary)):
-        raise ValueError(
-            f"`ids` must lie in [0, {len(vocabulary)}) (the vocabulary size). "
-            f"Received: ids in [{array.min()}, {array.max()}]"
-        )
-
-    def row_tokens(row):
-        row = [int(i) for i in row]
-        while row and row[-1] == _PADDING_ID:
-            row.pop()
-        return ["" if i == _PADDING_ID else vocabulary[i] for i in row]
-
-    if array.ndim == 1:
-        return row_tokens(array)
-    sentences = [row_tokens(row) for row in array]
-    while sentences and not sentences[-1]:
-        sentences.pop()
-    return sentences

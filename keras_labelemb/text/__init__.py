@@ -5,13 +5,14 @@ inside `tf.data.Dataset.map` and in exported SavedModels (which need
 `import tensorflow_text` in the loading process).
 """
 
+from keras_labelemb.text.document_tokens import document_tokens
 from keras_labelemb.text.make_dataset import make_dataset
 from keras_labelemb.text.multi_hot import multi_hot
 from keras_labelemb.text.normalize_text import NUM_TOKEN, normalize_text
 from keras_labelemb.text.split_sentences import split_sentences
+from keras_labelemb.text.target_vocabulary import STOP_WORDS, target_vocabulary
 from keras_labelemb.text.text_vectorizer import TextVectorizer
 from keras_labelemb.text.tokenize import tokenize
-from keras_labelemb.text.word_vectors import pretrain_word_vectors
 from keras_labelemb.text.vocabulary import (
     PAD_TOKEN,
     UNK_TOKEN,
@@ -25,17 +26,19 @@ from keras_labelemb.text.vocabulary import (
 __all__ = [
     "NUM_TOKEN",
     "PAD_TOKEN",
+    "STOP_WORDS",
     "UNK_TOKEN",
     "TextVectorizer",
     "build_vocabulary",
     "count_tokens",
+    "document_tokens",
     "load_vocabulary",
     "make_dataset",
     "multi_hot",
     "normalize_text",
-    "pretrain_word_vectors",
     "save_vocabulary",
     "split_sentences",
+    "target_vocabulary",
     "tokenize",
     "vocabulary_from_counts",
 ]

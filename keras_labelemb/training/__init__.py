@@ -1,5 +1,18 @@
-"""Training wrappers: sampled-label training of an existing model."""
+"""Training code: sampled-label training, tv-embedding and word-vector pretraining, callbacks."""
 
+from keras_labelemb.training.best_validation_f1 import BestValidationF1
+from keras_labelemb.training.reset_states import ResetStates, reset_states
 from keras_labelemb.training.sampled_label_model import SampledLabelModel
+from keras_labelemb.training.tv_embedding import TvEmbedding, train_tv_embeddings, window_target_counts
+from keras_labelemb.training.word_vectors import pretrain_word_vectors
 
-__all__ = ["SampledLabelModel"]
+__all__ = [
+    "BestValidationF1",
+    "ResetStates",
+    "SampledLabelModel",
+    "TvEmbedding",
+    "pretrain_word_vectors",
+    "reset_states",
+    "train_tv_embeddings",
+    "window_target_counts",
+]

@@ -109,7 +109,7 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
     to the tuner (KerasTuner cannot guess the direction of a metric it does not
     know). That F1 is at a fixed threshold (`MicroF1(threshold=...)`, 0.5 by
     default); for the F1 at the best validation threshold, pass
-    `keras_labelemb.evaluation.BestValidationF1(x_val, y_val)` in the
+    `keras_labelemb.training.BestValidationF1(x_val, y_val)` in the
     `callbacks` of `tuner.search`, which logs `val_micro_f1` itself (then leave
     `MicroF1` out of `metrics`, or the callback overwrites it).
 

@@ -1,6 +1,22 @@
-"""Word vectors learned from unlabeled text: truncated SVD of a PPMI co-occurrence matrix."""
+"""Word vectors learned from unlabeled text: truncated SVD of a PPMI co-occurrence matrix.
+
+Needs scipy and scikit-learn, optional dependencies: `pip install keras_labelemb[vectors]`.
+"""
 
 import numpy as np
+
+
+def _require_scipy_and_sklearn():
+    try:
+        from scipy import sparse
+        from sklearn.decomposition import TruncatedSVD
+    except ImportError as error:
+        raise ImportError(
+            "pretrain_word_vectors needs scipy and scikit-learn, optional dependencies: "
+            "install them with `pip install keras_labelemb[vectors]` "
+            "(or `pip install scipy scikit-learn`)."
+        ) from error
+    return sparse, TruncatedSVD
 
 
 def pretrain_word_vectors(token_ids, vocabulary_size, dim=100, window=5, scale=0.05, seed=0):
@@ -29,15 +45,16 @@ def pretrain_word_vectors(token_ids, vocabulary_size, dim=100, window=5, scale=0
         float32 array `(vocabulary_size, dim)`, e.g. for
         `keras.initializers.Constant(vectors)`.
 
+    Raises:
+        ImportError: when scipy or scikit-learn is missing (the `vectors` extra).
+
     Example:
 
     >>> ids = np.array([[2, 3, 4, 2, 3, 5], [4, 5, 2, 3, 0, 0]])
     >>> pretrain_word_vectors(ids, vocabulary_size=6, dim=2).shape
     (6, 2)
     """
-    from scipy import sparse
-    from sklearn.decomposition import TruncatedSVD
-
+    sparse, TruncatedSVD = _require_scipy_and_sklearn()
     ids = np.asarray(token_ids)
     if ids.ndim < 2 or not np.issubdtype(ids.dtype, np.integer):
         raise ValueError(f"`token_ids` must be an integer array of rank >= 2. Received: token_ids with shape {ids.shape}")

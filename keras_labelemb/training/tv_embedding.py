@@ -7,6 +7,8 @@ is then given to a supervised `RegionLSTM` as additional, frozen input:
 
     tv = train_tv_embeddings(unlabeled_ids, vocabulary)        # forward + backward LSTMs
     region = RegionLSTM(500, vocabulary_size, side_encoders=[tv.encoder])
+
+Which words are predicted (vocabulary control) is `keras_labelemb.text.target_vocabulary`.
 """
 
 import keras
@@ -15,55 +17,6 @@ from keras import ops
 
 from keras_labelemb.layers import RegionLSTM
 from keras_labelemb.argument_checks import check_choice, check_positive_int
-
-#: English function words left out of the target vocabulary (vocabulary control, J&Z 2016
-#: section 3.2): predicting them teaches syntax rather than topic.
-STOP_WORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have having
-    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
-    nor not now of off on once only or other our ours ourselves out over own same she should so some such than
-    that the their theirs them themselves then there these they this those through to too under until up very
-    was we were what when where which while who whom why will with would you your yours yourself yourselves
-    s t d ll m re ve don doesn didn isn wasn aren weren won wouldn shouldn couldn can't also may might must
-    shall us one""".split()
-)
-
-
-def target_vocabulary(vocabulary, max_targets=30000, stop_words=STOP_WORDS):
-    """Maps token ids to target ids for tv-embedding training (vocabulary control).
-
-    The target vocabulary is the `max_targets` most frequent tokens that are
-    not stop words (function words) nor reserved tokens (`"<pad>"`, `"<unk>"`,
-    `"<num>"` ... anything in angle brackets).
-
-    Args:
-        vocabulary: list of tokens, index = token id, most frequent first
-            (as `TextVectorizer.get_vocabulary()` returns it).
-        max_targets: size of the target vocabulary. Default 30,000 (the paper's).
-        stop_words: tokens never used as targets. Default `STOP_WORDS`.
-
-    Returns:
-        int32 array `(len(vocabulary),)`: the target index of each token id, or -1.
-
-    Example:
-
-    >>> target_vocabulary(["<pad>", "<unk>", "the", "rocket", "of", "orbit"], max_targets=5).tolist()
-    [-1, -1, -1, 0, -1, 1]
-    """
-    check_positive_int("max_targets", max_targets)
-    stop = {w.lower() for w in (stop_words or ())}
-    mapping = np.full(len(vocabulary), -1, dtype="int32")
-    count = 0
-    for token_id, token in enumerate(vocabulary):
-        if count == max_targets:
-            break
-        if token.startswith("<") and token.endswith(">") or token.lower() in stop:
-            continue
-        mapping[token_id] = count
-        count += 1
-    return mapping
-
 
 def window_targets(ids, target_ids, window, backward=False):
     """Target indices `(B, T, window)` of the next (previous) words, -1 for none; repeats marked -1."""
@@ -134,8 +87,9 @@ class TvEmbedding(keras.Model):
     The loss is averaged over unpadded positions and added with `add_loss`, so
     `compile(optimizer)` needs no `loss` and `fit(ids)` needs no targets.
 
-    Targets are restricted by `target_ids` (see `target_vocabulary`): the 30K
-    most frequent words minus function words.
+    Targets are restricted by `target_ids` (see
+    `keras_labelemb.text.target_vocabulary`): the 30K most frequent words
+    minus function words.
 
     Args:
         vocabulary_size: number of token ids (0 = padding).
@@ -164,6 +118,7 @@ class TvEmbedding(keras.Model):
     Example:
 
     >>> import numpy as np
+    >>> from keras_labelemb.text import target_vocabulary
     >>> ids = np.random.default_rng(0).integers(0, 30, size=(8, 12))
     >>> targets = target_vocabulary([f"w{i}" for i in range(30)], max_targets=20)
     >>> tv = TvEmbedding(30, targets, units=4, window=2, num_negatives=5, seed=0)
@@ -333,7 +288,7 @@ def train_tv_embeddings(
     direction="bidirectional",
     window=5,
     max_targets=30000,
-    stop_words=STOP_WORDS,
+    stop_words=None,
     num_negatives=2000,
     negative_weight=0.05,
     chop_size=50,
@@ -354,10 +309,11 @@ def train_tv_embeddings(
     Args:
         ids: int token ids `(N, T)` of the unlabeled documents (0 = padding).
         vocabulary: the token list (index = id, most frequent first), for the
-            target vocabulary (`target_vocabulary`); or an int array of target
-            ids (one per token id, -1 for none).
+            target vocabulary (`keras_labelemb.text.target_vocabulary`); or an
+            int array of target ids (one per token id, -1 for none).
         units, direction, window, num_negatives, negative_weight: see `TvEmbedding`.
-        max_targets, stop_words: see `target_vocabulary`.
+        max_targets, stop_words: see `keras_labelemb.text.target_vocabulary`
+            (`stop_words=None`: its `STOP_WORDS`).
         chop_size: training-time chopping of the encoder. Default 50.
         epochs, batch_size: passed to `fit`. Defaults 1 and 50.
         optimizer: default `keras.optimizers.RMSprop(1e-3)` (the paper used
@@ -377,6 +333,10 @@ def train_tv_embeddings(
     if isinstance(vocabulary, np.ndarray) and np.issubdtype(vocabulary.dtype, np.integer):
         targets = vocabulary
     else:
+        # Imported here, not at the top: `keras_labelemb.text` imports TensorFlow and
+        # tensorflow-text, and TvEmbedding itself runs under any Keras backend.
+        from keras_labelemb.text.target_vocabulary import target_vocabulary
+
         targets = target_vocabulary(list(vocabulary), max_targets, stop_words)
     keras.utils.set_random_seed(seed)
     model = TvEmbedding(
