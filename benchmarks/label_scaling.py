@@ -101,7 +101,7 @@ def build(args, kind, mode, label_ids):
                                   GileHead(embedding=embedding, label_ids=label_ids, joint_dim=args.joint_dim)])
     else:
         model = gile_wan(args.vocabulary, label_ids, max_tokens=args.tokens, embedding_dim=args.embedding_dim,
-                         encoder="dense", encoder_units=args.units, joint_dim=args.joint_dim, dropout=0.0)
+                         encoder="dense", encoder_units=args.units, head={"joint_dim": args.joint_dim}, dropout=0.0)
     if mode == "full":
         trainer = model
         loss = keras.losses.BinaryCrossentropy(from_logits=True)
