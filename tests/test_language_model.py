@@ -7,9 +7,9 @@ from keras import ops
 
 from keras_labelemb.datasets import LanguageModelingData, bptt_dataset, load_ptb, load_wikitext2
 from keras_labelemb.datasets.language_modeling import bptt_arrays, num_bptt_batches, tokenize_lines
-from keras_labelemb.layers import DrillHead
+from keras_labelemb.layers import DrillHead, LinearHead
 from keras_labelemb.metrics import Perplexity
-from keras_labelemb.models import drill_lm
+from keras_labelemb.models import drill_lm, find_label_head
 from keras_labelemb.training import ResetStates, reset_states
 
 RNG = np.random.default_rng(11)
@@ -143,8 +143,11 @@ def test_drill_lm_trains_statefully_with_each_head(head, jit_compile):
                             verbose=0, return_dict=True)
     # Equal-sized batches: the corpus perplexity is exp of the mean loss.
     assert result["perplexity"] == pytest.approx(np.exp(result["loss"]), rel=1e-4)
-    drill = [layer for layer in model.layers if isinstance(layer, DrillHead)][0]
-    assert drill.variant == head and drill.embedding is model.get_layer("word_embedding")
+    output_layer = find_label_head(model)
+    if head == "full":  # the usual softmax layer: its own (V, d_h) weights, no tie to the input embedding
+        assert isinstance(output_layer, LinearHead) and output_layer.num_labels == V
+    else:
+        assert output_layer.variant == head and output_layer.embedding is model.get_layer("word_embedding")
 
 
 def test_lstm_state_is_carried_across_batches_until_reset():

@@ -94,7 +94,9 @@ def test_defaults_and_search_space():
     assert (space["dropout"].min_value, space["dropout"].max_value) == (0.0, 0.5)
     assert model.jit_compile == "auto"  # Keras' own default: XLA on a GPU, off on CPU-only TensorFlow
     built = model.build(keras_tuner.HyperParameters())
-    assert built.jit_compile is True
+    import tensorflow as tf
+
+    assert built.jit_compile is bool(tf.config.list_physical_devices("GPU"))  # "auto" resolved: XLA only on a GPU
 
 
 def test_single_values_fix_hyperparameters():
@@ -112,10 +114,12 @@ def test_single_values_fix_hyperparameters():
 def test_hierarchical_inputs_and_builder_kwargs_pass_through():
     model = LabelHeadHyperModel(
         VOCAB, LABELS, heads="gile", joint_dims=6, max_sentences=3, max_sentence_length=5,
-        embedding_dim=DIM, encoder_units=5, activation="sigmoid", name="han_heads", jit_compile=False,
+        embedding_dim=DIM, encoder_units=5, head_options={"gile": {"activation": "sigmoid"}}, name="han_heads",
+        jit_compile=False,
     ).build(keras_tuner.HyperParameters())
     assert tuple(model.input.shape) == (None, 3, 5)
     assert model.get_layer("gile_head").joint_dim == 6
+    assert model.get_layer("gile_head").activation is keras.activations.sigmoid
     assert model.get_layer("word_embedding").output_dim == DIM
     assert tuple(model(np.ones((2, 3, 5), "int32")).shape) == (2, len(LABELS))
 
@@ -202,6 +206,10 @@ def test_best_validation_f1_callback_as_objective(tmp_path):
         (dict(joint_dim=100), "pass `joint_dims=`.*joint_dim=100"),
         (dict(head="drill"), "pass `heads=`.*head='drill'"),
         (dict(num_labels=4), "num_labels=4"),
+        (dict(activation="relu"), "activation='relu'"),  # a head's option: goes in head_options
+        (dict(head_options={"gile": {"depth": 2}}), r"\['depth'\] belong to another head"),
+        (dict(head_options={"gile": {"joint_dim": 8}}), "cannot fix 'joint_dim'"),
+        (dict(head_options={"linear": {}}), "head_options"),
         (dict(encoder_unit=8), "encoder_unit=8"),
         (dict(max_tokens=None), "max_tokens=None"),
         (dict(flat=False, max_tokens=None), "max_sentences=None"),

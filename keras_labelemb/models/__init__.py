@@ -4,5 +4,18 @@ from keras_labelemb.models.document_classifier import document_classifier, gile_
 from keras_labelemb.models.label_head_access import find_label_head, set_labels, split_at_head
 from keras_labelemb.models.language_model import drill_lm
 from keras_labelemb.models.oh_2lstmp import oh_2lstmp
+from keras_labelemb.models.walk_layers import walk_layers
 
-__all__ = ["document_classifier", "gile_han", "gile_wan", "han", "wan", "find_label_head", "set_labels", "split_at_head", "drill_lm", "oh_2lstmp"]
+__all__ = [
+    "document_classifier",
+    "drill_lm",
+    "find_label_head",
+    "gile_han",
+    "gile_wan",
+    "han",
+    "oh_2lstmp",
+    "set_labels",
+    "split_at_head",
+    "walk_layers",
+    "wan",
+]

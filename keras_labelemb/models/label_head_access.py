@@ -5,18 +5,11 @@ import weakref
 import keras
 
 from keras_labelemb.layers.label_head import LabelHead
+from keras_labelemb.models.walk_layers import walk_layers
 
 # model -> {id(head): encoder}: repeated calls reuse one encoder (and its compiled
 # predict function) instead of tracing a new one every time.
 _ENCODERS = weakref.WeakKeyDictionary()
-
-
-def _layers(model):
-    """Every layer of `model`, nested models included, in graph order (public `layers` only)."""
-    for layer in model.layers:
-        yield layer
-        if isinstance(layer, keras.Model):
-            yield from _layers(layer)
 
 
 def find_label_head(model):
@@ -33,7 +26,7 @@ def find_label_head(model):
     """
     if not isinstance(model, keras.Model):
         raise ValueError(f"`model` must be a keras.Model. Received: model={model!r}")
-    heads = [layer for layer in _layers(model) if isinstance(layer, LabelHead)]
+    heads = [layer for layer in walk_layers(model) if isinstance(layer, LabelHead)]
     if not heads:
         raise ValueError(
             "`model` has no label head (a LabelHead such as GileHead, DrillHead or LinearHead). "

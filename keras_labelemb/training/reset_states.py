@@ -2,6 +2,8 @@
 
 import keras
 
+from keras_labelemb.models.walk_layers import walk_layers
+
 
 def reset_states(model):
     """Zeroes the state of every stateful RNN layer of `model`; returns how many were reset.
@@ -16,8 +18,7 @@ def reset_states(model):
     1
     """
     count = 0
-    # `_flatten_layers` (Keras' own recursive walk) also reaches layers nested in layers.
-    for layer in model._flatten_layers(include_self=False):
+    for layer in walk_layers(model):
         if getattr(layer, "stateful", False) and hasattr(layer, "reset_state"):
             layer.reset_state()
             count += 1
