@@ -110,7 +110,7 @@ class Setup:
         self.args = args
         self.data = load_reuters(args.data_dir)
         self.vectorizer = TextVectorizer(
-            output_mode="hierarchical", max_sentences=args.sentences, max_sentence_length=args.words
+            flat=False, max_sentences=args.sentences, max_sentence_length=args.words
         )
         self.vectorizer.adapt(self.data.train_texts, min_count=2)
         self.label_ids = self.vectorizer.encode_labels(self.data.label_descriptions, args.label_words)

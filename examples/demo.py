@@ -43,7 +43,7 @@ def main():
           f"on {len(seen)} seen labels; {len(data.test_texts)} test documents; "
           f"held-out labels: {[data.label_names[j] for j in unseen]}")
 
-    vectorizer = TextVectorizer(output_mode="hierarchical", max_sentences=SENTENCES, max_sentence_length=WORDS)
+    vectorizer = TextVectorizer(flat=False, max_sentences=SENTENCES, max_sentence_length=WORDS)
     vectorizer.adapt(train.train_texts + data.label_descriptions, min_count=2)
     encode = lambda texts: vectorizer(tf.constant(texts, dtype=tf.string))
     label_ids = vectorizer.encode_labels(data.label_descriptions, LABEL_WORDS)

@@ -47,7 +47,7 @@ def main():
     print(f"Demo dataset: {len(train.train_texts)} train / {len(train.val_texts)} validation documents "
           f"on {len(seen)} seen labels")
 
-    vectorizer = TextVectorizer(output_mode="hierarchical", max_sentences=SENTENCES, max_sentence_length=WORDS)
+    vectorizer = TextVectorizer(flat=False, max_sentences=SENTENCES, max_sentence_length=WORDS)
     vectorizer.adapt(train.train_texts + data.label_descriptions, min_count=2)
     encode = lambda texts: vectorizer(tf.constant(texts, dtype=tf.string)).numpy()
     label_ids = vectorizer.encode_labels(data.label_descriptions, LABEL_WORDS)

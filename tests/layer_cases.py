@@ -267,7 +267,7 @@ def region_lstm_side_encoder(rng):
     )
 
 
-def _text_vectorizer(output_mode):
+def _text_vectorizer(flat):
     """Raw strings to token ids, in-graph (tensorflow-text): a `.keras` model that serves text keeps its vocabulary."""
 
     def case(rng):
@@ -275,9 +275,9 @@ def _text_vectorizer(output_mode):
 
         texts = np.array(["Wheat prices rose. Grain fell!", "", "the bank raised 3 rates"], dtype=object)
         vocabulary = ["<pad>", "<unk>", "wheat", "prices", "rose", "grain", "the", "bank", "rates", "<num>"]
-        shape = (3, 6) if output_mode == "flat" else (3, 2, 4)
+        shape = (3, 6) if flat else (3, 2, 4)
         return TextVectorizer, dict(
-            init_kwargs={"vocabulary": vocabulary, "output_mode": output_mode, "max_tokens": 6,
+            init_kwargs={"vocabulary": vocabulary, "flat": flat, "max_tokens": 6,
                          "max_sentences": 2, "max_sentence_length": 4},
             input_data=texts, expected_output_shape=shape, expected_num_trainable_weights=0,
             run_training=False, run_mixed_precision=False,  # no weights; integer outputs
@@ -317,7 +317,7 @@ CASES = {
     "region_lstm_full_gates_sequence": region_lstm_full_gates_sequence,
     "region_lstm_side_encoder": region_lstm_side_encoder,
     **{f"region_pooling_{m}": _region_pooling(m) for m in ("max", "average")},
-    **{f"text_vectorizer_{m}": _text_vectorizer(m) for m in ("flat", "hierarchical")},
+    **{f"text_vectorizer_{name}": _text_vectorizer(flat) for name, flat in (("flat", True), ("hierarchical", False))},
 }
 
 

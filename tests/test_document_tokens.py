@@ -18,7 +18,7 @@ def test_flat_and_hierarchical_ids_drop_trailing_padding():
 
 
 def test_document_tokens_with_a_text_vectorizer():
-    vectorizer = TextVectorizer(output_mode="hierarchical", max_sentences=3, max_sentence_length=4)
+    vectorizer = TextVectorizer(flat=False, max_sentences=3, max_sentence_length=4)
     vectorizer.adapt(["The cat sat. It purred loudly!"])
     ids = np.asarray(vectorizer(np.array(["The cat sat on it. It purred!"])))[0]
     assert document_tokens(vectorizer, ids) == [["the", "cat", "sat", "<unk>"], ["it", "purred"]]

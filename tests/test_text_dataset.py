@@ -40,7 +40,7 @@ def test_only_batch_dimension_unknown_without_drop_remainder(vec):
 
 
 def test_hierarchical_static_shape():
-    hier = TextVectorizer(output_mode="hierarchical", max_sentences=3, max_sentence_length=5)
+    hier = TextVectorizer(flat=False, max_sentences=3, max_sentence_length=5)
     hier.adapt(TEXTS)
     for cache in (True, False):
         ds = make_dataset(TEXTS, TARGETS, hier, 5, drop_remainder=True, cache=cache)

@@ -54,14 +54,14 @@ def test_vocabulary_without_reserved_tokens_is_prefixed():
 
 
 def test_empty_and_punctuation_only_documents_give_zero_rows():
-    for mode in ("flat", "hierarchical"):
-        vec = _flat(output_mode=mode, max_tokens=4, max_sentences=2, max_sentence_length=3)
+    for flat in (True, False):
+        vec = _flat(flat=flat, max_tokens=4, max_sentences=2, max_sentence_length=3)
         out = vec(tf.constant(["", "...!?", " \n\n "])).numpy()
-        assert not out.any(), mode
+        assert not out.any(), flat
 
 
 def test_hierarchical_shapes_truncation_and_empty_sentences():
-    vec = _flat(output_mode="hierarchical", max_sentences=2, max_sentence_length=3)
+    vec = _flat(flat=False, max_sentences=2, max_sentence_length=3)
     docs = tf.constant(["!!! The cat sat on the mat. ... The dog.\nA cat", "dog"])
     out = vec(docs).numpy()
     assert out.shape == (2, 2, 3)
@@ -76,7 +76,7 @@ def test_any_input_shape_and_trailing_one_squeezed():
     assert vec(tf.constant([["the"], ["cat"]])).shape == (2, 4)
     assert vec(tf.constant([["the", "cat", "dog"]])).shape == (1, 3, 4)
     assert vec.compute_output_shape((None, 1)) == (None, 4)
-    hier = _flat(output_mode="hierarchical", max_sentences=3, max_sentence_length=5)
+    hier = _flat(flat=False, max_sentences=3, max_sentence_length=5)
     assert hier.compute_output_shape((None,)) == (None, 3, 5)
 
 
@@ -87,7 +87,7 @@ def test_normalisation_options_are_used():
 
 
 def test_encode_labels_flat_with_same_vocabulary():
-    vec = _flat(output_mode="hierarchical", max_sentences=2, max_sentence_length=2)
+    vec = _flat(flat=False, max_sentences=2, max_sentence_length=2)
     ids = vec.encode_labels(["The Cat. sat", "dog", "!!"], max_length=4)
     assert isinstance(ids, np.ndarray) and ids.dtype == np.int32
     np.testing.assert_array_equal(ids, [[2, 3, 7, 0], [4, 0, 0, 0], [0, 0, 0, 0]])
@@ -101,7 +101,7 @@ def test_encode_labels_flat_with_same_vocabulary():
     "kwargs, message",
     [
         ({"max_tokens": 0}, "max_tokens=0"),
-        ({"output_mode": "tree"}, "output_mode='tree'"),
+        ({"flat": "tree"}, "flat='tree'"),
         ({"max_sentences": -1}, "max_sentences=-1"),
         ({"max_sentence_length": 2.5}, "max_sentence_length=2.5"),
         ({"unicode_form": "nfkc"}, "unicode_form='nfkc'"),
@@ -130,7 +130,7 @@ def test_vocabulary_file_round_trip(tmp_path):
 
 
 def test_get_config_from_config_identical_outputs():
-    vec = TextVectorizer(output_mode="hierarchical", max_sentences=2, max_sentence_length=4,
+    vec = TextVectorizer(flat=False, max_sentences=2, max_sentence_length=4,
                          unicode_form="NFC", name="vec")
     vec.adapt(DOCS)
     config = vec.get_config()
@@ -175,7 +175,7 @@ def test_keras_model_save_and_load_identical(tmp_path):
 
 @tf_backend_only
 def test_tf_saved_model_round_trip(tmp_path):
-    vec = _flat(output_mode="hierarchical", max_sentences=2, max_sentence_length=3)
+    vec = _flat(flat=False, max_sentences=2, max_sentence_length=3)
 
     class Serving(tf.Module):
         def __init__(self, vectorizer):

@@ -17,7 +17,6 @@ from keras_labelemb.text.vocabulary import (
     save_vocabulary,
 )
 
-OUTPUT_MODES = ("flat", "hierarchical")
 
 
 def _prepare_vocabulary(vocabulary):
@@ -62,9 +61,9 @@ class TextVectorizer(keras.layers.Layer):
     punctuation dropped), looked up in the vocabulary (`tf.lookup.StaticHashTable`;
     unknown words -> 1) and padded with 0:
 
-    - `output_mode="flat"`: `(B,)` strings -> `(B, max_tokens)` ids. Truncation
+    - `flat=True`: `(B,)` strings -> `(B, max_tokens)` ids. Truncation
       keeps the **first** `max_tokens` tokens.
-    - `output_mode="hierarchical"`: documents are first split into sentences
+    - `flat=False` (hierarchical): documents are first split into sentences
       (`split_sentences`: `.`/`!`/`?` + whitespace, `。`, line breaks); sentences
       with no tokens are dropped; `(B,)` strings -> `(B, max_sentences,
       max_sentence_length)` ids. Truncation keeps the **first** `max_sentences`
@@ -90,7 +89,9 @@ class TextVectorizer(keras.layers.Layer):
             of a file written by `save_vocabulary`. If the list does not start
             with `"<pad>", "<unk>"` these are prepended; tokens are matched
             after normalisation, so give them in normalised form.
-        output_mode: `"flat"` (default) or `"hierarchical"`.
+        flat: True (default) for `(B, max_tokens)` ids (WAN), False for
+            `(B, max_sentences, max_sentence_length)` (HAN), as `flat` of
+            `HierarchicalAttention` and `document_classifier`.
         max_tokens: tokens per document in flat mode (default 256).
         max_sentences: sentences per document in hierarchical mode (default 15).
         max_sentence_length: tokens per sentence in hierarchical mode
@@ -113,7 +114,7 @@ class TextVectorizer(keras.layers.Layer):
     def __init__(
         self,
         vocabulary=None,
-        output_mode="flat",
+        flat=True,
         max_tokens=256,
         max_sentences=15,
         max_sentence_length=30,
@@ -123,11 +124,7 @@ class TextVectorizer(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if output_mode not in OUTPUT_MODES:
-            raise ValueError(
-                f"`output_mode` must be one of {OUTPUT_MODES}. Received: output_mode={output_mode!r}"
-            )
-        self.output_mode = output_mode
+        self.flat = check_bool("flat", flat)
         self.max_tokens = check_positive_int("max_tokens", max_tokens)
         self.max_sentences = check_positive_int("max_sentences", max_sentences)
         self.max_sentence_length = check_positive_int("max_sentence_length", max_sentence_length)
@@ -210,12 +207,12 @@ class TextVectorizer(keras.layers.Layer):
     def _tokenize(self, strings):
         return tokenize(self._normalize(strings))
 
-    def _output_tail(self, output_mode=None, max_tokens=None):
-        if (output_mode or self.output_mode) == "flat":
+    def _output_tail(self, flat=None, max_tokens=None):
+        if self.flat if flat is None else flat:
             return (max_tokens or self.max_tokens,)
         return (self.max_sentences, self.max_sentence_length)
 
-    def _vectorize(self, strings, output_mode, max_tokens):
+    def _vectorize(self, strings, flat, max_tokens):
         self._require_vocabulary()
         x = strings if isinstance(strings, tf.Tensor) else tf.convert_to_tensor(strings, tf.string)
         if x.dtype != tf.string:
@@ -224,12 +221,12 @@ class TextVectorizer(keras.layers.Layer):
         if rank is not None and rank >= 2 and x.shape[-1] == 1:
             x = tf.squeeze(x, axis=-1)
         lead_shape, lead_static = tf.shape(x), x.shape
-        flat = self._normalize(tf.reshape(x, [-1]))
-        tail = self._output_tail(output_mode, max_tokens)
-        if output_mode == "flat":
-            tokens = tokenize(flat)  # (N, words)
+        texts = self._normalize(tf.reshape(x, [-1]))
+        tail = self._output_tail(flat, max_tokens)
+        if flat:
+            tokens = tokenize(texts)  # (N, words)
         else:
-            tokens = tokenize(split_sentences(flat))  # (N, sentences, words)
+            tokens = tokenize(split_sentences(texts))  # (N, sentences, words)
             tokens = tf.ragged.boolean_mask(tokens, tokens.row_lengths(axis=2) > 0)
         ids = tf.ragged.map_flat_values(self._table.lookup, tokens)
         ids = ids.to_tensor(default_value=0, shape=(None,) + tail)
@@ -240,7 +237,7 @@ class TextVectorizer(keras.layers.Layer):
 
     def vectorize(self, strings):
         """Pure-TensorFlow vectorisation (what `call` does); safe in `tf.data.Dataset.map`."""
-        return self._vectorize(strings, self.output_mode, self.max_tokens)
+        return self._vectorize(strings, self.flat, self.max_tokens)
 
     def call(self, inputs):
         return self.vectorize(inputs)
@@ -251,7 +248,7 @@ class TextVectorizer(keras.layers.Layer):
         Usable inside `tf.function`s, e.g. a serving signature that receives label
         descriptions with the request.
         """
-        return self._vectorize(descriptions, "flat", max_length)
+        return self._vectorize(descriptions, True, max_length)
 
     def encode_labels(self, descriptions, max_length):
         """Token ids of label descriptions with this vocabulary and normalisation.
@@ -295,7 +292,7 @@ class TextVectorizer(keras.layers.Layer):
         config.update(
             {
                 "vocabulary": self.get_vocabulary() or None,
-                "output_mode": self.output_mode,
+                "flat": self.flat,
                 "max_tokens": self.max_tokens,
                 "max_sentences": self.max_sentences,
                 "max_sentence_length": self.max_sentence_length,
