@@ -144,24 +144,6 @@ def test_bad_arguments(kwargs, argument):
         TvEmbedding(**arguments)
 
 
-def test_oh_2lstmp_builder():
-    model = oh_2lstmp(VOCAB, num_labels=4, max_tokens=12, units=3, num_regions=3, chop_size=5)
-    assert model.name == "oh_2lstmp" and model.output.shape == (None, 4)
-    region = model.get_layer("region_lstm")
-    assert (region.gates, region.direction, region.pooling, region.chop_size) == ("no_io", "bidirectional", "max", 5)
-    full = oh_2lstmp(VOCAB, num_labels=4, units=3, gates="full", direction="forward")
-    assert full.name == "oh_lstmp" and full.get_layer("region_lstm").output.shape == (None, 10 * 3)
-    labels = np.array([[2, 3], [4, 0]], "int32")
-    gile = oh_2lstmp(VOCAB, max_tokens=12, units=3, head={"type": "gile", "joint_dim": 4}, label_ids=labels)
-    assert gile(tiny_ids()).shape == (16, 2)
-    with pytest.raises(ValueError, match="num_labels"):
-        oh_2lstmp(VOCAB)
-    with pytest.raises(ValueError, match="label_ids"):
-        oh_2lstmp(VOCAB, head="gile")
-    with pytest.raises(ValueError, match="head"):
-        oh_2lstmp(VOCAB, num_labels=2, head="softmax")
-
-
 @pytest.mark.parametrize("backward", [False, True])
 def test_window_target_counts_match_a_loop(backward):
     ids = tiny_ids(seed=4)

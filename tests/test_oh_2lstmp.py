@@ -1,0 +1,33 @@
+"""The oh-2LSTMp builder (Johnson & Zhang 2016): the paper's defaults, its variants and its heads."""
+
+import numpy as np
+import pytest
+
+from keras_labelemb.layers import LinearHead
+from keras_labelemb.models import find_label_head, oh_2lstmp
+
+VOCAB = 30
+
+
+def test_oh_2lstmp_builder():
+    model = oh_2lstmp(VOCAB, num_labels=4, max_tokens=12, units=3, num_regions=3, chop_size=5)
+    assert model.name == "oh_2lstmp" and model.output.shape == (None, 4)
+    region = model.get_layer("region_lstm")
+    assert (region.gates, region.direction, region.pooling, region.chop_size) == ("no_io", "bidirectional", "max", 5)
+    full = oh_2lstmp(VOCAB, num_labels=4, units=3, gates="full", direction="forward")
+    assert full.name == "oh_lstmp" and full.get_layer("region_lstm").output.shape == (None, 10 * 3)
+    labels = np.array([[2, 3], [4, 0]], "int32")
+    gile = oh_2lstmp(VOCAB, max_tokens=12, units=3, head={"type": "gile", "joint_dim": 4}, label_ids=labels)
+    assert gile(np.random.default_rng(0).integers(0, VOCAB, (16, 12))).shape == (16, 2)
+    with pytest.raises(ValueError, match="num_labels"):
+        oh_2lstmp(VOCAB)
+    with pytest.raises(ValueError, match="label_ids"):
+        oh_2lstmp(VOCAB, head="gile")
+    with pytest.raises(ValueError, match="head"):
+        oh_2lstmp(VOCAB, num_labels=2, head="softmax")
+    assert isinstance(find_label_head(model), LinearHead)  # the paper's linear top layer
+
+
+def test_a_head_option_of_another_head_is_refused():
+    with pytest.raises(ValueError, match=r"\['depth'\] belong to another head"):
+        oh_2lstmp(VOCAB, max_tokens=12, units=3, head={"type": "gile", "depth": 2}, label_ids=np.array([[2, 3]]))
