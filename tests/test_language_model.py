@@ -7,7 +7,7 @@ from keras import ops
 
 from keras_labelemb.datasets import LanguageModelingData, bptt_dataset, load_ptb, load_wikitext2
 from keras_labelemb.datasets.language_modeling import bptt_arrays, num_bptt_batches, tokenize_lines
-from keras_labelemb.layers import DrillHead, LinearHead
+from keras_labelemb.layers import LinearHead
 from keras_labelemb.metrics import Perplexity
 from keras_labelemb.models import drill_lm, find_label_head
 from keras_labelemb.training import ResetStates, reset_states

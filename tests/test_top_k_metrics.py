@@ -37,7 +37,8 @@ def test_top_k_metrics_match_the_streaming_metrics(seed):
         "sparse": sp.csr_matrix(y),
         "lists": [list(np.flatnonzero(row)) for row in y],
     }
-    results = {name: top_k_metrics(top, targets, k=(1, 3, 5), propensities=propensities) for name, targets in forms.items()}
+    results = {name: top_k_metrics(top, targets, k=(1, 3, 5), propensities=propensities)
+               for name, targets in forms.items()}
     assert results["dense"] == results["sparse"] == results["lists"]
     got = results["dense"]
     assert got["documents"] == n

@@ -75,7 +75,8 @@ class DrillHead(LabelHead):
     The usual softmax layer (`logits = h W + b`, `W` `(d_h, L)`) is `LinearHead`.
 
     Output bias `b`: `bias_mode="auto"` gives one bias per label (`b` of shape
-    `(L,)`, the paper's `b in R^|V|`) when tied to the vocabulary, and a single shared scalar over label descriptions or call-time
+    `(L,)`, the paper's `b in R^|V|`) when tied to the vocabulary, and a
+    single shared scalar over label descriptions or call-time
     label embeddings, so that any label set can be scored (zero-shot). A
     per-label bias belongs to the stored label set, position by position:
     `set_labels` with another label count, or call-time labels of another

@@ -152,7 +152,8 @@ class GileHead(LabelHead):
                 raise ValueError(
                     f"`language_label_ids` must be a list of {self.num_languages} label-id arrays (one per language). "
                     f"Received: language_label_ids of type {type(language_label_ids).__name__}"
-                    + (f" and length {len(language_label_ids)}" if isinstance(language_label_ids, (list, tuple)) else "")
+                    + (f" and length {len(language_label_ids)}"
+                       if isinstance(language_label_ids, (list, tuple)) else "")
                 )
             for language, ids in enumerate(language_label_ids):
                 if ids is not None:
@@ -180,7 +181,8 @@ class GileHead(LabelHead):
         self.language_label_ids[language] = ids
 
     def _check_language(self, language):
-        if isinstance(language, bool) or not isinstance(language, (int, np.integer)) or not 0 <= language < self.num_languages:
+        is_int = isinstance(language, (int, np.integer)) and not isinstance(language, bool)
+        if not is_int or not 0 <= language < self.num_languages:
             raise ValueError(
                 f"`language` must be an int in [0, {self.num_languages}) (num_languages={self.num_languages}). "
                 f"Received: language={language!r}"

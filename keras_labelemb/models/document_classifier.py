@@ -57,7 +57,9 @@ def _output_bias_start(prior_logit, num_labels):
     if prior_logit is None:
         return 0.0
     if isinstance(prior_logit, bool) or not isinstance(prior_logit, (int, float)) or not math.isfinite(prior_logit):
-        raise ValueError(f"`prior_logit` must be 'auto', None or a finite number. Received: prior_logit={prior_logit!r}")
+        raise ValueError(
+            f"`prior_logit` must be 'auto', None or a finite number. Received: prior_logit={prior_logit!r}"
+        )
     return float(prior_logit)
 
 

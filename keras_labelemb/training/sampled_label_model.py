@@ -112,7 +112,8 @@ class SampledLabelModel(keras.Model):
         num_labels = self.num_labels
         if y.shape[-1] is not None and y.shape[-1] != num_labels:
             raise ValueError(
-                f"Targets must be multi-hot over the head's {num_labels} labels. Received: y with shape {tuple(y.shape)}"
+                f"Targets must be multi-hot over the head's {num_labels} labels. "
+                f"Received: y with shape {tuple(y.shape)}"
             )
         features = y_pred[_FEATURES]
         scores = self.head(features) if self.sampled_loss.sampler == "hard" else None

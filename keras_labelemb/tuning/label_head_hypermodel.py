@@ -62,7 +62,9 @@ def _range(name, value, low, high, low_inclusive, description):
             )
         return float(value[0]), float(value[1])
     if not inside(value):
-        raise ValueError(f"`{name}` must be one {description} or a `(min, max)` pair of them. Received: {name}={value!r}")
+        raise ValueError(
+            f"`{name}` must be one {description} or a `(min, max)` pair of them. Received: {name}={value!r}"
+        )
     return float(value)
 
 
