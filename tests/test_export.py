@@ -51,7 +51,7 @@ def test_served_scores_equal_in_memory_predictions(trained, tmp_path):
 
 def test_served_model_scores_labels_added_after_training(trained, tmp_path):
     model, vectorizer, ids = trained
-    export_text_classifier(model, vectorizer, str(tmp_path / "served"), label_description_length=4)
+    export_text_classifier(model, vectorizer, str(tmp_path / "served"), description_length=4)
     served = load_text_classifier(str(tmp_path / "served"))
     scores = served.serve_with_labels(tf.constant(TEXTS), tf.constant(NEW_LABELS))["scores"].numpy()
     assert scores.shape == (4, 4)

@@ -88,13 +88,13 @@ def test_normalisation_options_are_used():
 
 def test_encode_labels_flat_with_same_vocabulary():
     vec = _flat(flat=False, max_sentences=2, max_sentence_length=2)
-    ids = vec.encode_labels(["The Cat. sat", "dog", "!!"], max_length=4)
+    ids = vec.encode_labels(["The Cat. sat", "dog", "!!"], description_length=4)
     assert isinstance(ids, np.ndarray) and ids.dtype == np.int32
     np.testing.assert_array_equal(ids, [[2, 3, 7, 0], [4, 0, 0, 0], [0, 0, 0, 0]])
-    with pytest.raises(ValueError, match="max_length=0"):
-        vec.encode_labels(["a"], max_length=0)
+    with pytest.raises(ValueError, match="description_length=0"):
+        vec.encode_labels(["a"], description_length=0)
     with pytest.raises(ValueError, match="descriptions"):
-        vec.encode_labels("cat", max_length=2)
+        vec.encode_labels("cat", description_length=2)
 
 
 @pytest.mark.parametrize(

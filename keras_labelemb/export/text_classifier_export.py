@@ -6,7 +6,7 @@ import tensorflow as tf
 from keras_labelemb.models.label_head_access import split_at_head
 
 
-def export_text_classifier(model, vectorizer, filepath, label_description_length=None):
+def export_text_classifier(model, vectorizer, filepath, description_length=None):
     """Exports `model` as a SavedModel that takes raw strings.
 
     Endpoints (signatures) of the SavedModel:
@@ -27,7 +27,7 @@ def export_text_classifier(model, vectorizer, filepath, label_description_length
             is a `LabelHead` (see `split_at_head`).
         vectorizer: the `TextVectorizer` that produced the model's inputs.
         filepath: output directory.
-        label_description_length: tokens per label description in
+        description_length: tokens per label description in
             `serve_with_labels` (default: the head's current `Lw`).
 
     Example:
@@ -50,7 +50,7 @@ def export_text_classifier(model, vectorizer, filepath, label_description_length
     encoder, head = split_at_head(model)
     if head.scores_label_sets and head.label_ids is not None:
         archive.track(encoder)
-        length = label_description_length or head.label_ids.shape[1]
+        length = description_length or head.label_ids.shape[1]
 
         @tf.function(
             input_signature=[

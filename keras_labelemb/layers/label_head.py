@@ -71,6 +71,12 @@ class LabelHead(keras.layers.Layer):
       its input; sampled training, chunked top-k scoring, zero-shot
       relabelling and export all go through them.
 
+    Names, the same across the package: `label_ids` are always token ids of
+    label descriptions `(L, Lw)`; positions in a label set are
+    `label_indices`; `Lw` is the `description_length` of
+    `TextVectorizer.encode_labels`; the label-side width of a head is its
+    `joint_dim`.
+
     Saving: the label set is kept out of `get_config()` (a config stays a few
     KB at any label count) and saved as the layer's asset (`label_ids.npy`) in
     `.keras` files, so a round trip keeps it exactly. A layer rebuilt from its

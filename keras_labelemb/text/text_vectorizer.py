@@ -242,28 +242,28 @@ class TextVectorizer(keras.layers.Layer):
     def call(self, inputs):
         return self.vectorize(inputs)
 
-    def vectorize_labels(self, descriptions, max_length):
-        """In-graph `encode_labels`: a `(L,)` string tensor -> `(L, max_length)` int32 ids.
+    def vectorize_labels(self, descriptions, description_length):
+        """In-graph `encode_labels`: a `(L,)` string tensor -> `(L, description_length)` int32 ids.
 
         Usable inside `tf.function`s, e.g. a serving signature that receives label
         descriptions with the request.
         """
-        return self._vectorize(descriptions, True, max_length)
+        return self._vectorize(descriptions, True, description_length)
 
-    def encode_labels(self, descriptions, max_length):
+    def encode_labels(self, descriptions, description_length):
         """Token ids of label descriptions with this vocabulary and normalisation.
 
         Always flat (no sentence splitting), truncated to the first
-        `max_length` tokens and padded with 0.
+        `description_length` tokens and padded with 0.
 
         Args:
             descriptions: a list of `L` strings (one per label).
-            max_length: tokens per description, `Lw`.
+            description_length: tokens per description, `Lw`.
 
         Returns:
             A NumPy int32 array of shape `(L, Lw)`.
         """
-        max_length = check_positive_int("max_length", max_length)
+        description_length = check_positive_int("description_length", description_length)
         if isinstance(descriptions, (str, bytes)) or len(descriptions) == 0:
             raise ValueError(
                 "`descriptions` must be a non-empty list of strings. "
@@ -275,7 +275,7 @@ class TextVectorizer(keras.layers.Layer):
                 "`descriptions` must be a flat list of strings. "
                 f"Received: descriptions with shape {tuple(strings.shape)}"
             )
-        return self.vectorize_labels(strings, max_length).numpy()
+        return self.vectorize_labels(strings, description_length).numpy()
 
     # ------------------------------------------------------------------ Keras API
     def compute_output_shape(self, input_shape):
