@@ -81,7 +81,7 @@ CONFIGS = {
     "dual": ("dual", {}),
     **{f"drill_k{k}": ("drill", {"depth": k}) for k in (1, 2, 3, 4)},
     "drill_k4_residual_prev": ("drill", {"depth": 4, "residual_to_previous": True}),
-    "drill_k4_standard_dropout": ("drill", {"depth": 4, "head_dropout_type": "standard"}),
+    "drill_k4_standard_dropout": ("drill", {"depth": 4, "dropout_type": "standard"}),
 }
 LABELS = {
     "full": "Full softmax", "tied": "Weight tying [PW17]", "bilinear": "Bilinear map. [G18]",
@@ -159,12 +159,13 @@ class EpochTimer(keras.callbacks.Callback):
 
 def build(args, vocabulary_size, name, batch_size):
     head, options = CONFIGS[name]
-    options = dict(options)
+    spec = {"type": head, **options}
+    if head == "drill":  # the baselines keep their plain form
+        spec = {"dropout": args.head_dropout, "activation": args.head_activation, **spec}
     keras.utils.set_random_seed(args.seed)  # the same initial encoder for every output layer
     return drill_lm(
         vocabulary_size, batch_size=batch_size, bptt=args.bptt, units=args.units, num_layers=args.layers,
-        embedding_dim=args.embedding_dim, dropout=args.dropout, head=head, depth=options.pop("depth", 4),
-        head_dropout=args.head_dropout, head_activation=args.head_activation, name=name, **options,
+        embedding_dim=args.embedding_dim, dropout=args.dropout, head=spec, name=name,
     )
 
 

@@ -132,7 +132,8 @@ def windows(num_batches):
                                               ("dual", False), ("full", False)])
 def test_drill_lm_trains_statefully_with_each_head(head, jit_compile):
     keras.utils.set_random_seed(0)
-    model = drill_lm(V, batch_size=B, bptt=T, units=8, num_layers=2 if jit_compile else 1, head=head, depth=2)
+    spec = {"type": head, "depth": 2} if head == "drill" else head
+    model = drill_lm(V, batch_size=B, bptt=T, units=8, num_layers=2 if jit_compile else 1, head=spec)
     model.compile(keras.optimizers.Adam(1e-2), keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                   metrics=[Perplexity()], jit_compile=jit_compile)
     x, y = windows(3)
@@ -151,7 +152,7 @@ def test_drill_lm_trains_statefully_with_each_head(head, jit_compile):
 
 
 def test_lstm_state_is_carried_across_batches_until_reset():
-    model = drill_lm(V, batch_size=B, bptt=T, units=8, num_layers=1, depth=1)
+    model = drill_lm(V, batch_size=B, bptt=T, units=8, num_layers=1, head={"type": "drill", "depth": 1})
     x, _ = windows(1)
     first = ops.convert_to_numpy(model(x[0]))
     carried = ops.convert_to_numpy(model(x[0]))
@@ -171,3 +172,9 @@ def test_drill_lm_validates_arguments():
         drill_lm(V, batch_size=B, head="mos")
     with pytest.raises(ValueError, match="batch_size"):
         drill_lm(V, batch_size=None)
+    with pytest.raises(ValueError, match=r"\['depth'\] do not apply"):
+        drill_lm(V, batch_size=B, head={"type": "full", "depth": 2})  # an option the head does not take
+    with pytest.raises(ValueError, match=r"\['head_dropout'\] do not apply"):
+        drill_lm(V, batch_size=B, head={"type": "drill", "head_dropout": 0.2})
+    with pytest.raises(ValueError, match="variant='tied' has no label network"):
+        drill_lm(V, batch_size=B, head={"type": "tied", "depth": 2})

@@ -3,9 +3,35 @@
 import keras
 
 from keras_labelemb.layers import DrillHead, LinearHead
-from keras_labelemb.argument_checks import check_choice, check_positive_int, check_rate
+from keras_labelemb.argument_checks import check_positive_int, check_rate
 
 LM_HEADS = ("drill", "tied", "bilinear", "dual", "full")
+# DrillHead arguments a language-model head spec may set (the embedding is the model's, tied).
+LM_HEAD_OPTIONS = ("depth", "joint_dim", "activation", "residual_to_embedding", "residual_to_previous", "dropout",
+                   "dropout_type", "input_projection", "projection_bias", "kernel_initializer", "seed")
+DRILL_LM_DEFAULTS = {"depth": 4, "dropout": 0.3, "dropout_type": "variational", "activation": "sigmoid"}
+
+
+def lm_head_spec(head):
+    """A language-model head as `{"type": ..., **options}`, checked; DRILL gets its LM defaults.
+
+    >>> lm_head_spec("tied")
+    {'type': 'tied'}
+    >>> lm_head_spec({"type": "drill", "depth": 2})["depth"], lm_head_spec("drill")["dropout"]
+    (2, 0.3)
+    """
+    spec = {"type": head} if isinstance(head, str) else dict(head) if isinstance(head, dict) else None
+    if spec is None or spec.get("type") not in LM_HEADS:
+        raise ValueError(f"`head` must be one of {list(LM_HEADS)} or a dict spec with such a 'type'. "
+                         f"Received: head={head!r}")
+    allowed = () if spec["type"] == "full" else LM_HEAD_OPTIONS
+    unknown = sorted(set(spec) - {"type"} - set(allowed))
+    if unknown:
+        raise ValueError(f"A {spec['type']!r} language-model head takes {list(allowed)}; {unknown} do not apply. "
+                         f"Received: head={head!r}")
+    if spec["type"] == "drill":
+        spec = {**DRILL_LM_DEFAULTS, **spec}
+    return spec
 
 
 def drill_lm(
@@ -17,12 +43,6 @@ def drill_lm(
     embedding_dim=None,
     dropout=0.5,
     head="drill",
-    depth=4,
-    head_dropout=0.3,
-    head_dropout_type="variational",
-    head_activation="sigmoid",
-    residual_to_previous=False,
-    head_kwargs=None,
     stateful=True,
     init_scale=0.1,
     name=None,
@@ -36,9 +56,14 @@ def drill_lm(
     other heads are the paper's baselines on the same encoder (`DrillHead`
     variants): `"tied"` (`E h + b`), `"bilinear"` (`E W h + b`), `"dual"`
     (`sigma(E U + b_u) sigma(V h + b_v) + b`) and `"full"` (a `|V| x d_h`
-    softmax layer). `head_dropout`, `head_dropout_type`, `head_activation`
-    and `residual_to_previous` configure the DRILL head only (baselines use
-    their plain form); `head_kwargs` passes any other `DrillHead` argument.
+    softmax layer, `LinearHead`).
+
+    `head` is a name or a spec `{"type": name, **options}` whose options are
+    `DrillHead` arguments (`depth`, `dropout`, `dropout_type`, `activation`,
+    `residual_to_previous`, ...; none for `"full"`), so an option a head does
+    not take raises instead of being ignored. A `"drill"` head defaults to
+    `depth=4, dropout=0.3` (variational), sigmoid: the paper's PTB setting
+    but for its 0.6 dropout over a much longer training.
 
     With `stateful=True` (truncated back-propagation through time) the LSTMs
     carry their state from one batch to the next: the batch shape is fixed
@@ -60,13 +85,8 @@ def drill_lm(
         embedding_dim: word vector size `d`; default `units`. When it differs
             from `units`, a linear `Dense(d)` maps the LSTM output to `d`.
         dropout: rate on the word vectors and after every LSTM layer.
-        head: one of `"drill"`, `"tied"`, `"bilinear"`, `"dual"`, `"full"`.
-        depth: `k` of the DRILL label network.
-        head_dropout: dropout between the DRILL layers (the paper: 0.6).
-        head_dropout_type: `"variational"` or `"standard"`.
-        head_activation: DRILL's `sigma` (the paper: sigmoid on PTB).
-        residual_to_previous: DRILL's residual to the previous layer (eq. 10).
-        head_kwargs: extra `DrillHead` arguments.
+        head: `"drill"` (default), `"tied"`, `"bilinear"`, `"dual"`, `"full"`,
+            or a spec `{"type": ..., **DrillHead options}` (above).
         stateful: carry LSTM state across batches (truncated BPTT).
         init_scale: uniform initialisation range of the embedding.
         name: model name.
@@ -79,7 +99,7 @@ def drill_lm(
     >>> import numpy as np, keras
     >>> from keras_labelemb.metrics import Perplexity
     >>> from keras_labelemb.training import ResetStates
-    >>> model = drill_lm(50, batch_size=4, bptt=6, units=8, num_layers=1, depth=2)
+    >>> model = drill_lm(50, batch_size=4, bptt=6, units=8, num_layers=1, head={"type": "drill", "depth": 2})
     >>> model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True),
     ...               metrics=[Perplexity()])
     >>> ids = np.random.randint(0, 50, (3, 4, 7))   # three consecutive (4, 7) windows
@@ -96,7 +116,7 @@ def drill_lm(
     check_positive_int("num_layers", num_layers)
     check_positive_int("embedding_dim", embedding_dim, allow_none=True)
     check_rate("dropout", dropout)
-    head = check_choice("head", head, LM_HEADS)
+    spec = lm_head_spec(head)
     if stateful:
         check_positive_int("batch_size", batch_size)
         check_positive_int("bptt", bptt)
@@ -113,15 +133,9 @@ def drill_lm(
         x = keras.layers.Dropout(dropout, name=f"lstm_{i + 1}_dropout")(x)
     if embedding_dim != units:
         x = keras.layers.Dense(embedding_dim, name="projection")(x)
-    options = {}
-    if head == "drill":
-        options = dict(depth=depth, dropout=head_dropout, dropout_type=head_dropout_type,
-                       activation=head_activation, residual_to_previous=residual_to_previous)
-    options.update(head_kwargs or {})
-    if head == "full":  # the usual softmax layer: one weight vector and bias per word
-        if options:
-            raise ValueError(f"head='full' takes no head options. Received: {sorted(options)}")
+    kind = spec.pop("type")
+    if kind == "full":  # the usual softmax layer: one weight vector and bias per word
         logits = LinearHead(vocabulary_size, name="full_head")(x)
     else:
-        logits = DrillHead(embedding, variant=head, name=f"{head}_head", **options)(x)
-    return keras.Model(ids, logits, name=name or f"{head}_lm")
+        logits = DrillHead(embedding, variant=kind, name=f"{kind}_head", **spec)(x)
+    return keras.Model(ids, logits, name=name or f"{kind}_lm")
