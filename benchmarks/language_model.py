@@ -68,9 +68,8 @@ from report import RESULTS, write_report  # noqa: E402
 
 from keras_labelemb.datasets import load_ptb, load_wikitext2  # noqa: E402
 from keras_labelemb.datasets.language_modeling import num_bptt_batches  # noqa: E402
-from keras_labelemb.layers import DrillHead  # noqa: E402
 from keras_labelemb.metrics import Perplexity  # noqa: E402
-from keras_labelemb.models import drill_lm  # noqa: E402
+from keras_labelemb.models import drill_lm, find_label_head  # noqa: E402
 from keras_labelemb.training import ResetStates, reset_states  # noqa: E402
 
 # name -> (head, drill options): DRILL Table 4, in its order.
@@ -178,7 +177,7 @@ def compile_model(model, args, total_steps):
 
 
 def head_parameters(model):
-    head = next(layer for layer in model.layers if isinstance(layer, DrillHead))
+    head = find_label_head(model)
     own = [w for w in head.trainable_weights if "embeddings" not in w.path]
     return int(sum(np.prod(w.shape) for w in own))
 
