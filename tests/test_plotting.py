@@ -158,8 +158,9 @@ def test_missing_matplotlib_is_a_clear_import_error(monkeypatch):
         plot_attention(["a"], np.ones(1))
 
 
-def test_importing_the_package_does_not_import_matplotlib():
-    code = "import sys, keras_labelemb.plotting; assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
+def test_the_package_imports_without_matplotlib():
+    """matplotlib is optional: imported when drawing (Keras itself imports it when it is installed)."""
+    code = "import sys; sys.modules['matplotlib'] = None; import keras_labelemb, keras_labelemb.plotting"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ))
     assert result.returncode == 0, result.stderr[-2000:]
 
