@@ -4,26 +4,7 @@ import keras
 from keras import ops
 
 from keras_labelemb.argument_checks import check_positive_int
-
-
-def masked_softmax(scores, mask):
-    """Softmax over the last axis that ignores masked positions.
-
-    A row whose positions are all masked gets all-zero weights (not NaN), so
-    attention over an empty sentence or document pools to a zero vector.
-    """
-    if mask is None:
-        return ops.softmax(scores, axis=-1)
-    mask = ops.cast(mask, scores.dtype)
-    # Subtract the max over unmasked positions only, for stability.
-    lowest = ops.cast(-1e4 if scores.dtype == "float16" else -1e9, scores.dtype)
-    shifted = scores - ops.max(ops.where(mask > 0, scores, lowest), axis=-1, keepdims=True)
-    exp = ops.exp(ops.minimum(shifted, 0.0)) * mask
-    total = ops.sum(exp, axis=-1, keepdims=True)
-    # Not `maximum(total, eps)`: XLA on CPU computes a broadcast float16 divide as x * (1/y),
-    # and 1/eps overflows float16 for any eps below ~1.5e-5 (0 * inf = NaN for an empty row).
-    # An empty row has exp == 0 everywhere anyway.
-    return exp / ops.where(total > 0, total, ops.ones_like(total))
+from keras_labelemb.layers.masks import masked_softmax, zero_masked
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -85,6 +66,7 @@ class AttentionPooling(keras.layers.Layer):
         )
 
     def call(self, inputs, mask=None):
+        inputs = zero_masked(inputs, mask)
         scores = ops.matmul(self.projection(inputs), ops.cast(self.context, self.compute_dtype))
         weights = masked_softmax(scores, mask)
         pooled = ops.sum(ops.expand_dims(weights, -1) * inputs, axis=-2)

@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from keras_labelemb.argument_checks import check_choice, check_positive_int, check_rate
+from keras_labelemb.layers.masks import zero_masked
 from keras_labelemb.layers.attention_pooling import AttentionPooling
 
 ENCODERS = ("dense", "gru", "bigru", "lstm", "bilstm")
@@ -221,6 +222,9 @@ class HierarchicalAttention(keras.layers.Layer):
         if mask is None:
             mask = ops.ones(ops.shape(inputs)[:-1], dtype="bool")
         mask = ops.cast(mask, "bool")
+        # Padding words are dropped by selection before any encoder sees them: a NaN there must
+        # reach neither the outputs nor (through an encoder's weights) the gradients.
+        inputs = zero_masked(inputs, mask)
         if self.flat:
             doc, word_scores = self._encode(word_encoder, word_attention, self.word_encoder, inputs, mask, training)
             return (doc, word_scores) if self.return_attention_scores else doc

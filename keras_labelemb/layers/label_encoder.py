@@ -3,6 +3,9 @@
 import keras
 from keras import ops
 
+from keras_labelemb.argument_checks import check_rank
+from keras_labelemb.layers.masks import zero_masked
+
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class LabelEncoder(keras.layers.Layer):
@@ -33,11 +36,16 @@ class LabelEncoder(keras.layers.Layer):
         super().__init__(**kwargs)
         self.supports_masking = True
 
+    def build(self, input_shape):
+        check_rank("inputs", input_shape, (3,))  # (L, Lw, d): embedded words of L label descriptions
+
     def call(self, inputs, mask=None):
+        check_rank("inputs", inputs.shape, (3,))
         if mask is None:
             return ops.mean(inputs, axis=-2)
+        inputs = zero_masked(inputs, mask)
         weights = ops.expand_dims(ops.cast(mask, inputs.dtype), -1)
-        total = ops.sum(inputs * weights, axis=-2)
+        total = ops.sum(inputs, axis=-2)
         count = ops.sum(weights, axis=-2)
         return total / ops.maximum(count, ops.cast(1.0, inputs.dtype))
 

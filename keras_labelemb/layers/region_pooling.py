@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from keras_labelemb.argument_checks import check_choice, check_positive_int
+from keras_labelemb.layers.masks import zero_masked
 
 POOLING_MODES = ("max", "average")
 
@@ -91,6 +92,7 @@ class RegionPooling(keras.layers.Layer):
         mask = ops.cast(mask, "bool")
         regions = region_index(mask, self.num_regions)
         if self.mode == "average":
+            inputs = zero_masked(inputs, mask)  # a NaN at a padding position must not reach the einsum
             # (B, T, k): which region each position belongs to; masked positions belong to none.
             member = ops.one_hot(regions, self.num_regions + 1, dtype=inputs.dtype)[..., : self.num_regions]
             sums = ops.einsum("btk,btd->bkd", member, inputs)

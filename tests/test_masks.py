@@ -1,0 +1,55 @@
+"""Masked positions influence nothing: a NaN or inf there reaches neither the outputs nor the gradients."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from keras import ops
+
+from keras_labelemb.layers import AttentionPooling, HierarchicalAttention, LabelEncoder, RegionPooling
+from keras_labelemb.layers.masks import zero_masked
+
+RNG = np.random.default_rng(5)
+
+
+def test_attention_pooling_example_from_the_issue():
+    x = np.ones((1, 3, 2), "float32")
+    x[0, 2] = np.nan
+    pooled = AttentionPooling()(x, mask=np.array([[True, True, False]]))
+    np.testing.assert_allclose(ops.convert_to_numpy(pooled), [[1.0, 1.0]], atol=1e-6)
+
+
+@pytest.mark.parametrize("layer_fn, shape", [
+    (lambda: AttentionPooling(units=4), (3, 5, 4)),
+    (lambda: LabelEncoder(), (3, 5, 4)),
+    (lambda: RegionPooling(num_regions=2, mode="average"), (3, 5, 4)),
+    (lambda: RegionPooling(num_regions=2, mode="max"), (3, 5, 4)),
+    (lambda: HierarchicalAttention("dense", 4, flat=True, dense_activation="tanh"), (3, 5, 4)),
+    (lambda: HierarchicalAttention("gru", 3, "dense", 3), (3, 2, 5, 4)),
+], ids=["attention_pooling", "label_encoder", "region_pooling_average", "region_pooling_max",
+        "hierarchical_attention_flat_dense", "hierarchical_attention_gru"])
+@pytest.mark.parametrize("poison", [np.nan, np.inf])
+def test_poison_at_masked_positions_changes_nothing(layer_fn, shape, poison):
+    clean = RNG.normal(size=shape).astype("float32")
+    mask = np.ones(shape[:-1], bool)
+    mask[0, ..., 3:] = False  # a short row
+    mask[2] = False  # an all-padding row
+    poisoned = np.where(mask[..., None], clean, np.float32(poison)).astype("float32")
+    clean = np.where(mask[..., None], clean, 0.0).astype("float32")
+    layer = layer_fn()
+    expected = ops.convert_to_numpy(layer(clean, mask=mask))
+    x = tf.Variable(poisoned)
+    with tf.GradientTape() as tape:
+        out = layer(x, mask=mask)
+        loss = tf.reduce_sum(out)
+    np.testing.assert_array_equal(ops.convert_to_numpy(out), expected)
+    assert np.isfinite(expected).all()
+    grads = tape.gradient(loss, [x] + layer.trainable_weights)
+    for grad in grads:
+        assert np.isfinite(ops.convert_to_numpy(grad)).all()
+
+
+def test_zero_masked_selects_rather_than_multiplies():
+    x = np.array([[[np.nan, 1.0], [2.0, 3.0]]], "float32")
+    np.testing.assert_array_equal(ops.convert_to_numpy(zero_masked(x, np.array([[False, True]]))),
+                                  [[[0.0, 0.0], [2.0, 3.0]]])
+    assert zero_masked(x, None) is x
