@@ -430,3 +430,26 @@ def test_config_round_trip_keeps_side_encoders():
     clone = RegionLSTM.from_config(layer.get_config())
     assert clone.get_config() == layer.get_config()
     assert clone.side_encoders[0].gates == "full" and clone.side_encoders[0].direction == "backward"
+
+
+def test_token_ids_outside_the_vocabulary():
+    """Eagerly a ValueError naming `inputs`; inside a compiled function they are read as padding."""
+    import keras
+    import pytest
+
+    from keras_labelemb.layers import RegionLSTM
+
+    layer = RegionLSTM(units=3, vocabulary_size=12, num_regions=2)
+    ids = np.array([[3, 5, 7, 2, 0, 0]], "int32")
+    for bad in (12, -1):
+        wrong = ids.copy()
+        wrong[0, 1] = bad
+        with pytest.raises(ValueError, match=r"`inputs` holds token ids outside \[0, 12\)"):
+            layer(wrong)
+    model = keras.Sequential([keras.Input((6,), dtype="int32"), layer])
+    model.compile(jit_compile=True)
+    wrong = ids.copy()
+    wrong[0, 1] = 40
+    as_padding = ids.copy()
+    as_padding[0, 1] = 0
+    np.testing.assert_allclose(model.predict(wrong, verbose=0), model.predict(as_padding, verbose=0), atol=1e-6)

@@ -1,28 +1,13 @@
 """One-hot LSTM region embedding with pooling (oh-LSTMp / oh-2LSTMp; Johnson & Zhang 2016)."""
 
-import inspect
-
 import keras
 from keras import ops
 
-from keras_labelemb.argument_checks import check_choice, check_positive_int
+from keras_labelemb.argument_checks import check_choice, check_non_negative_int, check_positive_int, check_token_ids
 from keras_labelemb.layers.region_pooling import POOLING_MODES, RegionPooling
 
 GATES = ("no_io", "full")
 DIRECTIONS = ("forward", "backward", "bidirectional")
-
-
-def _check_non_negative_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"`{name}` must be a non-negative integer. Received: {name}={value!r}")
-    return value
-
-
-def _accepts_mask(layer):
-    try:
-        return "mask" in inspect.signature(layer.call).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 class _StepCell(keras.layers.Layer):
@@ -91,7 +76,9 @@ class RegionLSTM(keras.layers.Layer):
     Args:
         units: `q`, LSTM units per direction.
         vocabulary_size: `V`, number of token ids (0 = padding). Ids must be in
-            `[0, V)`.
+            `[0, V)`: an eager call raises a `ValueError` for others; inside a
+            compiled function (where values are unknown) they are read as
+            padding.
         gates: `"no_io"` (default; no input/output gates, eqs. 2-3) or `"full"`.
         direction: `"forward"`, `"backward"` or `"bidirectional"` (default).
         pooling: `"max"` (default), `"average"`, or None to return the
@@ -195,7 +182,7 @@ class RegionLSTM(keras.layers.Layer):
         self.pooling = pooling
         self.num_regions = check_positive_int("num_regions", num_regions)
         self.chop_size = check_positive_int("chop_size", chop_size, allow_none=True)
-        self.chop_overlap = _check_non_negative_int("chop_overlap", chop_overlap)
+        self.chop_overlap = check_non_negative_int("chop_overlap", chop_overlap)
         if self.chop_overlap and self.chop_size is None:
             raise ValueError(
                 f"`chop_overlap` needs `chop_size`. Received: chop_overlap={chop_overlap!r}, chop_size=None"
@@ -311,7 +298,7 @@ class RegionLSTM(keras.layers.Layer):
         parts = []
         for encoder in self.side_encoders:
             kwargs = {"training": training}
-            if _accepts_mask(encoder):
+            if encoder.supports_masking:  # Keras' convention: a layer that takes `mask` in call says so
                 kwargs["mask"] = mask
             features = ops.cast(encoder(ids, **kwargs), self.compute_dtype)
             if not self.train_side_encoders:
@@ -422,7 +409,11 @@ class RegionLSTM(keras.layers.Layer):
         return per_direction[0] if len(per_direction) == 1 else ops.concatenate(per_direction, axis=-1)
 
     def call(self, inputs, mask=None, training=None, side_inputs=None):
+        check_token_ids(inputs, self.vocabulary_size, name="inputs")
+        # Inside a compiled function ids are not known: out-of-vocabulary ids are read as padding
+        # (masked) instead of another word's row (TensorFlow clips) or NaN (JAX).
         ids = ops.cast(inputs, "int32")
+        ids = ops.where(ops.logical_and(ops.greater_equal(ids, 0), ops.less(ids, self.vocabulary_size)), ids, 0)
         valid = ops.not_equal(ids, 0)
         mask = valid if mask is None else ops.logical_and(valid, ops.cast(mask, "bool"))
         side = self._side_features(ids, mask, side_inputs, training)
@@ -435,7 +426,8 @@ class RegionLSTM(keras.layers.Layer):
     def compute_mask(self, inputs, mask=None):
         if self.pooling is not None:
             return None
-        valid = ops.not_equal(inputs, 0)
+        ids = ops.cast(inputs, "int32")
+        valid = ops.logical_and(ops.greater(ids, 0), ops.less(ids, self.vocabulary_size))
         return valid if mask is None else ops.logical_and(valid, ops.cast(mask, "bool"))
 
     def compute_output_shape(self, inputs_shape, side_inputs_shape=None):
