@@ -282,3 +282,22 @@ def test_trainer_and_trained_model_save_and_reload_with_identical_predictions(tm
     restored = keras.models.load_model(tmp_path / "trainer.keras")
     assert restored.sampled_loss.get_config() == trainer.sampled_loss.get_config()
     np.testing.assert_array_equal(restored.predict(ids, verbose=0), model.predict(ids, verbose=0))
+
+
+def test_targets_and_scores_of_another_width_name_both_shapes():
+    loss = SampledSigmoidLoss(num_negatives=2, seed=0)
+    with pytest.raises(ValueError, match=r"`y_true` and `y_pred`.*\(2, 4\).*\(2, 5\)"):
+        loss(np.zeros((2, 4), "float32"), np.zeros((2, 5), "float32"))
+    with pytest.raises(ValueError, match=r"`y_true` must be multi-hot over the 5 labels.*\(2, 4\)"):
+        loss.sample_candidates(np.zeros((2, 4), "float32"), 5)
+    hard = SampledSigmoidLoss(num_negatives=2, sampler="hard")
+    with pytest.raises(ValueError, match=r"`y_true` and `scores`"):
+        hard.sample_candidates(np.zeros((2, 5), "float32"), 5, scores=np.zeros((2, 6), "float32"))
+
+
+def test_full_loss_equals_keras_binary_crossentropy_from_logits():
+    rng = np.random.default_rng(4)
+    y = (rng.random((3, 6)) < 0.4).astype("float32")
+    logits = rng.normal(scale=30, size=(3, 6)).astype("float32")  # large logits: the stable form matters
+    expected = keras.losses.BinaryCrossentropy(from_logits=True)(y, logits)
+    np.testing.assert_allclose(float(SampledSigmoidLoss(num_negatives=2)(y, logits)), float(expected), rtol=1e-5)

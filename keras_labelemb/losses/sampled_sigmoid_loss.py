@@ -11,9 +11,14 @@ WEIGHTINGS = ("mean", "unbiased")
 _POSITIVE_KEY = 1e9  # larger than any score, so every positive label is a hard-sampling candidate
 
 
-def binary_crossentropy_from_logits(targets, logits):
-    """Element-wise `-[z log s(x) + (1 - z) log(1 - s(x))]`, stable for any logit."""
-    return ops.maximum(logits, 0.0) - logits * targets + ops.log1p(ops.exp(-ops.abs(logits)))
+def _check_same_width(y_true, y_pred, what="y_pred"):
+    """Targets and scores must cover the same labels (as Keras' BinaryCrossentropy requires)."""
+    true_width, pred_width = y_true.shape[-1], y_pred.shape[-1]
+    if true_width is not None and pred_width is not None and true_width != pred_width:
+        raise ValueError(
+            f"`y_true` and `{what}` must have the same number of labels. Received: y_true with shape "
+            f"{tuple(y_true.shape)} and {what} with shape {tuple(y_pred.shape)}"
+        )
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -182,8 +187,9 @@ class SampledSigmoidLoss(keras.losses.Loss):
     # -- the sampled loss -----------------------------------------------------
     def call(self, y_true, y_pred):
         """Full binary cross-entropy, mean over labels: the loss `evaluate` reports."""
-        logits = ops.cast(y_pred, "float32")
-        return ops.mean(binary_crossentropy_from_logits(ops.cast(y_true, "float32"), logits), axis=-1)
+        _check_same_width(y_true, y_pred)
+        bce = ops.binary_crossentropy(ops.cast(y_true, "float32"), ops.cast(y_pred, "float32"), from_logits=True)
+        return ops.mean(bce, axis=-1)
 
     def sample_candidates(self, y_true, num_labels, scores=None):
         """Draws the batch's candidate labels.
@@ -200,6 +206,13 @@ class SampledSigmoidLoss(keras.losses.Loss):
             negatives), and the number of distinct positive labels.
         """
         num_negatives = self.negatives_for(num_labels)
+        if y_true.shape[-1] is not None and y_true.shape[-1] != num_labels:
+            raise ValueError(
+                f"`y_true` must be multi-hot over the {num_labels} labels. Received: y_true with shape "
+                f"{tuple(y_true.shape)}"
+            )
+        if scores is not None:
+            _check_same_width(y_true, scores, "scores")
         y = ops.cast(y_true, "float32")
         positive = ops.max(y, axis=0) > 0
         num_positive = ops.sum(ops.cast(positive, "int32"))
@@ -258,7 +271,7 @@ class SampledSigmoidLoss(keras.losses.Loss):
             negatives = float(self.negatives_for(num_labels))
             correction = ops.where(batch_positive, 0.0, ops.log(negatives) + log_q)
             logits = logits - correction
-        losses = binary_crossentropy_from_logits(targets, logits)
+        losses = ops.binary_crossentropy(targets, logits, from_logits=True)
         if self.weighting == "unbiased":
             # Horvitz-Thompson: a sampled negative stands for 1 / P(drawn) negatives.
             if all_labels:
