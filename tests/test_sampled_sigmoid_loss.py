@@ -63,7 +63,7 @@ def test_sampling_every_negative_gives_full_bce_and_its_gradients(weighting):
 
     with tf.GradientTape(persistent=True) as tape:
         full = loss(y, head(h))
-        candidates, keep, num_positive = loss.sample_candidates(y, NUM_LABELS)
+        candidates, keep, num_positive = loss.label_sampler.sample_candidates(y, NUM_LABELS)
         sampled = loss.sampled_loss(y, head.score_subset(h, candidates), candidates, keep, num_positive, NUM_LABELS)
     assert sorted(np.asarray(candidates).tolist()) == list(range(NUM_LABELS))
     assert np.asarray(keep).all()
@@ -82,7 +82,7 @@ def test_every_positive_is_a_candidate_and_the_negatives_are_distinct_draws():
     counted, expected = [], []
     for _ in range(50):
         y = _targets(rng, batch=8, num_labels=60, rate=0.05)
-        candidates, keep, num_positive = (np.asarray(t) for t in loss.sample_candidates(y, 60))
+        candidates, keep, num_positive = (np.asarray(t) for t in loss.label_sampler.sample_candidates(y, 60))
         assert candidates.shape == keep.shape == (40 + 5,)  # fixed shapes
         positives = set(np.flatnonzero(y.max(axis=0)))
         kept = candidates[keep].tolist()
@@ -105,7 +105,7 @@ def test_unbiased_weighting_estimates_the_full_loss(sampler):
     loss = SampledSigmoidLoss(num_negatives=6, weighting="unbiased", sampler=sampler, max_positives=20, seed=7)
     draws = []
     for _ in range(1500):
-        candidates, keep, num_positive = loss.sample_candidates(y, num_labels)
+        candidates, keep, num_positive = loss.label_sampler.sample_candidates(y, num_labels)
         draws.append(float(loss.sampled_loss(y, np.take(logits, candidates, axis=1), candidates, keep,
                                              num_positive, num_labels)))
     draws = np.array(draws)
@@ -117,7 +117,7 @@ def test_unbiased_weighting_estimates_the_full_loss(sampler):
     confident = np.where(y > 0, 6.0, logits).astype("float32")
     mean_loss = SampledSigmoidLoss(num_negatives=6, max_positives=20, seed=7)
     biased = [float(mean_loss.sampled_loss(y, np.take(confident, c, axis=1), c, k, p, num_labels))
-              for c, k, p in (mean_loss.sample_candidates(y, num_labels) for _ in range(200))]
+              for c, k, p in (mean_loss.label_sampler.sample_candidates(y, num_labels) for _ in range(200))]
     assert abs(np.mean(biased) - _full_bce(y, confident)) > 6 * np.std(biased) / np.sqrt(len(biased))
 
 
@@ -127,7 +127,7 @@ def test_same_seed_same_negatives_and_different_seed_different_negatives():
 
     def draws(seed):
         loss = SampledSigmoidLoss(num_negatives=10, max_positives=4, seed=seed)
-        return [np.asarray(loss.sample_candidates(y, 100)[0]).tolist() for _ in range(3)]
+        return [np.asarray(loss.label_sampler.sample_candidates(y, 100)[0]).tolist() for _ in range(3)]
 
     first, again, other = draws(11), draws(11), draws(12)
     assert first == again
@@ -142,7 +142,7 @@ def test_frequency_sampler_prefers_frequent_labels_and_hard_sampler_takes_top_sc
     loss = SampledSigmoidLoss(num_negatives=3, sampler="frequency", label_frequencies=counts, max_positives=1, seed=0)
     hits = np.zeros(20)
     for _ in range(200):
-        candidates, keep, _ = loss.sample_candidates(y, 20)
+        candidates, keep, _ = loss.label_sampler.sample_candidates(y, 20)
         hits[np.asarray(candidates)[np.asarray(keep)]] += 1
     assert hits[:3].mean() > 5 * hits[3:].mean()
 
@@ -150,7 +150,7 @@ def test_frequency_sampler_prefers_frequent_labels_and_hard_sampler_takes_top_sc
     y = np.zeros((2, 20), "float32")
     y[0, 19] = 1.0  # the top-scoring label is a positive: the hardest negatives come next
     hard = SampledSigmoidLoss(num_negatives=3, sampler="hard", max_positives=2)
-    candidates, keep, _ = hard.sample_candidates(y, 20, scores=scores)
+    candidates, keep, _ = hard.label_sampler.sample_candidates(y, 20, scores=scores)
     assert np.asarray(candidates)[np.asarray(keep)].tolist() == [19, 18, 17, 16]
 
 
@@ -160,7 +160,7 @@ def test_log_q_correction_shifts_sampled_negative_logits_by_log_expected_count()
     counts = np.arange(1, 9, dtype="float64")
     kwargs = dict(num_negatives=7, sampler="frequency", label_frequencies=counts, max_positives=1, seed=0)
     plain, corrected = SampledSigmoidLoss(**kwargs), SampledSigmoidLoss(log_q_correction=True, **kwargs)
-    candidates, keep, num_positive = plain.sample_candidates(y, 8)
+    candidates, keep, num_positive = plain.label_sampler.sample_candidates(y, 8)
     logits = np.zeros((1, 8), "float32")
     q = counts / counts.sum()
     order = np.asarray(candidates)
@@ -175,7 +175,7 @@ def test_documents_without_positives_give_finite_loss():
     head = _head()
     y = np.zeros((3, NUM_LABELS), "float32")
     loss = SampledSigmoidLoss(num_negatives=4, max_positives=2, seed=0)
-    candidates, keep, num_positive = loss.sample_candidates(y, NUM_LABELS)
+    candidates, keep, num_positive = loss.label_sampler.sample_candidates(y, NUM_LABELS)
     value = loss.sampled_loss(y, head.score_subset(np.ones((3, 4), "float32"), candidates), candidates, keep,
                               num_positive, NUM_LABELS)
     assert np.isfinite(float(value)) and int(num_positive) == 0 and 1 <= np.asarray(keep).sum() <= 4
@@ -289,10 +289,10 @@ def test_targets_and_scores_of_another_width_name_both_shapes():
     with pytest.raises(ValueError, match=r"`y_true` and `y_pred`.*\(2, 4\).*\(2, 5\)"):
         loss(np.zeros((2, 4), "float32"), np.zeros((2, 5), "float32"))
     with pytest.raises(ValueError, match=r"`y_true` must be multi-hot over the 5 labels.*\(2, 4\)"):
-        loss.sample_candidates(np.zeros((2, 4), "float32"), 5)
+        loss.label_sampler.sample_candidates(np.zeros((2, 4), "float32"), 5)
     hard = SampledSigmoidLoss(num_negatives=2, sampler="hard")
     with pytest.raises(ValueError, match=r"`y_true` and `scores`"):
-        hard.sample_candidates(np.zeros((2, 5), "float32"), 5, scores=np.zeros((2, 6), "float32"))
+        hard.label_sampler.sample_candidates(np.zeros((2, 5), "float32"), 5, scores=np.zeros((2, 6), "float32"))
 
 
 def test_full_loss_equals_keras_binary_crossentropy_from_logits():

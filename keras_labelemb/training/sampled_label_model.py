@@ -35,7 +35,7 @@ class SampledLabelModel(keras.Model):
     Training logs hold `loss` (sampled) and `dropped_positives` (the mean number
     of positive labels per step that did not fit in the candidate set: 0 unless
     a batch has more distinct positive labels than
-    `loss.max_positives`). Compiled metrics are computed in
+    `loss.label_sampler.max_positives`). Compiled metrics are computed in
     `evaluate` only, where all labels are scored.
 
     Args:
@@ -70,7 +70,8 @@ class SampledLabelModel(keras.Model):
         self.model = model
         self.sampled_loss = loss
         self.encoder, self.head = split_at_head(model, head)
-        self.sampler_seed = loss.seed_generator  # tracked, so its state advances under every backend
+        self.sampler = loss.label_sampler
+        self.sampler_seed = self.sampler.seed_generator  # tracked, so its state advances under every backend
         self.dropped_positives = keras.metrics.Mean(name="dropped_positives")
 
     @property
@@ -89,7 +90,7 @@ class SampledLabelModel(keras.Model):
                 "SampledLabelModel trains with the SampledSigmoidLoss given to its constructor and evaluates with "
                 f"its full binary cross-entropy; do not pass `loss` to compile. Received: loss={loss!r}"
             )
-        self.sampled_loss.check_label_count(self.num_labels)
+        self.sampler.check_label_count(self.num_labels)
         super().compile(optimizer=optimizer, loss=self.sampled_loss, **kwargs)
 
     def get_compile_config(self):
@@ -116,8 +117,8 @@ class SampledLabelModel(keras.Model):
                 f"Received: y with shape {tuple(y.shape)}"
             )
         features = y_pred[_FEATURES]
-        scores = self.head(features) if self.sampled_loss.sampler == "hard" else None
-        candidates, keep, num_positive = self.sampled_loss.sample_candidates(y, num_labels, scores)
+        scores = self.head(features) if self.sampler.sampler == "hard" else None
+        candidates, keep, num_positive = self.sampler.sample_candidates(y, num_labels, scores)
         logits = self.head.score_subset(features, candidates, training=True)
         loss = self.sampled_loss.sampled_loss(y, logits, candidates, keep, num_positive, num_labels, sample_weight)
         kept = ops.logical_and(keep, ops.take(ops.max(ops.cast(y, "float32"), axis=0) > 0, candidates, axis=0))
