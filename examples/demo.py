@@ -116,11 +116,9 @@ def plot_attention_example(model, vectorizer, data, seen, label_ids):
     except ImportError:
         return
     encoder = model.get_layer("document_encoder")
-    encoder.return_attention_scores = True
     ids = vectorizer(tf.constant(data.test_texts[:1]))
     words = model.get_layer("word_embedding")(ids)
-    _, word_scores, sentence_scores = encoder(words, mask=ids != 0)
-    encoder.return_attention_scores = False
+    _, word_scores, sentence_scores = encoder(words, mask=ids != 0, return_attention_scores=True)
     scores = sigmoid(model.predict(ids, verbose=0))[0]
     top = [(data.label_names[j], float(scores[j])) for j in np.argsort(-scores)[:5]]
     path = OUT / "attention.png"

@@ -93,3 +93,21 @@ def test_wrong_input_rank_is_a_clear_error():
 def test_token_ids_without_embedding_get_a_hint():
     with pytest.raises(ValueError, match="Embedding"):
         HierarchicalAttention()(np.ones((2, 3, 5), "int32"))
+
+
+def test_attention_scores_on_request_from_a_built_layer():
+    """The call argument returns the scores without touching the layer (as keras.layers.MultiHeadAttention)."""
+    layer = HierarchicalAttention("dense", 4, "dense", 4)
+    x = RNG.normal(size=(3, 3, 5, 6)).astype("float32")
+    mask = document_mask(3, 3, 5)
+    doc = layer(x, mask=mask)
+    same, word_scores, sentence_scores = layer(x, mask=mask, return_attention_scores=True)
+    np.testing.assert_allclose(ops.convert_to_numpy(same), ops.convert_to_numpy(doc), atol=1e-6)
+    assert word_scores.shape == (3, 3, 5) and sentence_scores.shape == (3, 3)
+    np.testing.assert_allclose(ops.convert_to_numpy(sentence_scores).sum(-1)[mask.any((1, 2))], 1.0, atol=1e-5)
+    assert layer.return_attention_scores is False  # the layer itself is unchanged
+    symbolic = layer(keras.Input((3, 5, 6)), return_attention_scores=True)
+    assert [tuple(t.shape) for t in symbolic] == [(None, 4), (None, 3, 5), (None, 3)]
+    flat = HierarchicalAttention("gru", 4, flat=True)
+    _, flat_scores = flat(x[:, 0], mask=mask[:, 0], return_attention_scores=True)
+    assert flat_scores.shape == (3, 5)

@@ -169,3 +169,36 @@ def test_docstring_examples_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = doctest.testmod(attention_plot, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def _chars(text, size=11):
+    """A stand-in text measure: 0.1 inch per character."""
+    return 0.1 * len(text)
+
+
+def test_layout_places_words_in_reading_order_and_skips_padding():
+    rows = [["the", "cat", "", "<pad>"], ["", "", "", ""], ["it", "purred"]]
+    scores = np.array([[0.2, 0.7, 0.05, 0.05], [0.0, 0.0, 0.0, 0.0], [0.4, 0.6, 0.0, 0.0]])
+    layout = attention_plot.attention_layout(rows, scores, np.array([0.7, 0.0, 0.3]), [], None, 10.0, _chars)
+    assert [w.text for w in layout.words] == ["the", "cat", "it", "purred"]  # padding tokens are not placed
+    assert [w.score for w in layout.words] == [0.2, 0.7, 0.4, 0.6]
+    assert [(b.first_line, b.last_line, b.score) for b in layout.blocks] == [(0, 0, 0.7), (1, 1, 0.3)]
+    assert layout.line_ys[1] > layout.line_ys[0]  # the second sentence is drawn below the first
+    xs = [w.x for w in layout.words if w.line == 0]
+    assert xs == sorted(xs)
+
+
+def test_layout_wraps_a_long_sentence_within_the_text_column():
+    row = [f"word{i}" for i in range(40)]
+    layout = attention_plot.attention_layout([row], np.ones((1, 40)) / 40, None, [], None, 6.0, _chars)
+    assert layout.words[-1].line > 0
+    assert all(w.x + w.box <= layout.text_x0 + layout.text_width + 1e-9 for w in layout.words)
+    assert len(layout.line_ys) == layout.words[-1].line + 1
+
+
+def test_the_highest_scored_word_is_drawn_darkest():
+    fig = plot_attention(["low", "high", "mid"], np.array([0.1, 0.8, 0.4]))
+    ax = fig.axes[0]
+    boxes = [p.get_facecolor() for p in ax.patches]  # one box per word, in reading order
+    luminance = [0.299 * r + 0.587 * g + 0.114 * b for r, g, b, _ in boxes]
+    assert np.argmin(luminance) == 1 and np.argmax(luminance) == 0

@@ -59,9 +59,8 @@ class HierarchicalAttention(keras.layers.Layer):
         dense_activation: activation of dense encoders. Default `"relu"`.
         dropout: dropout rate on the pooled vectors of each level (sentence
             vectors and the document vector). Default 0.
-        return_attention_scores: if True, `call` also returns the attention
-            weights: `(h, word_scores (B, K, T), sentence_scores (B, K))`, or
-            `(h, word_scores (B, T))` in flat mode, e.g. to plot them.
+        return_attention_scores: the default of the call argument of the
+            same name (for a functional model that should output the scores).
         num_languages: languages (or tasks) this one layer encodes, selected by
             the `language` call argument: the multilingual HAN of GILE section
             3.3 (Pappas & Popescu-Belis 2017). Default 1.
@@ -73,6 +72,10 @@ class HierarchicalAttention(keras.layers.Layer):
     Call arguments:
         inputs, mask, training: as usual.
         language: a Python int in `[0, num_languages)` when `num_languages > 1`.
+        return_attention_scores: if True, also return the attention weights:
+            `(h, word_scores (B, K, T), sentence_scores (B, K))`, or
+            `(h, word_scores (B, T))` when flat, e.g. to plot them (as
+            `keras.layers.MultiHeadAttention`). Default: the constructor's.
 
     Output: `(B, d_h)`, `d_h` the sentence encoder's output size (word encoder's when flat).
 
@@ -216,8 +219,10 @@ class HierarchicalAttention(keras.layers.Layer):
         # CPU random number generator made word-level dropout a 15x slowdown under jit_compile).
         return self.encoder_dropout(pooled, training=training), scores
 
-    def call(self, inputs, mask=None, training=None, language=None):
+    def call(self, inputs, mask=None, training=None, language=None, return_attention_scores=None):
         language = self._check_language(language)
+        if return_attention_scores is None:
+            return_attention_scores = self.return_attention_scores
         word_encoder, word_attention = self._sublayers("word", language)
         if mask is None:
             mask = ops.ones(ops.shape(inputs)[:-1], dtype="bool")
@@ -227,7 +232,7 @@ class HierarchicalAttention(keras.layers.Layer):
         inputs = zero_masked(inputs, mask)
         if self.flat:
             doc, word_scores = self._encode(word_encoder, word_attention, self.word_encoder, inputs, mask, training)
-            return (doc, word_scores) if self.return_attention_scores else doc
+            return (doc, word_scores) if return_attention_scores else doc
         shape = ops.shape(inputs)
         num_sentences, num_words, dim = inputs.shape[1], inputs.shape[2], inputs.shape[3]
         words = ops.reshape(inputs, (-1, num_words, dim))
@@ -239,17 +244,28 @@ class HierarchicalAttention(keras.layers.Layer):
         doc, sentence_scores = self._encode(
             sentence_encoder, sentence_attention, self.sentence_encoder, sentences, sentence_mask, training
         )
-        if self.return_attention_scores:
+        if return_attention_scores:
             return doc, ops.reshape(word_scores, (shape[0], num_sentences, num_words)), sentence_scores
         return doc
 
     def compute_mask(self, inputs, mask=None, language=None):
         return None
 
+    def compute_output_spec(self, inputs, mask=None, training=None, language=None, return_attention_scores=None):
+        if return_attention_scores is None:
+            return_attention_scores = self.return_attention_scores
+        shapes = self._output_shapes(tuple(inputs.shape), return_attention_scores)
+        specs = [keras.KerasTensor(shape, dtype=self.compute_dtype) for shape in shapes]
+        return tuple(specs) if return_attention_scores else specs[0]
+
     def compute_output_shape(self, input_shape):
+        shapes = self._output_shapes(tuple(input_shape), self.return_attention_scores)
+        return shapes if self.return_attention_scores else shapes[0]
+
+    def _output_shapes(self, input_shape, return_attention_scores):
         doc = (input_shape[0], self.output_size)
-        if not self.return_attention_scores:
-            return doc
+        if not return_attention_scores:
+            return (doc,)
         if self.flat:
             return doc, tuple(input_shape[:2])
         return doc, tuple(input_shape[:3]), tuple(input_shape[:2])

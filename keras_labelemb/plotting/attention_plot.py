@@ -9,6 +9,7 @@ so this works on headless machines and in threads.
 import numbers
 import os
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 
@@ -124,12 +125,15 @@ def _label_pairs(label_scores, max_labels):
         return []
     items = label_scores.items() if isinstance(label_scores, Mapping) else label_scores
     if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
-        raise ValueError(f"`label_scores` must be a list of (label_name, score) pairs. Received: {_short(label_scores)}")
+        raise ValueError(
+            f"`label_scores` must be a list of (label_name, score) pairs. Received: {_short(label_scores)}"
+        )
     pairs = []
     for item in items:
         if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) != 2:
             raise ValueError(
-                f"`label_scores` must be a list of (label_name, score) pairs. Received: label_scores item {_short(item)}"
+                "`label_scores` must be a list of (label_name, score) pairs. "
+                f"Received: label_scores item {_short(item)}"
             )
         name, score = item
         if isinstance(score, np.ndarray) and score.size == 1:
@@ -184,7 +188,7 @@ def plot_attention(
             `K' <= K` sentences, each a list of at most `T` str.
         word_scores: `(T,)` or `(K, T)` word attention of ONE document (NumPy
             array or any backend tensor), e.g. the scores of
-            `HierarchicalAttention(return_attention_scores=True)`.
+            `HierarchicalAttention` called with `return_attention_scores=True`.
         sentence_scores: optional `(K,)` sentence attention (hierarchical only).
         path: if given, the figure is saved there as a PNG (150 dpi).
         title: optional title drawn above the text.
@@ -224,16 +228,50 @@ def plot_attention(
     >>> vocabulary = ["<pad>", "<unk>", "the", "cat", "sat", "it", "purred"]
     >>> ids = np.array([[[2, 3, 4], [5, 6, 0]]])                 # (B, K, T), 0 = padding
     >>> embedding = keras.layers.Embedding(len(vocabulary), 8, mask_zero=True)
-    >>> encoder = HierarchicalAttention("dense", 8, "dense", 8, return_attention_scores=True)
-    >>> _, words, sentences = encoder(embedding(ids), mask=embedding.compute_mask(ids))
+    >>> encoder = HierarchicalAttention("dense", 8, "dense", 8)
+    >>> _, words, sentences = encoder(embedding(ids), mask=embedding.compute_mask(ids), return_attention_scores=True)
     >>> fig = plot_attention(document_tokens(vocabulary, ids[0]),
     ...                      keras.ops.convert_to_numpy(words)[0],
     ...                      keras.ops.convert_to_numpy(sentences)[0])
     """
+    word_scores, sentence_scores, rows, labels = _checked_inputs(
+        tokens, word_scores, sentence_scores, label_scores, max_labels, width
+    )
+    Figure, FigureCanvasAgg = _require_matplotlib()
+    import matplotlib as mpl
+
+    fig = Figure(dpi=100, facecolor="white")
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    layout = attention_layout(rows, word_scores, sentence_scores, labels, title, width, _text_measure(fig, renderer))
+    fig.set_size_inches(layout.width, layout.height)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, layout.width)
+    ax.set_ylim(layout.height, 0)
+    ax.set_axis_off()
+    if title:
+        ax.text(_MARGIN, _MARGIN, _token_text(title), fontsize=13, fontweight="bold", va="top", ha="left",
+                gid="title", parse_math=False)
+    # Words share one colour scale for the document: white = 0, dark = its largest word score.
+    vmax = max((word.score for word in layout.words), default=0.0)
+    norm = mpl.colors.Normalize(vmin=0.0, vmax=vmax if vmax > 0 else 1.0, clip=True)
+    cmap = mpl.colormaps[_WORD_CMAP]
+    _draw_words(ax, layout, norm, cmap)
+    if sentence_scores is not None and layout.blocks:
+        _draw_sentence_bars(ax, layout)
+    if layout.words:
+        _draw_colorbar(fig, layout, norm, cmap)
+    if labels:
+        _draw_label_panel(fig, layout, labels)
+    if path is not None:
+        fig.savefig(os.fspath(path), dpi=150, format="png", facecolor="white")
+    return fig
+
+
+def _checked_inputs(tokens, word_scores, sentence_scores, label_scores, max_labels, width):
+    """The arguments of `plot_attention`, checked: `(word_scores, sentence_scores, token rows, labels)`."""
     word_scores = _scores("word_scores", word_scores, ndims=(1, 2))
-    hierarchical = word_scores.ndim == 2
     if sentence_scores is not None:
-        if not hierarchical:
+        if word_scores.ndim != 2:
             raise ValueError(
                 "`sentence_scores` is only for a hierarchical document (2-D `word_scores` (K, T)); "
                 f"`word_scores` has shape {word_scores.shape}. Received: sentence_scores={_short(sentence_scores)}"
@@ -249,32 +287,68 @@ def plot_attention(
         raise ValueError(f"`max_labels` must be a positive integer. Received: max_labels={max_labels!r}")
     if not isinstance(width, numbers.Real) or not width > 0:
         raise ValueError(f"`width` must be a positive number of inches. Received: width={width!r}")
-    labels = _label_pairs(label_scores, max_labels)
+    return word_scores, sentence_scores, rows, _label_pairs(label_scores, max_labels)
 
-    Figure, FigureCanvasAgg = _require_matplotlib()
-    import matplotlib as mpl
+
+def _text_measure(fig, renderer):
+    """`measure(text, size)`: the width in inches of `text` drawn at `size` points on `fig`."""
     from matplotlib.font_manager import FontProperties
-    from matplotlib.patches import FancyBboxPatch, Rectangle
-
-    fig = Figure(dpi=100, facecolor="white")
-    canvas = FigureCanvasAgg(fig)
-    renderer = canvas.get_renderer()
 
     def measure(text, size=_FONT_SIZE):
         w, _, _ = renderer.get_text_width_height_descent(text, FontProperties(size=size), ismath=False)
         return w / fig.dpi
 
-    # Horizontal layout.
+    return measure
+
+
+class PlacedWord(NamedTuple):
+    line: int
+    x: float
+    box: float  # width of the word's box, inches
+    text: str
+    score: float
+
+
+class SentenceBlock(NamedTuple):
+    first_line: int
+    last_line: int
+    score: float | None  # sentence attention (None without sentence scores)
+
+
+class AttentionLayout(NamedTuple):
+    """Where everything of an attention figure goes, in inches (y pointing down)."""
+
+    words: list  # PlacedWord, in reading order
+    blocks: list  # SentenceBlock, one per drawn (non-padding) sentence
+    line_ys: list  # y of each text line's centre
+    text_x0: float
+    text_width: float
+    width: float
+    height: float
+    top: float
+    text_bottom: float
+    label_names: list  # label names fitted to the panel
+
+
+def attention_layout(rows, word_scores, sentence_scores, labels, title, width, measure):
+    """The layout step of `plot_attention`: which words go where, with no drawing.
+
+    `rows` are token rows (one per score row; padding tokens are skipped),
+    `labels` `(name, score)` pairs and `measure(text, size)` a text width in
+    inches. Words wrap within the text column; each sentence starts a new
+    line, and sentences are separated by a gap.
+
+    >>> layout = attention_layout([["a", "bb", ""], ["", ""]], np.array([[0.1, 0.9, 0.0], [0.0, 0.0, 0.0]]),
+    ...                           None, [], None, 10.0, lambda text, size=11: 0.1 * len(text))
+    >>> [(word.text, word.score) for word in layout.words], len(layout.blocks)
+    ([('a', 0.1), ('bb', 0.9)], 1)
+    """
+    hierarchical = word_scores.ndim == 2
     label_names = [_fit(name, 2.0, lambda t: measure(t, 9)) for name, _ in labels]
     label_panel = (max(measure(n, 9) for n in label_names) + _LABEL_BAR_WIDTH + 0.7) if labels else 0.0
-    bars = sentence_scores is not None
-    text_x0 = _MARGIN + (_GUTTER if bars else 0.0)
+    text_x0 = _MARGIN + (_GUTTER if sentence_scores is not None else 0.0)
     text_width = max(_MIN_TEXT_WIDTH, width - text_x0 - _MARGIN - label_panel)
-    width = text_x0 + text_width + _MARGIN + label_panel
-
-    # Words: (line, x, box width, text, score); blocks: (first line, last line, sentence score).
     words, blocks, line = [], [], 0
-    drawn_scores = []
     for index, row in enumerate(rows):
         visible = [(j, t) for j, t in enumerate(row) if t not in _PADDING_TOKENS]
         if not visible:
@@ -285,107 +359,100 @@ def plot_attention(
             box = measure(text) + 2 * _WORD_PAD
             if x > text_x0 and x + box > text_x0 + text_width:
                 line, x = line + 1, text_x0
-            score = word_scores[index, j] if hierarchical else word_scores[j]
-            words.append((line, x, box, text, score))
-            drawn_scores.append(score)
+            score = float(word_scores[index, j] if hierarchical else word_scores[j])
+            words.append(PlacedWord(line, x, box, text, score))
             x += box + _WORD_GAP
-        blocks.append((first, line, None if sentence_scores is None else sentence_scores[index]))
+        blocks.append(SentenceBlock(first, line, None if sentence_scores is None else float(sentence_scores[index])))
         line += 1
-
     # A short document gets a narrower figure instead of white space.
-    used = max((x + box for _, x, box, _, _ in words), default=text_x0) - text_x0
-    if used < text_width:
-        text_width = max(_MIN_TEXT_WIDTH, used)
-        width = text_x0 + text_width + _MARGIN + label_panel
-
-    # Vertical layout: y of each line's centre.
+    used = max((word.x + word.box for word in words), default=text_x0) - text_x0
+    text_width = max(_MIN_TEXT_WIDTH, used) if used < text_width else text_width
+    width = text_x0 + text_width + _MARGIN + label_panel
     top = _MARGIN + (_TITLE_HEIGHT if title else 0.0)
-
-    def line_y(n):
-        gaps = sum(1 for first, _, _ in blocks[1:] if first <= n)
-        return top + n * _LINE_HEIGHT + gaps * _SENTENCE_GAP + _LINE_HEIGHT / 2
-
-    text_bottom = (line_y(line - 1) + _LINE_HEIGHT / 2) if words else top + _LINE_HEIGHT
+    line_ys = [
+        top + n * _LINE_HEIGHT + sum(1 for block in blocks[1:] if block.first_line <= n) * _SENTENCE_GAP
+        + _LINE_HEIGHT / 2
+        for n in range(line)
+    ]
+    text_bottom = (line_ys[-1] + _LINE_HEIGHT / 2) if words else top + _LINE_HEIGHT
     height = max(text_bottom + _COLORBAR_SPACE, top + 0.35 + len(labels) * _LABEL_ROW + _MARGIN + 0.3)
-    fig.set_size_inches(width, height)
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(0, width)
-    ax.set_ylim(height, 0)
-    ax.set_axis_off()
+    return AttentionLayout(words, blocks, line_ys, text_x0, text_width, width, height, top, text_bottom, label_names)
 
-    if title:
-        ax.text(_MARGIN, _MARGIN, _token_text(title), fontsize=13, fontweight="bold", va="top", ha="left",
-                gid="title", parse_math=False)
 
-    # Words coloured by attention, on one scale for the document.
-    cmap = mpl.colormaps[_WORD_CMAP]
-    vmax = max(drawn_scores, default=0.0)
-    vmax = vmax if vmax > 0 else 1.0
-    norm = mpl.colors.Normalize(vmin=0.0, vmax=vmax, clip=True)
-    for n, x, box, text, score in words:
-        colour = cmap(norm(score))
-        y = line_y(n)
+def _draw_words(ax, layout, norm, cmap):
+    from matplotlib.patches import FancyBboxPatch
+
+    for word in layout.words:
+        colour = cmap(norm(word.score))
+        y = layout.line_ys[word.line]
         ax.add_patch(FancyBboxPatch(
-            (x, y - _BOX_HEIGHT / 2), box, _BOX_HEIGHT, boxstyle="round,pad=0,rounding_size=0.05",
+            (word.x, y - _BOX_HEIGHT / 2), word.box, _BOX_HEIGHT, boxstyle="round,pad=0,rounding_size=0.05",
             facecolor=colour, edgecolor="#d9d9d9", linewidth=0.5,
         ))
         luminance = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]
-        ax.text(x + box / 2, y, text, fontsize=_FONT_SIZE, ha="center", va="center_baseline",
+        ax.text(word.x + word.box / 2, y, word.text, fontsize=_FONT_SIZE, ha="center", va="center_baseline",
                 color="white" if luminance < 0.5 else "#1a1a1a", gid="word", parse_math=False)
-    if not words:
-        ax.text(text_x0, top + _LINE_HEIGHT / 2, "(no tokens)", fontsize=_FONT_SIZE, style="italic",
+    if not layout.words:
+        ax.text(layout.text_x0, layout.top + _LINE_HEIGHT / 2, "(no tokens)", fontsize=_FONT_SIZE, style="italic",
                 color="#777777", va="center", gid="empty")
 
-    # Sentence attention: a bar per sentence block, length relative to the largest.
-    if bars and blocks:
-        smax = max(score for _, _, score in blocks)
-        smax = smax if smax > 0 else 1.0
-        bar_room = _GUTTER - 0.5
-        for first, last, score in blocks:
-            y0 = line_y(first) - _BOX_HEIGHT / 2
-            y1 = line_y(last) + _BOX_HEIGHT / 2
-            ax.add_patch(Rectangle((_MARGIN, y0), bar_room, y1 - y0, facecolor="#eef3f8", edgecolor="none"))
-            ax.add_patch(Rectangle((_MARGIN, y0), bar_room * max(score, 0.0) / smax, y1 - y0,
-                                   facecolor=_SENTENCE_COLOR, edgecolor="none"))
-            ax.text(_MARGIN + bar_room + 0.06, line_y(first), f"{score:.2f}", fontsize=8, color="#555555",
-                    ha="left", va="center_baseline", gid="sentence_score")
-        ax.text(_MARGIN, top - 0.06, "sentence", fontsize=8, color="#555555", ha="left", va="bottom")
 
-    # Colour bar of the word scale, under the text.
-    if words:
-        bar_width = min(2.4, text_width)
-        cax = fig.add_axes((text_x0 / width, (height - text_bottom - 0.32) / height, bar_width / width, 0.1 / height))
-        colorbar = fig.colorbar(mpl.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
-        colorbar.set_ticks([0.0, vmax / 2, vmax], labels=[f"{v:.2g}" for v in (0.0, vmax / 2, vmax)])
-        colorbar.ax.tick_params(labelsize=7, length=2, pad=1)
-        colorbar.outline.set_linewidth(0.5)
-        cax.set_title("word attention", fontsize=8, color="#555555", loc="left", pad=2)
+def _draw_sentence_bars(ax, layout):
+    """A bar per sentence block at the left, its length relative to the largest sentence score."""
+    from matplotlib.patches import Rectangle
 
-    # Top label scores.
-    if labels:
-        panel_x = width - _MARGIN - _LABEL_BAR_WIDTH - 0.4
-        panel_top = top + 0.3
-        panel_height = len(labels) * _LABEL_ROW
-        lax = fig.add_axes((panel_x / width, (height - panel_top - panel_height) / height,
-                            _LABEL_BAR_WIDTH / width, panel_height / height))
-        values = [score for _, score in labels]
-        positions = np.arange(len(labels))
-        lax.barh(positions, values, height=0.7, color=_LABEL_COLOR)
-        lax.set_yticks(positions, label_names, fontsize=9)
-        lax.set_ylim(len(labels) - 0.5, -0.5)
-        low, high = min(0.0, min(values)), max(0.0, max(values))
-        span = (high - low) or 1.0
-        lax.set_xlim(low - 0.02 * span, high + 0.02 * span)
-        lax.set_xticks([])
-        for side in ("top", "right", "bottom"):
-            lax.spines[side].set_visible(False)
-        lax.spines["left"].set_linewidth(0.5)
-        lax.tick_params(axis="y", length=0)
-        for position, value in zip(positions, values):
-            lax.text(max(value, 0.0) + 0.03 * span, position, f"{value:.2f}", fontsize=8, color="#555555",
-                     va="center", ha="left", clip_on=False, gid="label_score")
-        lax.set_title("top labels", fontsize=9, color="#555555", loc="left", pad=4)
+    smax = max(block.score for block in layout.blocks)
+    smax = smax if smax > 0 else 1.0
+    bar_room = _GUTTER - 0.5
+    for block in layout.blocks:
+        y0 = layout.line_ys[block.first_line] - _BOX_HEIGHT / 2
+        y1 = layout.line_ys[block.last_line] + _BOX_HEIGHT / 2
+        ax.add_patch(Rectangle((_MARGIN, y0), bar_room, y1 - y0, facecolor="#eef3f8", edgecolor="none"))
+        ax.add_patch(Rectangle((_MARGIN, y0), bar_room * max(block.score, 0.0) / smax, y1 - y0,
+                               facecolor=_SENTENCE_COLOR, edgecolor="none"))
+        ax.text(_MARGIN + bar_room + 0.06, layout.line_ys[block.first_line], f"{block.score:.2f}", fontsize=8,
+                color="#555555", ha="left", va="center_baseline", gid="sentence_score")
+    ax.text(_MARGIN, layout.top - 0.06, "sentence", fontsize=8, color="#555555", ha="left", va="bottom")
 
-    if path is not None:
-        fig.savefig(os.fspath(path), dpi=150, format="png", facecolor="white")
-    return fig
+
+def _draw_colorbar(fig, layout, norm, cmap):
+    """The word colour scale, under the text."""
+    import matplotlib as mpl
+
+    width, height = layout.width, layout.height
+    bar_width = min(2.4, layout.text_width)
+    cax = fig.add_axes((layout.text_x0 / width, (height - layout.text_bottom - 0.32) / height, bar_width / width,
+                        0.1 / height))
+    colorbar = fig.colorbar(mpl.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
+    vmax = norm.vmax
+    colorbar.set_ticks([0.0, vmax / 2, vmax], labels=[f"{v:.2g}" for v in (0.0, vmax / 2, vmax)])
+    colorbar.ax.tick_params(labelsize=7, length=2, pad=1)
+    colorbar.outline.set_linewidth(0.5)
+    cax.set_title("word attention", fontsize=8, color="#555555", loc="left", pad=2)
+
+
+def _draw_label_panel(fig, layout, labels):
+    """A bar chart of the top label scores at the right."""
+    width, height = layout.width, layout.height
+    panel_x = width - _MARGIN - _LABEL_BAR_WIDTH - 0.4
+    panel_top = layout.top + 0.3
+    panel_height = len(labels) * _LABEL_ROW
+    lax = fig.add_axes((panel_x / width, (height - panel_top - panel_height) / height,
+                        _LABEL_BAR_WIDTH / width, panel_height / height))
+    values = [score for _, score in labels]
+    positions = np.arange(len(labels))
+    lax.barh(positions, values, height=0.7, color=_LABEL_COLOR)
+    lax.set_yticks(positions, layout.label_names, fontsize=9)
+    lax.set_ylim(len(labels) - 0.5, -0.5)
+    low, high = min(0.0, min(values)), max(0.0, max(values))
+    span = (high - low) or 1.0
+    lax.set_xlim(low - 0.02 * span, high + 0.02 * span)
+    lax.set_xticks([])
+    for side in ("top", "right", "bottom"):
+        lax.spines[side].set_visible(False)
+    lax.spines["left"].set_linewidth(0.5)
+    lax.tick_params(axis="y", length=0)
+    for position, value in zip(positions, values):
+        lax.text(max(value, 0.0) + 0.03 * span, position, f"{value:.2f}", fontsize=8, color="#555555",
+                 va="center", ha="left", clip_on=False, gid="label_score")
+    lax.set_title("top labels", fontsize=9, color="#555555", loc="left", pad=4)
