@@ -136,7 +136,7 @@ def _check_sampled_training(rng):
     assert np.isfinite(history["loss"]).all() and max(history["dropped_positives"]) == 0, history
     assert any(not np.array_equal(b, np.array(a)) for b, a in zip(before, model.get_weights())), "fit changed nothing"
     loss = SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=3)
-    first = [np.asarray(loss.sample_candidates(targets, 20)[0]).tolist() for _ in range(2)]
+    first = [np.asarray(loss.label_sampler.sample_candidates(targets, 20)[0]).tolist() for _ in range(2)]
     assert first[0] != first[1], "the seed generator did not advance under JAX"
     assert model.predict(ids, verbose=0).shape == (16, 20)
 

@@ -15,17 +15,11 @@ class SampledSigmoidLoss(keras.losses.Loss):
 
     GILE (eq. 17) trains on each document's positive labels plus `k*` negative
     labels drawn from the rest, so a training step costs `O(k*)` label
-    encodings instead of `O(L)`. Here one candidate set is drawn per batch
-    (fixed size `C`, so the step compiles under XLA):
-
-    1. every label that is positive for some document of the batch (never dropped
-       while the batch has at most `max_positives` distinct positive labels);
-    2. `num_negatives` draws from `sampler`'s distribution; the distinct drawn
-       labels that are not batch positives are the negatives (a set, without
-       repeats). Draws are with replacement and repeats are discarded rather
-       than redrawn, so fixed shapes hold and only `num_negatives` random
-       numbers are made per step (with `num_negatives << L` repeats are rare:
-       about `n^2 / 2L` per step for the uniform sampler).
+    encodings instead of `O(L)`. The candidates of a batch (every
+    batch positive plus sampled negatives, fixed size `C` so the step
+    compiles under XLA) come from the loss's `label_sampler`, a
+    `LabelSampler` built from the sampling arguments below (see it for how
+    they are drawn).
 
     Each document is scored on all `C` candidates (`head.score_subset`): its own
     positives are targets 1, every other candidate (including other documents'

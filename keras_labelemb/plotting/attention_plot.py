@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from keras_labelemb.display_text import short_repr, token_text
+
 # Tokens never drawn: `keras_labelemb.text.document_tokens` marks padding between words with "", and
 # "<pad>" is keras_labelemb.text.PAD_TOKEN (not imported: that package needs TensorFlow).
 _PADDING_TOKENS = ("", "<pad>")
@@ -49,19 +51,6 @@ def _require_matplotlib():
     return Figure, FigureCanvasAgg
 
 
-def _short(value, limit=120):
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _token_text(token):
-    if token is None:
-        return ""
-    if isinstance(token, bytes):
-        return token.decode("utf-8", errors="replace")
-    return str(token)
-
-
 def _is_token(value):
     return value is None or isinstance(value, (str, bytes, np.str_, np.bytes_))
 
@@ -70,7 +59,7 @@ def _scores(name, value, ndims):
     try:
         array = np.asarray(value, dtype="float64")
     except (TypeError, ValueError) as error:
-        raise ValueError(f"`{name}` must be an array of numbers. Received: {name}={_short(value)}") from error
+        raise ValueError(f"`{name}` must be an array of numbers. Received: {name}={short_repr(value)}") from error
     if array.ndim not in ndims:
         expected = " or ".join(f"{n}-D" for n in ndims)
         raise ValueError(
@@ -78,27 +67,27 @@ def _scores(name, value, ndims):
             f"Received: {name} with shape {array.shape}"
         )
     if not np.all(np.isfinite(array)):
-        raise ValueError(f"`{name}` must be finite. Received: {name}={_short(array.tolist())}")
+        raise ValueError(f"`{name}` must be finite. Received: {name}={short_repr(array.tolist())}")
     return array
 
 
 def _token_rows(tokens, word_scores):
     """Checks `tokens` against `word_scores`; returns a list of token rows (one per score row)."""
     if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__len__"):
-        raise ValueError(f"`tokens` must be a list of tokens (or of sentences). Received: tokens={_short(tokens)}")
+        raise ValueError(f"`tokens` must be a list of tokens (or of sentences). Received: tokens={short_repr(tokens)}")
     tokens = list(tokens)
     if word_scores.ndim == 1:  # flat: one row
         if not all(_is_token(t) for t in tokens):
             raise ValueError(
                 "`tokens` must be a flat list of str when `word_scores` is 1-D (T,); for a hierarchical "
-                f"document pass (K, T) word scores. Received: tokens={_short(tokens)}"
+                f"document pass (K, T) word scores. Received: tokens={short_repr(tokens)}"
             )
         rows = [tokens]
     else:
         if any(_is_token(s) or not hasattr(s, "__len__") for s in tokens):
             raise ValueError(
                 "`tokens` must be a list of sentences (each a list of str) when `word_scores` is 2-D (K, T). "
-                f"Received: tokens={_short(tokens)}"
+                f"Received: tokens={short_repr(tokens)}"
             )
         rows = [list(s) for s in tokens]
         if len(rows) > word_scores.shape[0]:
@@ -109,15 +98,15 @@ def _token_rows(tokens, word_scores):
     limit = word_scores.shape[-1]
     for index, row in enumerate(rows):
         if not all(_is_token(t) for t in row):
-            raise ValueError(f"`tokens` must hold str tokens. Received: tokens[{index}]={_short(row)}")
+            raise ValueError(f"`tokens` must hold str tokens. Received: tokens[{index}]={short_repr(row)}")
         if len(row) > limit:
             where = "tokens" if word_scores.ndim == 1 else f"tokens[{index}]"
             raise ValueError(
                 f"`{where}` has {len(row)} tokens but `word_scores` has only {limit} positions per "
                 f"{'document' if word_scores.ndim == 1 else 'sentence'} (shape {word_scores.shape}). "
-                f"Received: {where}={_short(row)}"
+                f"Received: {where}={short_repr(row)}"
             )
-    return [[_token_text(t) for t in row] for row in rows]
+    return [[token_text(t) for t in row] for row in rows]
 
 
 def _label_pairs(label_scores, max_labels):
@@ -126,23 +115,23 @@ def _label_pairs(label_scores, max_labels):
     items = label_scores.items() if isinstance(label_scores, Mapping) else label_scores
     if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
         raise ValueError(
-            f"`label_scores` must be a list of (label_name, score) pairs. Received: {_short(label_scores)}"
+            f"`label_scores` must be a list of (label_name, score) pairs. Received: {short_repr(label_scores)}"
         )
     pairs = []
     for item in items:
         if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) != 2:
             raise ValueError(
                 "`label_scores` must be a list of (label_name, score) pairs. "
-                f"Received: label_scores item {_short(item)}"
+                f"Received: label_scores item {short_repr(item)}"
             )
         name, score = item
         if isinstance(score, np.ndarray) and score.size == 1:
             score = score.item()
         if not isinstance(score, numbers.Real) or not np.isfinite(float(score)):
             raise ValueError(
-                f"`label_scores` scores must be finite numbers. Received: label_scores item {_short(item)}"
+                f"`label_scores` scores must be finite numbers. Received: label_scores item {short_repr(item)}"
             )
-        pairs.append((_token_text(name), float(score)))
+        pairs.append((token_text(name), float(score)))
     pairs.sort(key=lambda pair: -pair[1])
     return pairs[:max_labels]
 
@@ -249,7 +238,7 @@ def plot_attention(
     ax.set_ylim(layout.height, 0)
     ax.set_axis_off()
     if title:
-        ax.text(_MARGIN, _MARGIN, _token_text(title), fontsize=13, fontweight="bold", va="top", ha="left",
+        ax.text(_MARGIN, _MARGIN, token_text(title), fontsize=13, fontweight="bold", va="top", ha="left",
                 gid="title", parse_math=False)
     # Words share one colour scale for the document: white = 0, dark = its largest word score.
     vmax = max((word.score for word in layout.words), default=0.0)
@@ -274,7 +263,7 @@ def _checked_inputs(tokens, word_scores, sentence_scores, label_scores, max_labe
         if word_scores.ndim != 2:
             raise ValueError(
                 "`sentence_scores` is only for a hierarchical document (2-D `word_scores` (K, T)); "
-                f"`word_scores` has shape {word_scores.shape}. Received: sentence_scores={_short(sentence_scores)}"
+                f"`word_scores` has shape {word_scores.shape}. Received: sentence_scores={short_repr(sentence_scores)}"
             )
         sentence_scores = _scores("sentence_scores", sentence_scores, ndims=(1,))
         if sentence_scores.shape[0] != word_scores.shape[0]:

@@ -2,21 +2,10 @@
 
 import numpy as np
 
+from keras_labelemb.display_text import short_repr, token_text
+
 # Id 0 is padding everywhere in the library (`keras_labelemb.text.PAD_TOKEN`).
 _PADDING_ID = 0
-
-
-def _short(value, limit=120):
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _token_text(token):
-    if token is None:
-        return ""
-    if isinstance(token, bytes):  # TextVectorization vocabularies may hold bytes
-        return token.decode("utf-8", errors="replace")
-    return str(token)
 
 
 def document_tokens(vectorizer, ids):
@@ -59,13 +48,13 @@ def document_tokens(vectorizer, ids):
     else:
         raise ValueError(
             "`vectorizer` must have a `get_vocabulary()` method or be a list of tokens. "
-            f"Received: vectorizer={_short(vectorizer)}"
+            f"Received: vectorizer={short_repr(vectorizer)}"
         )
-    vocabulary = [_token_text(t) for t in vocabulary]
+    vocabulary = [token_text(t) for t in vocabulary]
     if not vocabulary:
         raise ValueError(
             "`vectorizer` has an empty vocabulary (call `adapt()` or `set_vocabulary()` first). "
-            f"Received: vectorizer={_short(vectorizer)}"
+            f"Received: vectorizer={short_repr(vectorizer)}"
         )
     array = np.asarray(ids)
     if array.ndim not in (1, 2):
