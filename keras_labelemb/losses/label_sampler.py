@@ -51,7 +51,11 @@ class LabelSampler:
             negatives of the batch, scored with gradients stopped).
         label_frequencies: `(L,)` label counts for `sampler="frequency"`.
         frequency_power: exponent applied to the counts (0.75 as word2vec).
-        max_positives: candidate slots for positive labels (see above).
+        max_positives: candidate slots for positive labels: the most distinct
+            positive labels one batch may hold (`batch_size x` the most labels a
+            document has is always enough). `C = min(L, max_positives) +
+            num_negatives`. Positives beyond the slots are dropped for that step
+            and counted in `SampledLabelModel`'s `dropped_positives` log.
         seed: seed of the `keras.random.SeedGenerator` drawing the negatives.
 
     Example:

@@ -34,17 +34,10 @@ class SampledSigmoidLoss(keras.losses.Loss):
     cross-entropy (what `evaluate` reports).
 
     Args:
-        num_negatives: negatives per batch (int), or `None` with `negative_rate`.
-        negative_rate: fraction of the label set sampled as negatives per batch
-            (GILE's BioASQ setting: 0.003); rounded up to at least one label.
-        sampler: `"uniform"` (the paper's), `"frequency"` (proportional to
-            `label_frequencies ** frequency_power`), `"log_uniform"` (Zipfian:
-            label ids assumed sorted by decreasing frequency, as TensorFlow's
-            candidate sampler), or `"hard"` (the `num_negatives` highest-scoring
-            negatives of the batch, scored with gradients stopped: one full
-            forward pass over the labels, but a backward pass over `C` labels only).
-        label_frequencies: `(L,)` label counts for `sampler="frequency"`.
-        frequency_power: exponent applied to the counts (0.75 as word2vec).
+        num_negatives, negative_rate, sampler, label_frequencies,
+        frequency_power, max_positives, seed: the `LabelSampler` that draws
+            the candidates (see it). `sampler="hard"` scores every label
+            forward (gradients stopped) but back-propagates through `C` only.
         weighting: `"mean"` (default; each document's loss is the mean over its
             candidates, as GILE) or `"unbiased"` (each sampled negative weighs
             `1 / P(drawn) = 1 / (1 - (1 - q_j)^n)`, exact for `n` draws with
@@ -54,12 +47,6 @@ class SampledSigmoidLoss(keras.losses.Loss):
             negatives' logits (q the sampler's probability), correcting the bias
             of non-uniform samplers (Bengio & Senecal 2008; Yi et al. 2019).
             Not available for `"hard"`.
-        max_positives: candidate slots for positive labels: the most distinct
-            positive labels one batch may hold (`batch_size x` the most labels a
-            document has is always enough). `C = min(L, max_positives) +
-            num_negatives`. Positives beyond the slots are dropped for that step
-            and counted in `SampledLabelModel`'s `dropped_positives` log.
-        seed: seed of the `keras.random.SeedGenerator` drawing the negatives.
 
     Documented behaviour: a document without positives is trained on its
     negatives only (finite loss); soft targets in `[0, 1]` are used as given.
