@@ -1,4 +1,3 @@
-import doctest
 import os
 import subprocess
 import sys
@@ -163,12 +162,6 @@ def test_the_package_imports_without_matplotlib():
     code = "import sys; sys.modules['matplotlib'] = None; import keras_labelemb, keras_labelemb.plotting"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ))
     assert result.returncode == 0, result.stderr[-2000:]
-
-
-def test_docstring_examples_run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    result = doctest.testmod(attention_plot, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def _chars(text, size=11):
