@@ -33,7 +33,6 @@ the resident memory that building, compiling and 3 training steps add to it
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -97,18 +96,28 @@ def build(args, kind, mode, label_ids):
     keras.utils.set_random_seed(args.seed)
     if kind == "head":
         embedding = keras.layers.Embedding(args.vocabulary, args.embedding_dim, mask_zero=True)
-        model = keras.Sequential([keras.Input((args.units,)),
-                                  GileHead(embedding=embedding, label_ids=label_ids, joint_dim=args.joint_dim)])
+        model = keras.Sequential(
+            [keras.Input((args.units,)), GileHead(embedding=embedding, label_ids=label_ids, joint_dim=args.joint_dim)]
+        )
     else:
-        model = gile_wan(args.vocabulary, label_ids, max_tokens=args.tokens, embedding_dim=args.embedding_dim,
-                         encoder="dense", encoder_units=args.units, head={"joint_dim": args.joint_dim}, dropout=0.0)
+        model = gile_wan(
+            args.vocabulary,
+            label_ids,
+            max_tokens=args.tokens,
+            embedding_dim=args.embedding_dim,
+            encoder="dense",
+            encoder_units=args.units,
+            head={"joint_dim": args.joint_dim},
+            dropout=0.0,
+        )
     if mode == "full":
         trainer = model
         loss = keras.losses.BinaryCrossentropy(from_logits=True)
     else:
         negatives = dict(negative_rate=0.003) if mode == "sampled_0.3%" else dict(num_negatives=256)
-        sampled = SampledSigmoidLoss(max_positives=args.batch_size * args.labels_per_document, seed=args.seed,
-                                     **negatives)
+        sampled = SampledSigmoidLoss(
+            max_positives=args.batch_size * args.labels_per_document, seed=args.seed, **negatives
+        )
         trainer, loss = SampledLabelModel(model, sampled), None
     kwargs = {} if loss is None else {"loss": loss}
     trainer.compile(keras.optimizers.Adam(1e-3), jit_compile=not args.no_jit, **kwargs)
@@ -183,33 +192,45 @@ def summary(results):
             out["speedup_at_26104" + suffix] = rows[26104]["speedup"]["sampled_0.3%"]
         if 1000 in rows and 100000 in rows:
             out["sampled_growth_1k_to_100k" + suffix] = round(
-                rows[100000]["median_seconds"]["sampled_0.3%"] / rows[1000]["median_seconds"]["sampled_0.3%"], 3)
+                rows[100000]["median_seconds"]["sampled_0.3%"] / rows[1000]["median_seconds"]["sampled_0.3%"], 3
+            )
             out["full_growth_1k_to_100k" + suffix] = round(
-                rows[100000]["median_seconds"]["full"] / rows[1000]["median_seconds"]["full"], 3)
+                rows[100000]["median_seconds"]["full"] / rows[1000]["median_seconds"]["full"], 3
+            )
     return out
 
 
-TITLES = {"head": "Output layer alone (GileHead on synthetic document vectors)",
-          "wan": "End to end (300-token documents, WAN encoder, same head)"}
+TITLES = {
+    "head": "Output layer alone (GileHead on synthetic document vectors)",
+    "wan": "End to end (300-token documents, WAN encoder, same head)",
+}
 
 
 def table(results):
-    return "\n\n".join(f"{TITLES[kind]}, {results['mode']}:\n\n" + kind_table(results, kind)
-                       for kind in TITLES if results.get(kind))
+    return "\n\n".join(
+        f"{TITLES[kind]}, {results['mode']}:\n\n" + kind_table(results, kind) for kind in TITLES if results.get(kind)
+    )
 
 
 def kind_table(results, kind):
-    lines = ["| labels | candidates 0.3% / 256 | full step | sampled 0.3% | sampled 256 | speed-up 0.3% | speed-up 256 "
-             "| added peak RSS MB full / 0.3% / 256 |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| labels | candidates 0.3% / 256 | full step | sampled 0.3% | sampled 256 | speed-up 0.3% | speed-up 256 "
+        "| added peak RSS MB full / 0.3% / 256 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for labels, r in sorted(results.get(kind, {}).items(), key=lambda kv: int(kv[0])):
         t, s, m = r["median_seconds"], r["speedup"], r.get("peak_rss_mb", {})
         memory = " / ".join(f"{m[k]:.0f}" if isinstance(m.get(k), (int, float)) else "-" for k in MODES)
-        lines.append(f"| {int(labels):,} | {r['candidates']['sampled_0.3%']} / {r['candidates']['sampled_256']} "
-                     f"| {t['full']:.3f} s | {t['sampled_0.3%']:.3f} s | {t['sampled_256']:.3f} s "
-                     f"| {s['sampled_0.3%']:.1f}x | {s['sampled_256']:.1f}x | {memory} |")
+        lines.append(
+            f"| {int(labels):,} | {r['candidates']['sampled_0.3%']} / {r['candidates']['sampled_256']} "
+            f"| {t['full']:.3f} s | {t['sampled_0.3%']:.3f} s | {t['sampled_256']:.3f} s "
+            f"| {s['sampled_0.3%']:.1f}x | {s['sampled_256']:.1f}x | {memory} |"
+        )
     if any("peak_rss_mb" in r for r in results.get(kind, {}).values()):
-        lines.append("\nPeak RSS: resident memory added by building, compiling and running 3 training steps "
-                     "(fresh process per cell, sampled every 2 ms).")
+        lines.append(
+            "\nPeak RSS: resident memory added by building, compiling and running 3 training steps "
+            "(fresh process per cell, sampled every 2 ms)."
+        )
     return "\n".join(lines)
 
 
@@ -223,8 +244,20 @@ def main(argv=None):
     start = time.time()
     kinds = args.models.split(",")
     results = {"mode": "XLA (jit_compile=True)" if not args.no_jit else "graph (jit_compile=False)"}
-    report = lambda: write_report(args.output, "label_scaling (synthetic, BioASQ-like)", "label_scaling.py", args, argv,  # noqa: E731
-                                  results, summary(results), table(results), start)
+
+    def report():
+        return write_report(
+            args.output,
+            "label_scaling (synthetic, BioASQ-like)",
+            "label_scaling.py",
+            args,
+            argv,
+            results,
+            summary(results),
+            table(results),
+            start,
+        )
+
     for kind in kinds:
         results[kind] = {}
         for num_labels in [int(v) for v in args.labels.split(",")]:
@@ -257,8 +290,9 @@ def main(argv=None):
         kind = kinds[0]
         print(f"\n== peak memory, {kind} (one subprocess per configuration) ==", flush=True)
         for labels, row in results[kind].items():
-            row["peak_rss_mb"] = {mode: measure_memory(args, argv, kind, int(labels), mode).get("peak_rss_mb", "error")
-                                  for mode in MODES}
+            row["peak_rss_mb"] = {
+                mode: measure_memory(args, argv, kind, int(labels), mode).get("peak_rss_mb", "error") for mode in MODES
+            }
             print(labels, row["peak_rss_mb"], flush=True)
             report()
     report()

@@ -83,9 +83,15 @@ CONFIGS = {
     "drill_k4_standard_dropout": ("drill", {"depth": 4, "dropout_type": "standard"}),
 }
 LABELS = {
-    "full": "Full softmax", "tied": "Weight tying [PW17]", "bilinear": "Bilinear map. [G18]",
-    "dual": "Dual nonlinear map. [PH18]", "drill_k1": "DRILL 1-layer", "drill_k2": "DRILL 2-layers",
-    "drill_k3": "DRILL 3-layers", "drill_k4": "DRILL 4-layers", "drill_k4_residual_prev": "+ residuals between layers",
+    "full": "Full softmax",
+    "tied": "Weight tying [PW17]",
+    "bilinear": "Bilinear map. [G18]",
+    "dual": "Dual nonlinear map. [PH18]",
+    "drill_k1": "DRILL 1-layer",
+    "drill_k2": "DRILL 2-layers",
+    "drill_k3": "DRILL 3-layers",
+    "drill_k4": "DRILL 4-layers",
+    "drill_k4_residual_prev": "+ residuals between layers",
     "drill_k4_standard_dropout": "- no variational dropout",
 }
 BASELINES = ("full", "tied", "bilinear", "dual")
@@ -111,9 +117,13 @@ def parse_args(argv=None):
     p.add_argument("--learning-rate", type=float, default=None, help="default: 20 (sgd), 2e-3 (adam)")
     p.add_argument("--clipnorm", type=float, default=0.25, help="global gradient-norm clipping")
     p.add_argument("--no-jit", dest="jit", action="store_false", help="TensorFlow graph mode instead of XLA")
-    p.add_argument("--wikitext-epochs", type=float, default=None,
-                   help="WikiText-2 training length in epochs (< 1: that fraction of one epoch); "
-                        "default: as many steps as one PTB epoch")
+    p.add_argument(
+        "--wikitext-epochs",
+        type=float,
+        default=None,
+        help="WikiText-2 training length in epochs (< 1: that fraction of one epoch); "
+        "default: as many steps as one PTB epoch",
+    )
     p.add_argument("--wikitext-depth", type=int, default=None, help="default: best PTB depth of this run, else 4")
     p.add_argument("--max-steps", type=int, default=None, help="cap on training steps per epoch")
     p.add_argument("--max-eval-batches", type=int, default=None, help="cap on evaluation batches per split")
@@ -121,8 +131,11 @@ def parse_args(argv=None):
     p.add_argument("--timing-steps", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quick", action="store_true", help="tiny sizes and a few steps, to check the script")
-    p.add_argument("--output", default=None, help="default: benchmarks/results/language_model.json "
-                                                  "(with --quick: /tmp/language_model_quick.json)")
+    p.add_argument(
+        "--output",
+        default=None,
+        help="default: benchmarks/results/language_model.json (with --quick: /tmp/language_model_quick.json)",
+    )
     args = p.parse_args(argv)
     unknown = set(args.configs.split(",")) - set(CONFIGS)
     if unknown:
@@ -163,17 +176,27 @@ def build(args, vocabulary_size, name, batch_size):
         spec = {"dropout": args.head_dropout, "activation": args.head_activation, **spec}
     keras.utils.set_random_seed(args.seed)  # the same initial encoder for every output layer
     return drill_lm(
-        vocabulary_size, batch_size=batch_size, bptt=args.bptt, units=args.units, num_layers=args.layers,
-        embedding_dim=args.embedding_dim, dropout=args.dropout, head=spec, name=name,
+        vocabulary_size,
+        batch_size=batch_size,
+        bptt=args.bptt,
+        units=args.units,
+        num_layers=args.layers,
+        embedding_dim=args.embedding_dim,
+        dropout=args.dropout,
+        head=spec,
+        name=name,
     )
 
 
 def compile_model(model, args, total_steps):
     schedule = keras.optimizers.schedules.CosineDecay(args.learning_rate, decay_steps=max(1, total_steps), alpha=0.1)
     optimizer = keras.optimizers.SGD if args.optimizer == "sgd" else keras.optimizers.Adam
-    model.compile(optimizer(schedule, global_clipnorm=args.clipnorm),
-                  keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=[Perplexity()],
-                  jit_compile=args.jit)
+    model.compile(
+        optimizer(schedule, global_clipnorm=args.clipnorm),
+        keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=[Perplexity()],
+        jit_compile=args.jit,
+    )
 
 
 def head_parameters(model):
@@ -213,13 +236,18 @@ def train(args, data, name, epochs, steps_per_epoch):
     test_ce, test_targets = token_cross_entropy(evaluator, data, "test", args)
     steady = [s for s in timer.seconds[1:]] or [timer.seconds[0] - (timer.first_batch or 0.0)]
     result = {
-        "val_ppl": round(float(np.exp(val_ce.mean())), 3), "test_ppl": round(float(np.exp(test_ce.mean())), 3),
+        "val_ppl": round(float(np.exp(val_ce.mean())), 3),
+        "test_ppl": round(float(np.exp(test_ce.mean())), 3),
         "train_ppl_last_epoch": round(float(history["perplexity"][-1]), 3),
-        "parameters": int(model.count_params()), "head_parameters": head_parameters(model),
-        "train_seconds": round(train_seconds, 1), "epoch_seconds": [round(s, 1) for s in timer.seconds],
+        "parameters": int(model.count_params()),
+        "head_parameters": head_parameters(model),
+        "train_seconds": round(train_seconds, 1),
+        "epoch_seconds": [round(s, 1) for s in timer.seconds],
         "first_batch_seconds": round(timer.first_batch or 0.0, 1),
-        "seconds_per_epoch": round(float(np.median(steady)), 1), "steps": epochs * steps_per_epoch,
-        "val_tokens": int(val_ce.size), "test_tokens": int(test_ce.size),
+        "seconds_per_epoch": round(float(np.median(steady)), 1),
+        "steps": epochs * steps_per_epoch,
+        "val_tokens": int(val_ce.size),
+        "test_tokens": int(test_ce.size),
     }
     return result, model, (test_ce, test_targets)
 
@@ -237,8 +265,10 @@ def run_ptb(args, data, results, state, report):
         result, model, test = train(args, data, name, args.epochs, steps)
         results["ptb"][name] = result
         state["models"][name], state["test_ce"][name] = model, test
-        print(json.dumps({k: result[k] for k in ("val_ppl", "test_ppl", "seconds_per_epoch", "head_parameters")}),
-              flush=True)
+        print(
+            json.dumps({k: result[k] for k in ("val_ppl", "test_ppl", "seconds_per_epoch", "head_parameters")}),
+            flush=True,
+        )
         report()
 
 
@@ -262,10 +292,12 @@ def run_timing(args, data, results, state):
                 model.train_on_batch(x, y)
             times[name].append((time.perf_counter() - start) / args.timing_steps)
     step = {name: float(np.median(t)) for name, t in times.items()}
-    timing = {"step_seconds": {k: round(v, 5) for k, v in step.items()},
-              "mode": "jit_compile=True (XLA)" if args.jit else "TensorFlow graph mode (no XLA)",
-              "note": f"CPU, {args.timing_rounds} rounds x {args.timing_steps} steps round-robin on one batch, median; "
-                      "every configuration runs the same steps per epoch, so the step-time ratio is the epoch-time ratio"}
+    timing = {
+        "step_seconds": {k: round(v, 5) for k, v in step.items()},
+        "mode": "jit_compile=True (XLA)" if args.jit else "TensorFlow graph mode (no XLA)",
+        "note": f"CPU, {args.timing_rounds} rounds x {args.timing_steps} steps round-robin on one batch, median; "
+        "every configuration runs the same steps per epoch, so the step-time ratio is the epoch-time ratio",
+    }
     if "tied" in step:
         timing["ratio_to_tied"] = {k: round(v / step["tied"], 3) for k, v in step.items()}
     results["timing"] = timing
@@ -285,8 +317,13 @@ def frequency_bands(args, data, results, state):
     for low, high in BANDS:
         in_band = (target_counts >= low) & (True if high is None else target_counts <= high)
         types = int(((counts >= low) & (True if high is None else counts <= high)).sum())
-        band = {"band": f"{low}-{high}" if high else f">{low - 1}", "word_types": types,
-                "test_tokens": int(in_band.sum()), "mean_ce": {}, "relative_difference_pct": {}}
+        band = {
+            "band": f"{low}-{high}" if high else f">{low - 1}",
+            "word_types": types,
+            "test_tokens": int(in_band.sum()),
+            "mean_ce": {},
+            "relative_difference_pct": {},
+        }
         for name, (ce, _) in state["test_ce"].items():
             if in_band.any():
                 band["mean_ce"][name] = round(float(ce[in_band].mean()), 4)
@@ -295,9 +332,12 @@ def frequency_bands(args, data, results, state):
                 b, d = band["mean_ce"][name], band["mean_ce"][best]
                 band["relative_difference_pct"][name] = round(100.0 * (b - d) / b, 2)
         bands.append(band)
-    results["bands"] = {"drill": best, "bands": bands,
-                        "note": "bands of training-set counts of the target word; difference = "
-                                "100 * (CE_baseline - CE_drill) / CE_baseline over the test tokens of the band"}
+    results["bands"] = {
+        "drill": best,
+        "bands": bands,
+        "note": "bands of training-set counts of the target word; difference = "
+        "100 * (CE_baseline - CE_drill) / CE_baseline over the test tokens of the band",
+    }
     print(json.dumps(results["bands"]), flush=True)
 
 
@@ -341,9 +381,13 @@ def run_wikitext2(args, results, report):
         ptb = results.get("ptb", {})
         drills = [k for k in (1, 2, 3, 4) if f"drill_k{k}" in ptb]
         depth = min(drills, key=lambda k: ptb[f"drill_k{k}"]["val_ppl"]) if drills else 4
-    results["wikitext2"] = {"vocabulary_size": data.vocabulary_size, "train_tokens": int(len(data.train)),
-                            "epochs": round(epochs * steps / per_epoch, 3), "steps": epochs * steps,
-                            "drill_depth": depth}
+    results["wikitext2"] = {
+        "vocabulary_size": data.vocabulary_size,
+        "train_tokens": int(len(data.train)),
+        "epochs": round(epochs * steps / per_epoch, 3),
+        "steps": epochs * steps,
+        "drill_depth": depth,
+    }
     for name in ("tied", f"drill_k{depth}"):
         print(f"\n== WikiText-2: {name} ==", flush=True)
         result, _, _ = train(args, data, name, epochs, steps)
@@ -367,40 +411,61 @@ def table(args, results):
     lines = [
         f"Encoder: {args.layers}-layer LSTM, {args.units} units, embedding {args.embedding_dim or args.units}, "
         f"batch {args.batch_size} x bptt {args.bptt}, dropout {args.dropout}, {args.epochs} epoch(s) on PTB, "
-        f"{args.optimizer.upper()} {args.learning_rate:g} cosine to 10%, clipnorm {args.clipnorm:g}; DRILL: {args.head_activation}, residual to E, "
-        f"dropout {args.head_dropout} between layers.", "",
+        f"{args.optimizer.upper()} {args.learning_rate:g} cosine to 10%, clipnorm {args.clipnorm:g}; "
+        f"DRILL: {args.head_activation}, residual to E, "
+        f"dropout {args.head_dropout} between layers.",
+        "",
     ]
     ptb, ratio = results.get("ptb", {}), results.get("timing", {}).get("ratio_to_tied", {})
     if ptb:
-        lines += ["Penn Treebank (DRILL Table 4 layout)", "",
-                  "| output layer | #param (all) | #param (head) | validation ppl | test ppl | s/epoch (fit) "
-                  "| step time / tied |", "|---|---|---|---|---|---|---|"]
+        lines += [
+            "Penn Treebank (DRILL Table 4 layout)",
+            "",
+            "| output layer | #param (all) | #param (head) | validation ppl | test ppl | s/epoch (fit) "
+            "| step time / tied |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for name in CONFIGS:
             if name in ptb:
                 r = ptb[name]
                 rt = f"{ratio[name]:.2f}" if name in ratio else "-"
-                lines.append(f"| {LABELS[name]} | {r['parameters']:,} | {r['head_parameters']:,} | {r['val_ppl']:.2f} "
-                             f"| {r['test_ppl']:.2f} | {r['seconds_per_epoch']:.0f} | {rt} |")
+                lines.append(
+                    f"| {LABELS[name]} | {r['parameters']:,} | {r['head_parameters']:,} | {r['val_ppl']:.2f} "
+                    f"| {r['test_ppl']:.2f} | {r['seconds_per_epoch']:.0f} | {rt} |"
+                )
         if "timing" in results:
             lines += ["", f"Step times: {results['timing']['note']}; {results['timing']['mode']}."]
     if "bands" in results:
         b = results["bands"]
-        lines += ["", f"Frequency bands (PTB test; DRILL = {LABELS[b['drill']]}, the best DRILL depth on validation): "
-                  "relative cross-entropy difference (%) = 100 (CE_B - CE_DRILL) / CE_B, positive when DRILL is better", "",
-                  "| band (training count) | word types | test tokens | " + " | ".join(LABELS[n] for n in BASELINES) + " |",
-                  "|---|---|---|" + "---|" * len(BASELINES)]
+        lines += [
+            "",
+            f"Frequency bands (PTB test; DRILL = {LABELS[b['drill']]}, the best DRILL depth on validation): "
+            "relative cross-entropy difference (%) = 100 (CE_B - CE_DRILL) / CE_B, positive when DRILL is better",
+            "",
+            "| band (training count) | word types | test tokens | " + " | ".join(LABELS[n] for n in BASELINES) + " |",
+            "|---|---|---|" + "---|" * len(BASELINES),
+        ]
         for band in b["bands"]:
-            diffs = " | ".join(f"{band['relative_difference_pct'][n]:+.2f}" if n in band["relative_difference_pct"]
-                               else "-" for n in BASELINES)
+            diffs = " | ".join(
+                f"{band['relative_difference_pct'][n]:+.2f}" if n in band["relative_difference_pct"] else "-"
+                for n in BASELINES
+            )
             lines.append(f"| {band['band']} | {band['word_types']:,} | {band['test_tokens']:,} | {diffs} |")
     wt = results.get("wikitext2")
     if wt:
-        lines += ["", f"WikiText-2 ({wt['vocabulary_size']:,} words), {wt['steps']} steps ({wt['epochs']} epochs), "
-                  "same encoder", "", "| output layer | validation ppl | test ppl | s/epoch (fit) |", "|---|---|---|---|"]
+        lines += [
+            "",
+            f"WikiText-2 ({wt['vocabulary_size']:,} words), {wt['steps']} steps ({wt['epochs']} epochs), same encoder",
+            "",
+            "| output layer | validation ppl | test ppl | s/epoch (fit) |",
+            "|---|---|---|---|",
+        ]
         for name in ("tied", f"drill_k{wt['drill_depth']}"):
             if name in wt:
                 r = wt[name]
-                lines.append(f"| {LABELS[name]} | {r['val_ppl']:.2f} | {r['test_ppl']:.2f} | {r['seconds_per_epoch']:.0f} |")
+                lines.append(
+                    f"| {LABELS[name]} | {r['val_ppl']:.2f} | {r['test_ppl']:.2f} | {r['seconds_per_epoch']:.0f} |"
+                )
     return "\n".join(lines)
 
 
@@ -413,15 +478,25 @@ def main(argv=None):
     png = os.path.splitext(args.output)[0] + "_bands.png"
 
     def report():
-        write_report(args.output, "language modelling output layers (DRILL Table 4, Fig. 3)", "language_model.py",
-                     args, argv, results, summary(results),
-                     table(args, results) + (f"\n\n![frequency bands]({os.path.basename(png)})" if "bands" in results
-                                             else ""), start)
+        write_report(
+            args.output,
+            "language modelling output layers (DRILL Table 4, Fig. 3)",
+            "language_model.py",
+            args,
+            argv,
+            results,
+            summary(results),
+            table(args, results) + (f"\n\n![frequency bands]({os.path.basename(png)})" if "bands" in results else ""),
+            start,
+        )
 
     ptb = load_ptb() if parts & {"ptb", "timing", "bands"} else None
     if ptb is not None:
-        results["ptb_data"] = {"vocabulary_size": ptb.vocabulary_size, "train_tokens": int(len(ptb.train)),
-                               "steps_per_epoch": steps_per_epoch(args, ptb)}
+        results["ptb_data"] = {
+            "vocabulary_size": ptb.vocabulary_size,
+            "train_tokens": int(len(ptb.train)),
+            "steps_per_epoch": steps_per_epoch(args, ptb),
+        }
     if "ptb" in parts:
         run_ptb(args, ptb, results, state, report)
     if "timing" in parts:
@@ -436,8 +511,11 @@ def main(argv=None):
     if "wikitext2" in parts:
         run_wikitext2(args, results, report)
     report()
-    print("\n" + table(args, results) + f"\n\n{json.dumps(summary(results))}\nWall time {time.time() - start:.0f} s. "
-          f"Results: {args.output}", flush=True)
+    print(
+        "\n" + table(args, results) + f"\n\n{json.dumps(summary(results))}\nWall time {time.time() - start:.0f} s. "
+        f"Results: {args.output}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -73,8 +73,8 @@ from keras import ops  # noqa: E402
 from keras_labelemb.datasets import load_newsgroups  # noqa: E402
 from keras_labelemb.layers import RegionLSTM, RegionPooling  # noqa: E402
 from keras_labelemb.models import oh_2lstmp  # noqa: E402
-from keras_labelemb.training import train_tv_embeddings  # noqa: E402
 from keras_labelemb.text import TextVectorizer  # noqa: E402
+from keras_labelemb.training import train_tv_embeddings  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"
 PARTS = ("svm", "supervised", "tv", "full", "speed")
@@ -98,29 +98,46 @@ def parse_args(argv=None):
     p.add_argument("--batch-size", type=int, default=50)
     p.add_argument("--eval-batch-size", type=int, default=250)
     p.add_argument("--learning-rate", type=float, default=5e-3)
-    p.add_argument("--schedule", default="constant", choices=("constant", "cosine"),
-                   help="learning rate over training: constant, or cosine decay to 0 at the last epoch")
+    p.add_argument(
+        "--schedule",
+        default="constant",
+        choices=("constant", "cosine"),
+        help="learning rate over training: constant, or cosine decay to 0 at the last epoch",
+    )
     p.add_argument("--tv-learning-rate", type=float, default=1e-3)
     p.add_argument("--optimizer", default="adam", choices=("adam", "rmsprop"))
     p.add_argument("--loss", default="crossentropy", choices=("crossentropy", "square"))
     p.add_argument("--full-gates-direction", default="forward", choices=("forward", "bidirectional"))
     p.add_argument("--window", type=int, default=5, help="tv-embeddings: next/previous words predicted")
     p.add_argument("--num-negatives", type=int, default=2000, help="tv-embeddings: sampled zero targets per batch")
-    p.add_argument("--negative-weight", type=float, default=None,
-                   help="tv-embeddings: weight of each sampled zero target (default 100 / --num-negatives: the "
-                        "same expected objective as 100 zeros of weight 1, with less variance)")
+    p.add_argument(
+        "--negative-weight",
+        type=float,
+        default=None,
+        help="tv-embeddings: weight of each sampled zero target (default 100 / --num-negatives: the "
+        "same expected objective as 100 zeros of weight 1, with less variance)",
+    )
     p.add_argument("--tv-targets", type=int, default=30000, help="tv-embeddings: target vocabulary size")
     p.add_argument("--jit-compile", default="true", choices=("true", "false"), help="mode the models train in")
     p.add_argument("--speed-steps", type=int, default=4, help="timed training steps per configuration and round")
     p.add_argument("--speed-rounds", type=int, default=3, help="round-robin timing rounds (median reported)")
     p.add_argument("--speed-modes", default="xla,graph")
-    p.add_argument("--speed-units", default=None,
-                   help="comma-separated units per direction to time (default: --units; paper Table 1: 500)")
-    p.add_argument("--embedding-dim", type=int, default=None, help="embedding of the Keras-LSTM baseline (default: units)")
+    p.add_argument(
+        "--speed-units",
+        default=None,
+        help="comma-separated units per direction to time (default: --units; paper Table 1: 500)",
+    )
+    p.add_argument(
+        "--embedding-dim", type=int, default=None, help="embedding of the Keras-LSTM baseline (default: units)"
+    )
     p.add_argument("--svm-c", default="0.1,0.3,1.0", help="C values tried on the validation split")
-    p.add_argument("--headers", default="removed", choices=("removed", "subject", "kept"),
-                   help="message headers: removed; only the subject line kept in front of the body (Cachopo's "
-                        "copy, which Johnson & Zhang used); or all kept (they leak the group)")
+    p.add_argument(
+        "--headers",
+        default="removed",
+        choices=("removed", "subject", "kept"),
+        help="message headers: removed; only the subject line kept in front of the body (Cachopo's "
+        "copy, which Johnson & Zhang used); or all kept (they leak the group)",
+    )
     p.add_argument("--validation-fraction", type=float, default=0.1)
     p.add_argument("--max-train", type=int, default=None, help="use only this many training documents")
     p.add_argument("--max-test", type=int, default=None, help="use only this many test documents")
@@ -145,19 +162,24 @@ class Setup:
 
     def __init__(self, args):
         self.args = args
-        data = load_newsgroups(args.data_dir, remove_headers=args.headers != "kept",
-                               keep_subject=args.headers == "subject")
+        data = load_newsgroups(
+            args.data_dir, remove_headers=args.headers != "kept", keep_subject=args.headers == "subject"
+        )
         rng = np.random.default_rng(args.seed)
         if args.max_train and args.max_train < len(data.train_texts):
             keep = np.sort(rng.choice(len(data.train_texts), args.max_train, replace=False))
-            data = data.replace(train_texts=[data.train_texts[i] for i in keep],
-                                train_labels=[data.train_labels[i] for i in keep],
-                                train_ids=[data.train_ids[i] for i in keep])
+            data = data.replace(
+                train_texts=[data.train_texts[i] for i in keep],
+                train_labels=[data.train_labels[i] for i in keep],
+                train_ids=[data.train_ids[i] for i in keep],
+            )
         if args.max_test and args.max_test < len(data.test_texts):
             keep = np.sort(rng.choice(len(data.test_texts), args.max_test, replace=False))
-            data = data.replace(test_texts=[data.test_texts[i] for i in keep],
-                                test_labels=[data.test_labels[i] for i in keep],
-                                test_ids=[data.test_ids[i] for i in keep])
+            data = data.replace(
+                test_texts=[data.test_texts[i] for i in keep],
+                test_labels=[data.test_labels[i] for i in keep],
+                test_ids=[data.test_ids[i] for i in keep],
+            )
         self.all_train_texts = list(data.train_texts)  # the unlabeled text of the tv-embeddings
         self.data = data.validation_split(args.validation_fraction, seed=args.seed)
         start = time.time()
@@ -168,8 +190,10 @@ class Setup:
         self.y = {split: self.data.multi_hot(split) for split in ("train", "val", "test")}
         lengths = (self.ids["train"] != 0).sum(axis=1)
         self.info = {
-            "train_documents": len(self.data.train_texts), "validation_documents": len(self.data.val_texts),
-            "test_documents": len(self.data.test_texts), "vocabulary_size": self.vectorizer.vocabulary_size,
+            "train_documents": len(self.data.train_texts),
+            "validation_documents": len(self.data.val_texts),
+            "test_documents": len(self.data.test_texts),
+            "vocabulary_size": self.vectorizer.vocabulary_size,
             "headers": args.headers,
             "mean_tokens_after_truncation": round(float(lengths.mean()), 1),
             "truncated_documents_fraction": round(float((lengths == args.max_length).mean()), 3),
@@ -178,8 +202,10 @@ class Setup:
         print(self.info, flush=True)
 
     def _encode(self, texts, batch=2048):
-        parts = [self.vectorizer(tf.constant(texts[i:i + batch], dtype=tf.string)).numpy()
-                 for i in range(0, len(texts), batch)]
+        parts = [
+            self.vectorizer(tf.constant(texts[i : i + batch], dtype=tf.string)).numpy()
+            for i in range(0, len(texts), batch)
+        ]
         return np.concatenate(parts).astype("int32")
 
 
@@ -207,8 +233,11 @@ def run_svm(setup, results):
         best_c = min(by_c, key=lambda c: (by_c[c][0], c))
         error = float((by_c[best_c][1].predict(x_test) != y_test).mean())
         results["svm"][name] = {
-            "error": error, "C": best_c, "val_error_by_C": {str(c): v[0] for c, v in by_c.items()},
-            "features": int(x_train.shape[1]), "seconds": round(time.time() - start, 1),
+            "error": error,
+            "C": best_c,
+            "val_error_by_C": {str(c): v[0] for c, v in by_c.items()},
+            "features": int(x_train.shape[1]),
+            "seconds": round(time.time() - start, 1),
             "tokenizer": "scikit-learn default (lower-cased), min_df=%d, sublinear tf, l2" % min_df,
         }
         print(results["svm"][name], flush=True)
@@ -236,9 +265,16 @@ def loss(args):
 def build(setup, gates="no_io", direction="bidirectional", side_encoders=None, chop_size="default"):
     a = setup.args
     return oh_2lstmp(
-        setup.vectorizer.vocabulary_size, num_labels=setup.data.num_labels, max_tokens=a.max_length,
-        units=a.units, gates=gates, direction=direction, pooling=a.pooling, num_regions=a.num_regions,
-        chop_size=a.chop_size if chop_size == "default" else chop_size, dropout=a.dropout,
+        setup.vectorizer.vocabulary_size,
+        num_labels=setup.data.num_labels,
+        max_tokens=a.max_length,
+        units=a.units,
+        gates=gates,
+        direction=direction,
+        pooling=a.pooling,
+        num_regions=a.num_regions,
+        chop_size=a.chop_size if chop_size == "default" else chop_size,
+        dropout=a.dropout,
         side_encoders=side_encoders,
     )
 
@@ -276,14 +312,24 @@ def train(setup, name, gates="no_io", direction="bidirectional", side_encoders=N
     keras.utils.set_random_seed(a.seed)
     model = build(setup, gates, direction, side_encoders)
     steps = a.epochs * (len(setup.ids["train"]) // a.batch_size)
-    model.compile(optimizer(a, steps), loss(a), weighted_metrics=[keras.metrics.CategoricalAccuracy(name="accuracy")],
-                  jit_compile=a.jit_compile == "true")
-    best = keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=a.epochs,
-                                         restore_best_weights=True)
+    model.compile(
+        optimizer(a, steps),
+        loss(a),
+        weighted_metrics=[keras.metrics.CategoricalAccuracy(name="accuracy")],
+        jit_compile=a.jit_compile == "true",
+    )
+    best = keras.callbacks.EarlyStopping(
+        monitor="val_accuracy", mode="max", patience=a.epochs, restore_best_weights=True
+    )
     start = time.time()
-    history = model.fit(training_batches(setup), epochs=a.epochs, callbacks=[best], verbose=2,
-                        validation_data=pad_to_batches(setup.ids["val"], setup.y["val"], a.eval_batch_size),
-                        validation_batch_size=a.eval_batch_size)
+    history = model.fit(
+        training_batches(setup),
+        epochs=a.epochs,
+        callbacks=[best],
+        verbose=2,
+        validation_data=pad_to_batches(setup.ids["val"], setup.y["val"], a.eval_batch_size),
+        validation_batch_size=a.eval_batch_size,
+    )
     train_seconds = time.time() - start
     start = time.time()
     logits = predict(model, setup.ids["test"], a.eval_batch_size)
@@ -299,7 +345,10 @@ def train(setup, name, gates="no_io", direction="bidirectional", side_encoders=N
         "test_predict_seconds": round(time.time() - start, 1),
         "parameters": int(model.count_params()),
         "trainable_parameters": int(sum(np.prod(w.shape) for w in model.trainable_weights)),
-        "gates": gates, "direction": direction, "units": a.units, "chop_size": a.chop_size,
+        "gates": gates,
+        "direction": direction,
+        "units": a.units,
+        "chop_size": a.chop_size,
     }
     info.update(extra or {})
     print(info, flush=True)
@@ -325,21 +374,34 @@ def run_tv(setup, results):
     unlabeled = setup.unlabeled_ids[order[: len(order) - len(order) % a.batch_size]]
     negative_weight = a.negative_weight or 100.0 / a.num_negatives
     tv = train_tv_embeddings(
-        unlabeled, setup.vectorizer.get_vocabulary(), units=a.tv_units, direction="bidirectional",
-        window=a.window, max_targets=a.tv_targets, num_negatives=a.num_negatives,
-        negative_weight=negative_weight, chop_size=a.chop_size,
-        epochs=a.tv_epochs, batch_size=a.batch_size, optimizer=keras.optimizers.Adam(a.tv_learning_rate),
-        jit_compile=a.jit_compile == "true", seed=a.seed,
+        unlabeled,
+        setup.vectorizer.get_vocabulary(),
+        units=a.tv_units,
+        direction="bidirectional",
+        window=a.window,
+        max_targets=a.tv_targets,
+        num_negatives=a.num_negatives,
+        negative_weight=negative_weight,
+        chop_size=a.chop_size,
+        epochs=a.tv_epochs,
+        batch_size=a.batch_size,
+        optimizer=keras.optimizers.Adam(a.tv_learning_rate),
+        jit_compile=a.jit_compile == "true",
+        seed=a.seed,
     )
     tv_info = {
-        "unlabeled_documents": int(len(unlabeled)), "units_per_direction": a.tv_units,
-        "window": a.window, "target_vocabulary": int(tv.num_targets), "num_negatives": a.num_negatives,
+        "unlabeled_documents": int(len(unlabeled)),
+        "units_per_direction": a.tv_units,
+        "window": a.window,
+        "target_vocabulary": int(tv.num_targets),
+        "num_negatives": a.num_negatives,
         "negative_weight": negative_weight,
-        "epochs": a.tv_epochs, "loss_curve": [round(v, 4) for v in tv.history.history["loss"]],
+        "epochs": a.tv_epochs,
+        "loss_curve": [round(v, 4) for v in tv.history.history["loss"]],
         "context_free_loss": round(tv.context_free_loss, 4),  # the start: best scores ignoring the context
         "train_seconds": round(time.time() - start, 1),
         "note": "20NG has no separate unlabeled data: the tv-embeddings read the training documents "
-                "(train and validation split) without their labels.",
+        "(train and validation split) without their labels.",
     }
     print(tv_info, flush=True)
     results["tv_embeddings"] = tv_info
@@ -377,10 +439,20 @@ def speed_model(setup, kind, chop_size, units):
         steps = ChoppedEmbeddingLSTM(vocabulary, a.embedding_dim or units, units, chop_size)(ids)
         pooled = RegionPooling(a.num_regions, a.pooling)(steps, mask=ops.not_equal(ids, 0))
     else:
-        gates, direction = {"no_io": ("no_io", "bidirectional"), "full": ("full", "bidirectional"),
-                            "onehot_forward": ("full", "forward")}[kind]
-        pooled = RegionLSTM(units, vocabulary, gates=gates, direction=direction, pooling=a.pooling,
-                            num_regions=a.num_regions, chop_size=chop_size)(ids)
+        gates, direction = {
+            "no_io": ("no_io", "bidirectional"),
+            "full": ("full", "bidirectional"),
+            "onehot_forward": ("full", "forward"),
+        }[kind]
+        pooled = RegionLSTM(
+            units,
+            vocabulary,
+            gates=gates,
+            direction=direction,
+            pooling=a.pooling,
+            num_regions=a.num_regions,
+            chop_size=chop_size,
+        )(ids)
     logits = keras.layers.Dense(setup.data.num_labels)(keras.layers.Dropout(a.dropout)(pooled))
     return keras.Model(ids, logits)
 
@@ -410,20 +482,24 @@ def time_configs(setup, configs, jit, units):
         model.compile(optimizer(a), loss(a), jit_compile=jit)
         start = time.perf_counter()
         model.fit(x[: 2 * a.batch_size], y[: 2 * a.batch_size], batch_size=a.batch_size, verbose=0)  # compile
-        print(f"  {units} units, {name:22s} {'xla' if jit else 'graph'}: warm-up {time.perf_counter() - start:.1f} s",
-              flush=True)
+        print(
+            f"  {units} units, {name:22s} {'xla' if jit else 'graph'}: warm-up {time.perf_counter() - start:.1f} s",
+            flush=True,
+        )
         models[name] = model
     wall = {name: [] for name in configs}
     cpu = {name: [] for name in configs}
     names = list(configs)
     for r in range(a.speed_rounds):
-        for name in names[r % len(names):] + names[: r % len(names)]:
+        for name in names[r % len(names) :] + names[: r % len(names)]:
             start, start_cpu = time.perf_counter(), time.process_time()
-            models[name].fit(x[2 * a.batch_size:], y[2 * a.batch_size:], batch_size=a.batch_size, verbose=0)
+            models[name].fit(x[2 * a.batch_size :], y[2 * a.batch_size :], batch_size=a.batch_size, verbose=0)
             wall[name].append((time.perf_counter() - start) / a.speed_steps)
             cpu[name].append((time.process_time() - start_cpu) / a.speed_steps)
-    return ({name: round(float(np.median(v)), 4) for name, v in wall.items()},
-            {name: round(float(np.median(v)), 4) for name, v in cpu.items()})
+    return (
+        {name: round(float(np.median(v)), 4) for name, v in wall.items()},
+        {name: round(float(np.median(v)), 4) for name, v in cpu.items()},
+    )
 
 
 def ratios(times):
@@ -448,18 +524,27 @@ def run_speed(setup, results):
     """
     a = setup.args
     configs = {
-        "no_io_chop": ("no_io", a.chop_size), "full_chop": ("full", a.chop_size), "no_io_no_chop": ("no_io", None),
-        "onehot_forward_chop": ("onehot_forward", a.chop_size), "embedding_lstm_chop": ("embedding_lstm", a.chop_size),
+        "no_io_chop": ("no_io", a.chop_size),
+        "full_chop": ("full", a.chop_size),
+        "no_io_no_chop": ("no_io", None),
+        "onehot_forward_chop": ("onehot_forward", a.chop_size),
+        "embedding_lstm_chop": ("embedding_lstm", a.chop_size),
     }
     speed = {"steps_per_round": a.speed_steps, "rounds": a.speed_rounds, "batch_size": a.batch_size, "by_units": {}}
     for units in speed_units(a):
-        print(f"\n== speed: seconds per training step, {units} units, batch {a.batch_size}, {a.max_length} tokens ==",
-              flush=True)
+        print(
+            f"\n== speed: seconds per training step, {units} units, batch {a.batch_size}, {a.max_length} tokens ==",
+            flush=True,
+        )
         timed = {"embedding_dim": a.embedding_dim or units, "modes": {}}
         for mode in a.speed_modes.split(","):
             wall, cpu = time_configs(setup, configs, jit=mode == "xla", units=units)
-            timed["modes"][mode] = {"seconds_per_step": wall, "cpu_seconds_per_step": cpu, **ratios(wall),
-                                    "cpu_time_ratios": ratios(cpu)}
+            timed["modes"][mode] = {
+                "seconds_per_step": wall,
+                "cpu_seconds_per_step": cpu,
+                **ratios(wall),
+                "cpu_time_ratios": ratios(cpu),
+            }
             print(units, mode, "wall:", ratios(wall), "cpu:", ratios(cpu), flush=True)
         speed["by_units"][str(units)] = timed
     trained_in = "xla" if a.jit_compile == "true" else "graph"
@@ -471,7 +556,8 @@ def run_speed(setup, results):
         "speedup_chop": f"no chop / chop {a.chop_size}: oh-2LSTMp (no i/o gates, bidirectional)",
         "speedup_onehot_vs_embedding_lstm": (
             "Embedding(units) + keras.layers.LSTM(units) / one-hot RegionLSTM (same units): both full gates, "
-            f"forward, chop {a.chop_size}, same pooling and top layer"),
+            f"forward, chop {a.chop_size}, same pooling and top layer"
+        ),
     }
     results["speed"] = speed
 
@@ -481,8 +567,10 @@ def run_speed(setup, results):
 
 def machine():
     return {
-        "platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(), "gpus": [d.name for d in tf.config.list_physical_devices("GPU")],
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "gpus": [d.name for d in tf.config.list_physical_devices("GPU")],
     }
 
 
@@ -506,20 +594,31 @@ def summary(results):
 
 
 def table(results, args):
-    headers = {"removed": "headers removed", "subject": "subject line kept, other headers removed",
-               "kept": "headers kept"}[args.headers]
-    lines = [f"20 Newsgroups bydate, {headers}, "
-             f"{args.units} units per direction, {args.max_length} tokens, chop {args.chop_size}, "
-             f"{args.epochs} epochs (test error at the best validation epoch)", "",
-             "| model | test error | paper (Table 3) | s / epoch | best epoch |", "|---|---|---|---|---|"]
-    names = [("oh_2lstmp", "oh-2LSTMp (no i/o gates)"), ("oh_2lstmp_tv", "oh-2LSTMp + tv-embeddings"),
-             ("oh_lstmp_full_gates", f"oh-LSTMp, full gates ({args.full_gates_direction})")]
+    headers = {
+        "removed": "headers removed",
+        "subject": "subject line kept, other headers removed",
+        "kept": "headers kept",
+    }[args.headers]
+    lines = [
+        f"20 Newsgroups bydate, {headers}, "
+        f"{args.units} units per direction, {args.max_length} tokens, chop {args.chop_size}, "
+        f"{args.epochs} epochs (test error at the best validation epoch)",
+        "",
+        "| model | test error | paper (Table 3) | s / epoch | best epoch |",
+        "|---|---|---|---|---|",
+    ]
+    names = [
+        ("oh_2lstmp", "oh-2LSTMp (no i/o gates)"),
+        ("oh_2lstmp_tv", "oh-2LSTMp + tv-embeddings"),
+        ("oh_lstmp_full_gates", f"oh-LSTMp, full gates ({args.full_gates_direction})"),
+    ]
     for key, label in names:
         r = results["models"].get(key)
         if r:
             paper = f"{100 * PAPER[key]:.2f}%" if key in PAPER else "-"
-            lines.append(f"| {label} | {100 * r['error']:.2f}% | {paper} | {r['seconds_per_epoch']:.0f} "
-                         f"| {r['best_epoch']} |")
+            lines.append(
+                f"| {label} | {100 * r['error']:.2f}% | {paper} | {r['seconds_per_epoch']:.0f} | {r['best_epoch']} |"
+            )
     for key, label in (("svm_bow", "LinearSVC, tf-idf bag of words"), ("svm_123gram", "LinearSVC, tf-idf 1-3-grams")):
         r = results["svm"].get(key)
         if r:
@@ -527,16 +626,25 @@ def table(results, args):
     speed = results.get("speed")
     if speed:
         columns = [(units, mode) for units, timed in speed["by_units"].items() for mode in timed["modes"]]
-        lines += ["", f"Speed ratios, seconds per training step (batch {speed['batch_size']}), same run "
-                  "(paper Table 1, 500 units, GPU: no i/o gates 1.83x faster)", "",
-                  "| ratio | " + " | ".join(f"{u} units, {m}" for u, m in columns) + " |",
-                  "|---|" + "---|" * len(columns)]
+        lines += [
+            "",
+            f"Speed ratios, seconds per training step (batch {speed['batch_size']}), same run "
+            "(paper Table 1, 500 units, GPU: no i/o gates 1.83x faster)",
+            "",
+            "| ratio | " + " | ".join(f"{u} units, {m}" for u, m in columns) + " |",
+            "|---|" + "---|" * len(columns),
+        ]
         for key, description in speed["configurations"].items():
-            lines.append(f"| {key}: {description} | " + " | ".join(
-                f"{speed['by_units'][u]['modes'][m][key]:.2f}x" for u, m in columns) + " |")
-        lines.append(f"\nMedian wall time per step over {speed['rounds']} round-robin rounds of "
-                     f"{speed['steps_per_round']} steps; the summary reports {speed['summary_units']} units, "
-                     f"`{speed['summary_mode']}` (the size and mode the models trained in, when timed).")
+            lines.append(
+                f"| {key}: {description} | "
+                + " | ".join(f"{speed['by_units'][u]['modes'][m][key]:.2f}x" for u, m in columns)
+                + " |"
+            )
+        lines.append(
+            f"\nMedian wall time per step over {speed['rounds']} round-robin rounds of "
+            f"{speed['steps_per_round']} steps; the summary reports {speed['summary_units']} units, "
+            f"`{speed['summary_mode']}` (the size and mode the models trained in, when timed)."
+        )
     return "\n".join(lines)
 
 
@@ -545,8 +653,13 @@ def write_report(args, argv, results, start):
         "benchmark": "20 Newsgroups bydate, oh-2LSTMp (Johnson & Zhang 2016)",
         "command": "python benchmarks/newsgroups.py " + " ".join(sys.argv[1:] if argv is None else argv),
         "config": vars(args),
-        "versions": {"python": platform.python_version(), "keras": keras.__version__, "tensorflow": tf.__version__,
-                     "scikit_learn": sklearn.__version__, "numpy": np.__version__},
+        "versions": {
+            "python": platform.python_version(),
+            "keras": keras.__version__,
+            "tensorflow": tf.__version__,
+            "scikit_learn": sklearn.__version__,
+            "numpy": np.__version__,
+        },
         "machine": machine(),
         "wall_seconds": round(time.time() - start, 1),
         "paper_error": PAPER,
@@ -570,8 +683,13 @@ def main(argv=None):
     setup = Setup(args)
     results = {"data": setup.info, "models": {}, "svm": {}}
     # The report is rewritten after each part, so an interrupted run keeps what it measured.
-    for part, run in (("svm", run_svm), ("supervised", run_supervised), ("full", run_full_gates),
-                      ("tv", run_tv), ("speed", run_speed)):
+    for part, run in (
+        ("svm", run_svm),
+        ("supervised", run_supervised),
+        ("full", run_full_gates),
+        ("tv", run_tv),
+        ("speed", run_speed),
+    ):
         if part in parts:
             run(setup, results)
             write_report(args, argv, results, start)

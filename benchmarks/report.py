@@ -14,8 +14,10 @@ def machine():
     import tensorflow as tf
 
     return {
-        "platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(), "gpus": [d.name for d in tf.config.list_physical_devices("GPU")],
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "gpus": [d.name for d in tf.config.list_physical_devices("GPU")],
     }
 
 

@@ -45,7 +45,6 @@ from report import RESULTS, write_report  # noqa: E402
 
 from keras_labelemb.datasets import load_reuters, remove_unseen_from_train, restrict_labels, zero_shot_split  # noqa: E402
 from keras_labelemb.evaluation import (  # noqa: E402
-    assign_labels,
     choose_threshold,
     classification_report,
     ranking_report,
@@ -87,16 +86,22 @@ def parse_args(argv=None):
     p.add_argument("--no-pretrained", action="store_true", help="random word vectors instead of PPMI-SVD")
     p.add_argument("--validation-fraction", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=0, help="data splits, SVM, and the networks' first seed")
-    p.add_argument("--seen-seeds", type=int, default=1,
-                   help="seen-label networks: train each with this many initialisation seeds (seed, seed+1, ...) "
-                        "on the same split; micro-F1 is then reported as mean and standard deviation")
+    p.add_argument(
+        "--seen-seeds",
+        type=int,
+        default=1,
+        help="seen-label networks: train each with this many initialisation seeds (seed, seed+1, ...) "
+        "on the same split; micro-F1 is then reported as mean and standard deviation",
+    )
     p.add_argument("--quick", action="store_true", help="2 epochs, to check the script end to end")
     p.add_argument("--output", default=str(RESULTS / "reuters.json"))
     args = p.parse_args(argv)
     if args.quick:
         args.epochs, args.patience = 2, 2
-    for option, given, known in (("--seen-models", args.seen_models, SEEN_MODELS),
-                                 ("--zero-shot-heads", args.zero_shot_heads, ZERO_SHOT_HEADS)):
+    for option, given, known in (
+        ("--seen-models", args.seen_models, SEEN_MODELS),
+        ("--zero-shot-heads", args.zero_shot_heads, ZERO_SHOT_HEADS),
+    ):
         unknown = sorted(set(given.split(",")) - set(known))
         if unknown:
             p.error(f"{option}: unknown {unknown}; choose from {','.join(known)}")
@@ -109,9 +114,7 @@ class Setup:
     def __init__(self, args):
         self.args = args
         self.data = load_reuters(args.data_dir)
-        self.vectorizer = TextVectorizer(
-            flat=False, max_sentences=args.sentences, max_sentence_length=args.words
-        )
+        self.vectorizer = TextVectorizer(flat=False, max_sentences=args.sentences, max_sentence_length=args.words)
         self.vectorizer.adapt(self.data.train_texts, min_count=2)
         self.label_ids = self.vectorizer.encode_labels(self.data.label_descriptions, args.label_words)
         self._ids = {}
@@ -163,13 +166,19 @@ def train(setup, data, head, label_ids, vectors, jit_compile=True, joint_dim=Non
     keras.utils.set_random_seed(a.seed if seed is None else seed)
     model = build(setup, head, label_ids, data.num_labels, vectors, joint_dim)
     model.compile(
-        keras.optimizers.Adam(a.learning_rate), keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=jit_compile
+        keras.optimizers.Adam(a.learning_rate),
+        keras.losses.BinaryCrossentropy(from_logits=True),
+        jit_compile=jit_compile,
     )
     best = BestValidationF1(setup.ids(data.val_texts), data.multi_hot("val"), patience=a.patience)
     start = time.time()
     history = model.fit(
-        setup.ids(data.train_texts), data.multi_hot("train"), batch_size=a.batch_size, epochs=a.epochs,
-        callbacks=[best], verbose=2,
+        setup.ids(data.train_texts),
+        data.multi_hot("train"),
+        batch_size=a.batch_size,
+        epochs=a.epochs,
+        callbacks=[best],
+        verbose=2,
     )
     info = {
         "train_seconds": round(time.time() - start, 1),
@@ -205,8 +214,12 @@ def run_svm(setup, data):
     threshold, val_f1 = choose_threshold(data.multi_hot("val"), decision(data.val_texts), np.arange(-1.0, 0.51, 0.05))
     test_scores = decision(data.test_texts)
     report = classification_report(data.multi_hot("test"), test_scores, threshold)
-    report.update(val_micro_f1=val_f1, train_seconds=round(time.time() - start, 1), features=int(x_train.shape[1]),
-                  labels_without_training_documents=int(untrained.sum()))
+    report.update(
+        val_micro_f1=val_f1,
+        train_seconds=round(time.time() - start, 1),
+        features=int(x_train.shape[1]),
+        labels_without_training_documents=int(untrained.sum()),
+    )
     report["micro_f1_threshold_0"] = float(
         classification_report(data.multi_hot("test"), test_scores, 0.0, at_least_one=False)["micro_f1"]
     )
@@ -252,7 +265,8 @@ def run_zero_shot(setup, results):
     results["zero_shot"]["split"] = {
         "unseen_labels": [data.label_names[j] for j in unseen],
         "unseen_descriptions": [data.label_descriptions[j] for j in unseen],
-        "seed": setup.args.seed, "train_documents": len(train_data.train_texts),
+        "seed": setup.args.seed,
+        "train_documents": len(train_data.train_texts),
         "validation_documents": len(train_data.val_texts),
     }
     vectors = setup.word_vectors(train_data.train_texts + train_data.val_texts)
@@ -262,7 +276,8 @@ def run_zero_shot(setup, results):
         print(f"\n== zero-shot: {head} ==", flush=True)
         model, info = train(setup, train_data, head, setup.label_ids[seen], vectors, joint_dim=dims.get(head))
         info["seen_test"] = classification_report(
-            restrict_labels(data, seen).multi_hot("test"), sigmoid(model.predict(test_ids, verbose=0, batch_size=256)),
+            restrict_labels(data, seen).multi_hot("test"),
+            sigmoid(model.predict(test_ids, verbose=0, batch_size=256)),
             info["threshold"],
         )
         set_labels(model, setup.label_ids[unseen])
@@ -323,37 +338,55 @@ def summary(results):
 
 def table(results):
     seeds = max((len(r.get("seeds", [0])) for r in results.get("seen", {}).values()), default=1)
-    lines = ["Seen labels (90), test documents: 3,019"
-             + (f"; networks: mean ± std over {seeds} initialisation seeds (same split)" if seeds > 1 else ""), "",
-             "| model | micro-F1 | P@1 | P@5 | epochs (best) | train s |", "|---|---|---|---|---|---|"]
-    rows = [("GILE-HAN", results.get("seen", {}).get("gile_han")),
-            ("HAN, linear head", results.get("seen", {}).get("han_linear")),
-            ("DRILL-HAN (DrillHead over descriptions)", results.get("seen", {}).get("drill_han")),
-            ("tf-idf 1-3-gram LinearSVC", results.get("svm"))]
+    lines = [
+        "Seen labels (90), test documents: 3,019"
+        + (f"; networks: mean ± std over {seeds} initialisation seeds (same split)" if seeds > 1 else ""),
+        "",
+        "| model | micro-F1 | P@1 | P@5 | epochs (best) | train s |",
+        "|---|---|---|---|---|---|",
+    ]
+    rows = [
+        ("GILE-HAN", results.get("seen", {}).get("gile_han")),
+        ("HAN, linear head", results.get("seen", {}).get("han_linear")),
+        ("DRILL-HAN (DrillHead over descriptions)", results.get("seen", {}).get("drill_han")),
+        ("tf-idf 1-3-gram LinearSVC", results.get("svm")),
+    ]
     for name, r in rows:
         if r:
             epochs = f"{r['epochs_run']} ({r['best_epoch']})" if "epochs_run" in r else "-"
             if "seeds" in r:
                 epochs = ", ".join(f"{s['epochs_run']} ({s['best_epoch']})" for s in r["seeds"])
-            cells = [f"{r[k]:.4f}" + (f" ± {r[k + '_std']:.4f}" if k + "_std" in r else "")
-                     for k in ("micro_f1", "precision_at_1", "precision_at_5")]
+            cells = [
+                f"{r[k]:.4f}" + (f" ± {r[k + '_std']:.4f}" if k + "_std" in r else "")
+                for k in ("micro_f1", "precision_at_1", "precision_at_5")
+            ]
             lines.append(f"| {name} | {' | '.join(cells)} | {epochs} | {r['train_seconds']:.0f} |")
     zs = results.get("zero_shot", {})
     if "random" in zs:
         n = zs["random"]["documents"]
-        lines += ["", f"Zero-shot, {len(zs['split']['unseen_labels'])} held-out labels, {n} test documents carrying one "
-                  "(lower is better for ranking loss and one-error)", "",
-                  "| output layer | ranking loss | avg precision | one-error | seen-label micro-F1 |", "|---|---|---|---|---|"]
+        lines += [
+            "",
+            f"Zero-shot, {len(zs['split']['unseen_labels'])} held-out labels, {n} test documents carrying one "
+            "(lower is better for ranking loss and one-error)",
+            "",
+            "| output layer | ranking loss | avg precision | one-error | seen-label micro-F1 |",
+            "|---|---|---|---|---|",
+        ]
         for k in ZERO_SHOT_HEADS + ("random",):
             if k in zs:
                 r = zs[k]
                 seen_f1 = f"{r['seen_test']['micro_f1']:.4f}" if "seen_test" in r else "-"
-                lines.append(f"| {k} | {r['ranking_loss']:.4f} | {r['label_ranking_average_precision']:.4f} "
-                             f"| {r['one_error']:.4f} | {seen_f1} |")
+                lines.append(
+                    f"| {k} | {r['ranking_loss']:.4f} | {r['label_ranking_average_precision']:.4f} "
+                    f"| {r['one_error']:.4f} | {seen_f1} |"
+                )
     if "jit" in results:
         j = results["jit"]
-        lines += ["", f"GILE-HAN train epoch: {j['seconds_per_epoch_jit']} s with `jit_compile=True`, "
-                  f"{j['seconds_per_epoch_no_jit']} s without: ratio {j['speedup']:.2f} (CPU, same process)."]
+        lines += [
+            "",
+            f"GILE-HAN train epoch: {j['seconds_per_epoch_jit']} s with `jit_compile=True`, "
+            f"{j['seconds_per_epoch_no_jit']} s without: ratio {j['speedup']:.2f} (CPU, same process).",
+        ]
     return "\n".join(lines)
 
 
@@ -367,10 +400,20 @@ def main(argv=None):
         print("\n== tf-idf 1-3-gram LinearSVC ==", flush=True)
         results["svm"] = run_svm(setup, setup.data.validation_split(args.validation_fraction, seed=args.seed))
         print(results["svm"], flush=True)
+
     # The report is rewritten after each part, so an interrupted run keeps what it measured.
     def save():
-        return write_report(args.output, "reuters21578 ModApte-90", "reuters.py", args, argv, results,
-                            summary(results), table(results), start)
+        return write_report(
+            args.output,
+            "reuters21578 ModApte-90",
+            "reuters.py",
+            args,
+            argv,
+            results,
+            summary(results),
+            table(results),
+            start,
+        )
 
     for part, run in (("seen", run_seen), ("zeroshot", run_zero_shot), ("jit", run_jit_ratio)):
         save()

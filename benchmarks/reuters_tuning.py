@@ -57,8 +57,15 @@ def linear_head_bar():
     if not path.is_file():
         return None
     seen = json.loads(path.read_text())["results"]["seen"].get("han_linear")
-    return None if seen is None else {"val_micro_f1": seen["val_micro_f1"], "test_micro_f1": seen["micro_f1"],
-                                      "source": "benchmarks/results/reuters_seeds.json (mean over seeds)"}
+    return (
+        None
+        if seen is None
+        else {
+            "val_micro_f1": seen["val_micro_f1"],
+            "test_micro_f1": seen["micro_f1"],
+            "source": "benchmarks/results/reuters_seeds.json (mean over seeds)",
+        }
+    )
 
 
 def main(argv=None):
@@ -72,47 +79,97 @@ def main(argv=None):
     vectors = setup.word_vectors(data.train_texts + data.val_texts)
     keras.utils.set_random_seed(args.seed)
     hypermodel = LabelHeadHyperModel(
-        setup.vectorizer.vocabulary_size, setup.label_ids, heads="gile",
+        setup.vectorizer.vocabulary_size,
+        setup.label_ids,
+        heads="gile",
         joint_dims=[int(v) for v in args.joint_dims.split(",")],
         dropout=tuple(float(v) for v in args.dropout.split(",")),
         learning_rate=tuple(float(v) for v in args.learning_rate.split(",")),
-        max_sentences=base.sentences, max_sentence_length=base.words, embedding_dim=base.embedding_dim,
-        embeddings_initializer=keras.initializers.Constant(vectors), encoder=base.encoder,
-        encoder_units=base.units, head_options={"gile": {"activation": base.activation}},
+        max_sentences=base.sentences,
+        max_sentence_length=base.words,
+        embedding_dim=base.embedding_dim,
+        embeddings_initializer=keras.initializers.Constant(vectors),
+        encoder=base.encoder,
+        encoder_units=base.units,
+        head_options={"gile": {"activation": base.activation}},
     )
     tuner = keras_tuner.RandomSearch(
-        hypermodel, objective=keras_tuner.Objective("val_micro_f1", direction="max"), max_trials=args.trials,
-        seed=args.seed, overwrite=True, directory=tempfile.mkdtemp(), project_name="reuters_gile",
+        hypermodel,
+        objective=keras_tuner.Objective("val_micro_f1", direction="max"),
+        max_trials=args.trials,
+        seed=args.seed,
+        overwrite=True,
+        directory=tempfile.mkdtemp(),
+        project_name="reuters_gile",
     )
-    tuner.search(x_train, y_train, validation_data=(x_val, y_val), epochs=args.epochs, batch_size=base.batch_size,
-                 verbose=2, callbacks=[BestValidationF1(x_val, y_val, patience=args.patience)])
-    trials = [{"hyperparameters": t.hyperparameters.values, "val_micro_f1": t.score}
-              for t in tuner.oracle.get_best_trials(num_trials=args.trials)]
+    tuner.search(
+        x_train,
+        y_train,
+        validation_data=(x_val, y_val),
+        epochs=args.epochs,
+        batch_size=base.batch_size,
+        verbose=2,
+        callbacks=[BestValidationF1(x_val, y_val, patience=args.patience)],
+    )
+    trials = [
+        {"hyperparameters": t.hyperparameters.values, "val_micro_f1": t.score}
+        for t in tuner.oracle.get_best_trials(num_trials=args.trials)
+    ]
     with warnings.catch_warnings():  # the rebuilt model has no optimizer state to load: harmless
         warnings.filterwarnings("ignore", message="Skipping variable loading for optimizer")
         model = tuner.get_best_models()[0]  # the weights of the best epoch of the best trial
     threshold, val_f1 = choose_threshold(y_val, sigmoid(model.predict(x_val, verbose=0, batch_size=256)))
-    test = classification_report(data.multi_hot("test"),
-                                 sigmoid(model.predict(setup.ids(data.test_texts), verbose=0, batch_size=256)),
-                                 threshold)
-    results = {"trials": trials, "best": {"hyperparameters": trials[0]["hyperparameters"], "threshold": threshold,
-                                          "val_micro_f1": val_f1, "test": test},
-               "linear_head": linear_head_bar()}
-    lines = ["GILE-HAN head search on Reuters seen labels (validation micro-F1 at the best threshold)", "",
-             "| d_j | dropout | learning rate | val micro-F1 |", "|---|---|---|---|"]
+    test = classification_report(
+        data.multi_hot("test"), sigmoid(model.predict(setup.ids(data.test_texts), verbose=0, batch_size=256)), threshold
+    )
+    results = {
+        "trials": trials,
+        "best": {
+            "hyperparameters": trials[0]["hyperparameters"],
+            "threshold": threshold,
+            "val_micro_f1": val_f1,
+            "test": test,
+        },
+        "linear_head": linear_head_bar(),
+    }
+    lines = [
+        "GILE-HAN head search on Reuters seen labels (validation micro-F1 at the best threshold)",
+        "",
+        "| d_j | dropout | learning rate | val micro-F1 |",
+        "|---|---|---|---|",
+    ]
     for t in trials:
         hp = t["hyperparameters"]
-        lines.append(f"| {hp['joint_dim']} | {hp['dropout']:.3f} | {hp['learning_rate']:.2e} | {t['val_micro_f1']:.4f} |")
-    lines += ["", f"Best trial on test: micro-F1 {test['micro_f1']:.4f}, P@1 {test['precision_at_1']:.4f} "
-              f"(threshold {threshold:.3f} from validation)."]
+        lines.append(
+            f"| {hp['joint_dim']} | {hp['dropout']:.3f} | {hp['learning_rate']:.2e} | {t['val_micro_f1']:.4f} |"
+        )
+    lines += [
+        "",
+        f"Best trial on test: micro-F1 {test['micro_f1']:.4f}, P@1 {test['precision_at_1']:.4f} "
+        f"(threshold {threshold:.3f} from validation).",
+    ]
     if results["linear_head"]:
         bar = results["linear_head"]
-        lines.append(f"Linear head (same encoder, {bar['source']}): validation {bar['val_micro_f1']:.4f}, "
-                     f"test {bar['test_micro_f1']:.4f}.")
-    summary = {"best_val_micro_f1": val_f1, "best_test_micro_f1": test["micro_f1"],
-               "linear_head_val_micro_f1": (results["linear_head"] or {}).get("val_micro_f1")}
-    report = write_report(args.output, "reuters21578 ModApte-90, GILE-HAN head search", "reuters_tuning.py", args,
-                          argv, results, summary, "\n".join(lines), start)
+        lines.append(
+            f"Linear head (same encoder, {bar['source']}): validation {bar['val_micro_f1']:.4f}, "
+            f"test {bar['test_micro_f1']:.4f}."
+        )
+    summary = {
+        "best_val_micro_f1": val_f1,
+        "best_test_micro_f1": test["micro_f1"],
+        "linear_head_val_micro_f1": (results["linear_head"] or {}).get("val_micro_f1"),
+    }
+    report = write_report(
+        args.output,
+        "reuters21578 ModApte-90, GILE-HAN head search",
+        "reuters_tuning.py",
+        args,
+        argv,
+        results,
+        summary,
+        "\n".join(lines),
+        start,
+    )
     print("\n".join(lines) + f"\n\nWall time {report['wall_seconds']:.0f} s. Results: {args.output}")
 
 

@@ -8,7 +8,8 @@ For each dataset, one process, same data, encoder, epochs and seed for every row
 - WAN with the linear head, full binary cross-entropy (the baseline).
 
 Every configuration is trained once per seed (`--seeds`, default 3); the
-table shows the mean (± standard deviation). Micro-F1 on the test set at one threshold chosen on a validation split carved
+table shows the mean (± standard deviation). Micro-F1 on the test set at one threshold chosen on a validation split
+carved
 from train (the epoch with the best validation micro-F1 is kept), and for the
 single-label 20 Newsgroups also accuracy (top-scoring label). Training time
 is measured after training, all configurations taking turns on one batch
@@ -85,8 +86,9 @@ def load(name, args):
     data = data.validation_split(args.validation_fraction, seed=args.seed)
     if args.max_train:
         keep = slice(0, args.max_train)
-        data = data.replace(train_texts=data.train_texts[keep], train_labels=data.train_labels[keep],
-                            train_ids=data.train_ids[keep])
+        data = data.replace(
+            train_texts=data.train_texts[keep], train_labels=data.train_labels[keep], train_ids=data.train_ids[keep]
+        )
     return data
 
 
@@ -97,20 +99,30 @@ class Setup:
         self.vectorizer = TextVectorizer(max_tokens=args.max_tokens)
         self.vectorizer.adapt(self.data.train_texts, min_count=2)
         self.label_ids = self.vectorizer.encode_labels(self.data.label_descriptions, args.label_words)
-        self.ids = {split: self.vectorizer(tf.constant(getattr(self.data, f"{split}_texts"))).numpy()
-                    for split in ("train", "val", "test")}
-        self.vectors = pretrain_word_vectors(np.concatenate([self.ids["train"], self.ids["val"]]),
-                                             self.vectorizer.vocabulary_size, args.embedding_dim)
+        self.ids = {
+            split: self.vectorizer(tf.constant(getattr(self.data, f"{split}_texts"))).numpy()
+            for split in ("train", "val", "test")
+        }
+        self.vectors = pretrain_word_vectors(
+            np.concatenate([self.ids["train"], self.ids["val"]]), self.vectorizer.vocabulary_size, args.embedding_dim
+        )
 
 
 def train(setup, head, rate, seed):
     a, data = setup.args, setup.data
     keras.utils.set_random_seed(seed)
     model = document_classifier(
-        setup.vectorizer.vocabulary_size, label_ids=setup.label_ids if head != "linear" else None,
-        num_labels=data.num_labels, flat=True, max_tokens=a.max_tokens, embedding_dim=a.embedding_dim,
-        embeddings_initializer=keras.initializers.Constant(setup.vectors), encoder="dense", encoder_units=a.units,
-        dropout=a.dropout, head="linear" if head == "linear" else {"type": head, "joint_dim": a.joint_dim},
+        setup.vectorizer.vocabulary_size,
+        label_ids=setup.label_ids if head != "linear" else None,
+        num_labels=data.num_labels,
+        flat=True,
+        max_tokens=a.max_tokens,
+        embedding_dim=a.embedding_dim,
+        embeddings_initializer=keras.initializers.Constant(setup.vectors),
+        encoder="dense",
+        encoder_units=a.units,
+        dropout=a.dropout,
+        head="linear" if head == "linear" else {"type": head, "joint_dim": a.joint_dim},
     )
     optimizer = keras.optimizers.Adam(a.learning_rate)
     if rate < 1.0:
@@ -124,16 +136,25 @@ def train(setup, head, rate, seed):
         trainer.compile(optimizer, keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)
     best = BestValidationF1(setup.ids["val"], data.multi_hot("val"))
     timer = EpochTimer()
-    history = trainer.fit(setup.ids["train"], data.multi_hot("train"), batch_size=a.batch_size, epochs=a.epochs,
-                          callbacks=[timer, best], verbose=2).history
+    history = trainer.fit(
+        setup.ids["train"],
+        data.multi_hot("train"),
+        batch_size=a.batch_size,
+        epochs=a.epochs,
+        callbacks=[timer, best],
+        verbose=2,
+    ).history
     scores = sigmoid(model.predict(setup.ids["test"], batch_size=256, verbose=0))
     y_test = data.multi_hot("test")
     result = classification_report(y_test, scores, best.threshold)
     result.update(
-        train_seconds=round(sum(timer.seconds), 2), epoch_seconds=[round(s, 2) for s in timer.seconds],
+        train_seconds=round(sum(timer.seconds), 2),
+        epoch_seconds=[round(s, 2) for s in timer.seconds],
         # Steady-state epoch time: the first epoch also traces and compiles.
         seconds_per_epoch=round(float(np.median(timer.seconds[1:] or timer.seconds)), 3),
-        best_epoch=best.best_epoch + 1, val_micro_f1=best.best_f1, threshold=best.threshold,
+        best_epoch=best.best_epoch + 1,
+        val_micro_f1=best.best_f1,
+        threshold=best.threshold,
         accuracy=float(np.mean(y_test[np.arange(len(y_test)), scores.argmax(axis=1)] > 0)),
     )
     if rate < 1.0:
@@ -169,8 +190,14 @@ def train_seeds(setup, head, rate):
         runs.append(result)
         first_trainer = first_trainer or trainer
     merged = dict(runs[0])
-    for key in ("micro_f1", "accuracy", "precision_at_1", "precision_at_5", "seconds_per_epoch",
-                "dropped_positives_per_step"):
+    for key in (
+        "micro_f1",
+        "accuracy",
+        "precision_at_1",
+        "precision_at_5",
+        "seconds_per_epoch",
+        "dropped_positives_per_step",
+    ):
         if key in runs[0]:
             values = [float(r[key]) for r in runs]
             merged[key], merged[f"{key}_seeds"] = float(np.mean(values)), values
@@ -206,20 +233,29 @@ def table(results):
         if not isinstance(r, dict) or "gile" not in r:
             continue
         full = r["gile"].get("1.0", {}).get("step_seconds")
-        lines += [f"{name}: {r['labels']} labels, {r['train_documents']} training documents", "",
-                  "| output layer | negatives / candidates per batch | micro-F1 | accuracy | P@1 | s/epoch (fit) "
-                  "| ms/step (interleaved) | speed-up vs full | dropped positives / step |",
-                  "|---|---|---|---|---|---|---|---|---|"]
-        rows = [(f"GILE, {float(rate):.0%}", rate, g) for rate, g in sorted(r["gile"].items(), key=lambda kv: float(kv[0]))]
+        lines += [
+            f"{name}: {r['labels']} labels, {r['train_documents']} training documents",
+            "",
+            "| output layer | negatives / candidates per batch | micro-F1 | accuracy | P@1 | s/epoch (fit) "
+            "| ms/step (interleaved) | speed-up vs full | dropped positives / step |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        rows = [
+            (f"GILE, {float(rate):.0%}", rate, g) for rate, g in sorted(r["gile"].items(), key=lambda kv: float(kv[0]))
+        ]
         rows += [("linear (full BCE)", "1.0", r["linear"])] if "linear" in r else []
         for label, rate, g in rows:
             speed = f"{full / g['step_seconds']:.2f}x" if full and "step_seconds" in g else "-"
             step = f"{1000 * g['step_seconds']:.1f}" if "step_seconds" in g else "-"
-            sampled = f"{g['negatives_per_batch']} / {g['candidates_per_batch']}" if "negatives_per_batch" in g else "all"
+            sampled = (
+                f"{g['negatives_per_batch']} / {g['candidates_per_batch']}" if "negatives_per_batch" in g else "all"
+            )
             dropped = f"{g['dropped_positives_per_step']:.3f}" if "dropped_positives_per_step" in g else "-"
             std = f" ± {g['micro_f1_std']:.4f}" if g.get("micro_f1_std") else ""
-            lines.append(f"| {label} | {sampled} | {g['micro_f1']:.4f}{std} | {g['accuracy']:.4f} "
-                         f"| {g['precision_at_1']:.4f} | {g['seconds_per_epoch']:.1f} | {step} | {speed} | {dropped} |")
+            lines.append(
+                f"| {label} | {sampled} | {g['micro_f1']:.4f}{std} | {g['accuracy']:.4f} "
+                f"| {g['precision_at_1']:.4f} | {g['seconds_per_epoch']:.1f} | {step} | {speed} | {dropped} |"
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -238,9 +274,14 @@ def plot(results, path):
         r = r_ = results[name]
         rates = sorted(r["gile"], key=float)
         x = [100 * float(k) for k in rates]
-        axes[0, col].errorbar(x, [100 * r["gile"][k]["micro_f1"] for k in rates],
-                              yerr=[100 * r["gile"][k].get("micro_f1_std", 0.0) for k in rates], fmt="o-", capsize=3,
-                              label="GILE-WAN (mean ± std over seeds)")
+        axes[0, col].errorbar(
+            x,
+            [100 * r["gile"][k]["micro_f1"] for k in rates],
+            yerr=[100 * r["gile"][k].get("micro_f1_std", 0.0) for k in rates],
+            fmt="o-",
+            capsize=3,
+            label="GILE-WAN (mean ± std over seeds)",
+        )
         if "linear" in r_:
             axes[0, col].axhline(100 * r["linear"]["micro_f1"], color="gray", ls="--", label="WAN, linear head")
         axes[0, col].set_title(f"{name} ({r['labels']} labels)")
@@ -266,8 +307,17 @@ def main(argv=None):
     png = os.path.splitext(args.output)[0] + ".png"
 
     def report():
-        write_report(args.output, "label sampling rate (GILE Fig. 2)", "sampling_rate.py", args, argv, results,
-                     summary(results), table(results) + f"\n![sampling rate]({os.path.basename(png)})", start)
+        write_report(
+            args.output,
+            "label sampling rate (GILE Fig. 2)",
+            "sampling_rate.py",
+            args,
+            argv,
+            results,
+            summary(results),
+            table(results) + f"\n![sampling rate]({os.path.basename(png)})",
+            start,
+        )
         plot(results, png)
 
     for name in args.datasets.split(","):
@@ -278,8 +328,10 @@ def main(argv=None):
         for rate in args.rates.split(","):
             print(f"\n== {name}: GILE, {float(rate):.0%} of negatives ==", flush=True)
             results[name]["gile"][rate], trainers[("gile", rate)] = train_seeds(setup, "gile", float(rate))
-            print(json.dumps({k: results[name]["gile"][rate][k] for k in ("micro_f1", "accuracy", "train_seconds")}),
-                  flush=True)
+            print(
+                json.dumps({k: results[name]["gile"][rate][k] for k in ("micro_f1", "accuracy", "train_seconds")}),
+                flush=True,
+            )
             report()
         print(f"\n== {name}: linear head ==", flush=True)
         results[name]["linear"], trainers[("linear", None)] = train_seeds(setup, "linear", 1.0)
@@ -287,7 +339,9 @@ def main(argv=None):
         print(f"\n== {name}: step times, interleaved ==", flush=True)
         steps = interleaved_step_seconds(trainers, setup.ids["train"][batch], setup.data.multi_hot("train")[batch])
         for (head, rate), seconds in steps.items():
-            (results[name]["gile"][rate] if head == "gile" else results[name]["linear"])["step_seconds"] = round(seconds, 5)
+            (results[name]["gile"][rate] if head == "gile" else results[name]["linear"])["step_seconds"] = round(
+                seconds, 5
+            )
         report()
     print("\n" + table(results) + f"\n{json.dumps(summary(results))}\nWall time {time.time() - start:.0f} s")
 

@@ -39,26 +39,40 @@ def main():
     data, unseen = load_demo()
     seen = [j for j in range(data.num_labels) if j not in unseen]
     train = restrict_labels(remove_unseen_from_train(data, unseen), seen).validation_split(0.15, seed=0)
-    print(f"Demo dataset: {len(train.train_texts)} train / {len(train.val_texts)} validation documents "
-          f"on {len(seen)} seen labels; {len(data.test_texts)} test documents; "
-          f"held-out labels: {[data.label_names[j] for j in unseen]}")
+    print(
+        f"Demo dataset: {len(train.train_texts)} train / {len(train.val_texts)} validation documents "
+        f"on {len(seen)} seen labels; {len(data.test_texts)} test documents; "
+        f"held-out labels: {[data.label_names[j] for j in unseen]}"
+    )
 
     vectorizer = TextVectorizer(flat=False, max_sentences=SENTENCES, max_sentence_length=WORDS)
     vectorizer.adapt(train.train_texts + data.label_descriptions, min_count=2)
-    encode = lambda texts: vectorizer(tf.constant(texts, dtype=tf.string))
+
+    def encode(texts):
+        return vectorizer(tf.constant(texts, dtype=tf.string))
+
     label_ids = vectorizer.encode_labels(data.label_descriptions, LABEL_WORDS)
 
     # Word vectors learned from the training text itself (no download): PPMI + truncated SVD.
     vectors = pretrain_word_vectors(encode(train.train_texts).numpy(), vectorizer.vocabulary_size, dim=64)
     model = gile_han(
-        vectorizer.vocabulary_size, label_ids[seen], SENTENCES, WORDS,
-        embedding_dim=64, embeddings_initializer=keras.initializers.Constant(vectors), encoder="dense", encoder_units=64,
-        dropout=0.2, head={"joint_dim": 128, "activation": "tanh"},
+        vectorizer.vocabulary_size,
+        label_ids[seen],
+        SENTENCES,
+        WORDS,
+        embedding_dim=64,
+        embeddings_initializer=keras.initializers.Constant(vectors),
+        encoder="dense",
+        encoder_units=64,
+        dropout=0.2,
+        head={"joint_dim": 128, "activation": "tanh"},
     )
     # jit_compile follows Keras' "auto": XLA on a GPU, off on a CPU-only TensorFlow machine (where it is slower).
     model.compile(keras.optimizers.Adam(2e-3), keras.losses.BinaryCrossentropy(from_logits=True))
     best = BestValidationF1(encode(train.val_texts), train.multi_hot("val"), patience=3)
-    model.fit(encode(train.train_texts), train.multi_hot("train"), batch_size=32, epochs=15, callbacks=[best], verbose=2)
+    model.fit(
+        encode(train.train_texts), train.multi_hot("train"), batch_size=32, epochs=15, callbacks=[best], verbose=2
+    )
 
     test_ids = encode(data.test_texts)
     # Seen labels are scored on the test documents that carry one (the others have no right answer).
@@ -71,14 +85,22 @@ def main():
     zero_shot = ranking_report(unseen_test, model.predict(test_ids, verbose=0))
     random_ranking = ranking_report(unseen_test, np.random.default_rng(0).random(unseen_test.shape))
 
-    print(f"\nSeen labels ({len(seen)}), {len(seen_test.test_texts)} test documents that carry one, threshold {best.threshold:.3f} "
-          f"(best validation epoch {best.best_epoch + 1}):")
-    print(f"  micro-F1 {seen_report['micro_f1']:.3f}   P@1 {seen_report['precision_at_1']:.3f}   "
-          f"P@5 {seen_report['precision_at_5']:.3f}")
+    print(
+        f"\nSeen labels ({len(seen)}), {len(seen_test.test_texts)} test documents that carry one, "
+        f"threshold {best.threshold:.3f} "
+        f"(best validation epoch {best.best_epoch + 1}):"
+    )
+    print(
+        f"  micro-F1 {seen_report['micro_f1']:.3f}   P@1 {seen_report['precision_at_1']:.3f}   "
+        f"P@5 {seen_report['precision_at_5']:.3f}"
+    )
     print(f"Unseen labels ({len(unseen)}, never trained on), {zero_shot['documents']} test documents that carry one:")
     print(f"  {'':10s} {'ranking loss':>12s} {'avg precision':>14s} {'one-error':>10s}")
     for name, r in (("GILE-HAN", zero_shot), ("random", random_ranking)):
-        print(f"  {name:10s} {r['ranking_loss']:12.3f} {r['label_ranking_average_precision']:14.3f} {r['one_error']:10.3f}")
+        print(
+            f"  {name:10s} {r['ranking_loss']:12.3f} {r['label_ranking_average_precision']:14.3f} "
+            f"{r['one_error']:10.3f}"
+        )
 
     # Export with the full label set (seen + held-out labels), reload, serve raw text.
     set_labels(model, label_ids)
@@ -89,12 +111,18 @@ def main():
     examples = data.test_texts[:2]
     in_memory = sigmoid(model.predict(encode(examples), verbose=0))
     from_raw_text = served.serve(tf.constant(examples))["scores"].numpy()
-    print(f"\nExported to {export_dir}; reloaded scores equal in-memory scores: "
-          f"{np.allclose(in_memory, from_raw_text, atol=1e-6)} (max difference {np.abs(in_memory - from_raw_text).max():.1e})")
+    print(
+        f"\nExported to {export_dir}; reloaded scores equal in-memory scores: "
+        f"{np.allclose(in_memory, from_raw_text, atol=1e-6)} "
+        f"(max difference {np.abs(in_memory - from_raw_text).max():.1e})"
+    )
     for text, scores in zip(examples, from_raw_text):
         top = np.argsort(-scores)[:3]
-        print(f"  \"{text[:70]}...\"\n    top labels: " + ", ".join(f"{data.label_names[j]} {scores[j]:.2f}" for j in top)
-              + f"   (true: {', '.join(data.label_names[j] for j in data.test_labels[data.test_texts.index(text)])})")
+        print(
+            f'  "{text[:70]}..."\n    top labels: '
+            + ", ".join(f"{data.label_names[j]} {scores[j]:.2f}" for j in top)
+            + f"   (true: {', '.join(data.label_names[j] for j in data.test_labels[data.test_texts.index(text)])})"
+        )
     # Labels written at serving time, never seen in training: scored from their descriptions.
     new_labels = {
         "sport": "sport: matches, races, players and teams",
@@ -103,8 +131,10 @@ def main():
     }
     request = [data.test_texts[0]]
     added = served.serve_with_labels(tf.constant(request), tf.constant(list(new_labels.values())))["scores"].numpy()[0]
-    print(f"  labels written at serving time for the first document: "
-          + ", ".join(f"{name} {score:.2f}" for name, score in zip(new_labels, added)))
+    print(
+        "  labels written at serving time for the first document: "
+        + ", ".join(f"{name} {score:.2f}" for name, score in zip(new_labels, added))
+    )
 
     plot_attention_example(model, vectorizer, data, seen, label_ids)
     print(f"\nDone in {time.time() - start:.0f} s.")
@@ -122,8 +152,14 @@ def plot_attention_example(model, vectorizer, data, seen, label_ids):
     scores = sigmoid(model.predict(ids, verbose=0))[0]
     top = [(data.label_names[j], float(scores[j])) for j in np.argsort(-scores)[:5]]
     path = OUT / "attention.png"
-    plot_attention(document_tokens(vectorizer, ids[0].numpy()), word_scores[0].numpy(), sentence_scores[0].numpy(),
-                   path=str(path), title="Attention over a test document", label_scores=top)
+    plot_attention(
+        document_tokens(vectorizer, ids[0].numpy()),
+        word_scores[0].numpy(),
+        sentence_scores[0].numpy(),
+        path=str(path),
+        title="Attention over a test document",
+        label_scores=top,
+    )
     print(f"Attention plot: {path}")
 
 

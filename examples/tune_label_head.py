@@ -44,37 +44,58 @@ def main():
     data, unseen = load_demo()
     seen = [j for j in range(data.num_labels) if j not in unseen]
     train = restrict_labels(remove_unseen_from_train(data, unseen), seen).validation_split(0.15, seed=0)
-    print(f"Demo dataset: {len(train.train_texts)} train / {len(train.val_texts)} validation documents "
-          f"on {len(seen)} seen labels")
+    print(
+        f"Demo dataset: {len(train.train_texts)} train / {len(train.val_texts)} validation documents "
+        f"on {len(seen)} seen labels"
+    )
 
     vectorizer = TextVectorizer(flat=False, max_sentences=SENTENCES, max_sentence_length=WORDS)
     vectorizer.adapt(train.train_texts + data.label_descriptions, min_count=2)
-    encode = lambda texts: vectorizer(tf.constant(texts, dtype=tf.string)).numpy()
+
+    def encode(texts):
+        return vectorizer(tf.constant(texts, dtype=tf.string)).numpy()
+
     label_ids = vectorizer.encode_labels(data.label_descriptions, LABEL_WORDS)
     x_train, y_train = encode(train.train_texts), train.multi_hot("train")
     x_val, y_val = encode(train.val_texts), train.multi_hot("val")
     vectors = pretrain_word_vectors(x_train, vectorizer.vocabulary_size, dim=DIM)
 
     hypermodel = LabelHeadHyperModel(
-        vectorizer.vocabulary_size, label_ids[seen],
+        vectorizer.vocabulary_size,
+        label_ids[seen],
         heads=("gile", "drill"),
         joint_dims=(32, 64, 128, 256),  # d_j; the paper's range (100-1000) is for 300-d vectors and many labels
         depths=(1, 2, 3),
         dropout=(0.0, 0.4),
         learning_rate=(5e-4, 5e-3),
         # Fixed in every trial, passed to document_classifier:
-        max_sentences=SENTENCES, max_sentence_length=WORDS, embedding_dim=DIM,
-        embeddings_initializer=keras.initializers.Constant(vectors), encoder="dense", encoder_units=DIM,
+        max_sentences=SENTENCES,
+        max_sentence_length=WORDS,
+        embedding_dim=DIM,
+        embeddings_initializer=keras.initializers.Constant(vectors),
+        encoder="dense",
+        encoder_units=DIM,
     )
     tuner = keras_tuner.RandomSearch(
         hypermodel,
         objective=keras_tuner.Objective("val_micro_f1", direction="max"),
-        max_trials=TRIALS, seed=0, overwrite=True, directory=str(OUT), project_name="search",
+        max_trials=TRIALS,
+        seed=0,
+        overwrite=True,
+        directory=str(OUT),
+        project_name="search",
     )
     tuner.search_space_summary()
     search_start = time.time()
-    tuner.search(x_train, y_train, validation_data=(x_val, y_val), epochs=EPOCHS, batch_size=32, verbose=0,
-                 callbacks=[BestValidationF1(x_val, y_val)])
+    tuner.search(
+        x_train,
+        y_train,
+        validation_data=(x_val, y_val),
+        epochs=EPOCHS,
+        batch_size=32,
+        verbose=0,
+        callbacks=[BestValidationF1(x_val, y_val)],
+    )
     search_time = time.time() - search_start
     tuner.results_summary(num_trials=TRIALS)
 
@@ -92,10 +113,13 @@ def main():
     seen_test = restrict_labels(data, seen, drop_empty=True)
     scores = sigmoid(model.predict(encode(seen_test.test_texts), verbose=0))
     report = classification_report(seen_test.multi_hot("test"), scores, threshold)
-    print(f"Best model on the {len(seen_test.test_texts)} test documents with a seen label "
-          f"(threshold {threshold:.3f}, validation micro-F1 {val_f1:.3f} at it):")
-    print(f"  micro-F1 {report['micro_f1']:.3f}   P@1 {report['precision_at_1']:.3f}   "
-          f"P@5 {report['precision_at_5']:.3f}")
+    print(
+        f"Best model on the {len(seen_test.test_texts)} test documents with a seen label "
+        f"(threshold {threshold:.3f}, validation micro-F1 {val_f1:.3f} at it):"
+    )
+    print(
+        f"  micro-F1 {report['micro_f1']:.3f}   P@1 {report['precision_at_1']:.3f}   P@5 {report['precision_at_5']:.3f}"
+    )
     print(f"\nDone in {time.time() - start:.0f} s.")
 
 

@@ -32,7 +32,13 @@ def top_k_setup():
     label_ids = rng.integers(1, VOCAB, (NUM_LABELS, 3)).astype("int32")
     label_ids[::4, 2] = 0  # some shorter descriptions
     model = document_classifier(
-        VOCAB, label_ids, flat=True, max_tokens=TOKENS, embedding_dim=8, encoder_units=8, head={"joint_dim": 8},
+        VOCAB,
+        label_ids,
+        flat=True,
+        max_tokens=TOKENS,
+        embedding_dim=8,
+        encoder_units=8,
+        head={"joint_dim": 8},
     )
     x = rng.integers(0, VOCAB, (NUM_DOCS, TOKENS)).astype("int32")
     full = model.predict(x, verbose=0)

@@ -32,8 +32,11 @@ def attention_pooling(rng):
     from keras_labelemb.layers import AttentionPooling
 
     return AttentionPooling, dict(
-        init_kwargs={"units": 6}, input_data=rng.normal(size=(3, 5, 4)).astype("float32"),
-        expected_output_shape=(3, 4), mask=sequence_mask(), expected_num_trainable_weights=3,
+        init_kwargs={"units": 6},
+        input_data=rng.normal(size=(3, 5, 4)).astype("float32"),
+        expected_output_shape=(3, 4),
+        mask=sequence_mask(),
+        expected_num_trainable_weights=3,
     )
 
 
@@ -41,8 +44,10 @@ def attention_pooling_with_scores(rng):
     from keras_labelemb.layers import AttentionPooling
 
     return AttentionPooling, dict(
-        init_kwargs={"return_attention_scores": True}, input_data=rng.normal(size=(3, 5, 4)).astype("float32"),
-        expected_output_shape=((3, 4), (3, 5)), mask=sequence_mask(),
+        init_kwargs={"return_attention_scores": True},
+        input_data=rng.normal(size=(3, 5, 4)).astype("float32"),
+        expected_output_shape=((3, 4), (3, 5)),
+        mask=sequence_mask(),
     )
 
 
@@ -53,8 +58,12 @@ def label_encoder(rng):
     mask[1, 2:] = False
     mask[3] = False  # empty description
     return LabelEncoder, dict(
-        init_kwargs={}, input_data=rng.normal(size=(4, 6, 3)).astype("float32"), expected_output_shape=(4, 3),
-        mask=mask, expected_num_trainable_weights=0, run_training=False,  # no weights to train
+        init_kwargs={},
+        input_data=rng.normal(size=(4, 6, 3)).astype("float32"),
+        expected_output_shape=(4, 3),
+        mask=mask,
+        expected_num_trainable_weights=0,
+        run_training=False,  # no weights to train
     )
 
 
@@ -63,12 +72,18 @@ def _hierarchical(encoder):
         from keras_labelemb.layers import HierarchicalAttention
 
         return HierarchicalAttention, dict(
-            init_kwargs={"word_encoder": encoder, "word_units": 4, "sentence_encoder": encoder,
-                         "sentence_units": 3, "dropout": 0.1,
-                         # tanh: with 3-4 relu units ~3% of initialisations start with every unit dead.
-                         "dense_activation": "tanh"},
+            init_kwargs={
+                "word_encoder": encoder,
+                "word_units": 4,
+                "sentence_encoder": encoder,
+                "sentence_units": 3,
+                "dropout": 0.1,
+                # tanh: with 3-4 relu units ~3% of initialisations start with every unit dead.
+                "dense_activation": "tanh",
+            },
             input_data=rng.normal(size=(3, 4, 5, 6)).astype("float32"),
-            expected_output_shape=(3, 6 if encoder.startswith("bi") else 3), mask=document_mask(),
+            expected_output_shape=(3, 6 if encoder.startswith("bi") else 3),
+            mask=document_mask(),
         )
 
     return case
@@ -82,7 +97,9 @@ def hierarchical_attention_flat_with_scores(rng):
     mask[2] = False
     return HierarchicalAttention, dict(
         init_kwargs={"word_encoder": "gru", "word_units": 4, "flat": True, "return_attention_scores": True},
-        input_data=rng.normal(size=(3, 7, 6)).astype("float32"), expected_output_shape=((3, 4), (3, 7)), mask=mask,
+        input_data=rng.normal(size=(3, 7, 6)).astype("float32"),
+        expected_output_shape=((3, 4), (3, 7)),
+        mask=mask,
     )
 
 
@@ -93,11 +110,17 @@ def _gile_head(variant):
         from keras_labelemb.layers import GileHead
 
         def init_kwargs():  # a fresh embedding for every instance the helper builds
-            return {"embedding": keras.layers.Embedding(40, 6, mask_zero=True), "label_ids": GILE_LABELS,
-                    "joint_dim": 5, "variant": variant, "activation": "tanh"}
+            return {
+                "embedding": keras.layers.Embedding(40, 6, mask_zero=True),
+                "label_ids": GILE_LABELS,
+                "joint_dim": 5,
+                "variant": variant,
+                "activation": "tanh",
+            }
 
         return GileHead, dict(
-            init_kwargs=init_kwargs, input_data=rng.normal(size=(3, 7)).astype("float32"),
+            init_kwargs=init_kwargs,
+            input_data=rng.normal(size=(3, 7)).astype("float32"),
             expected_output_shape=(3, 4),
             # Embedding rows of words in no label description get no gradient from the head.
             frozen_weights=("embeddings",),
@@ -111,10 +134,19 @@ def hierarchical_attention_multilingual(rng):
     from keras_labelemb.layers import HierarchicalAttention
 
     return HierarchicalAttention, dict(
-        init_kwargs={"word_encoder": "dense", "word_units": 4, "sentence_encoder": "dense", "sentence_units": 3,
-                     "num_languages": 2, "share": "encoders", "dense_activation": "tanh"},
-        input_data=rng.normal(size=(3, 4, 5, 6)).astype("float32"), expected_output_shape=(3, 3),
-        mask=document_mask(), call_kwargs={"language": 1},
+        init_kwargs={
+            "word_encoder": "dense",
+            "word_units": 4,
+            "sentence_encoder": "dense",
+            "sentence_units": 3,
+            "num_languages": 2,
+            "share": "encoders",
+            "dense_activation": "tanh",
+        },
+        input_data=rng.normal(size=(3, 4, 5, 6)).astype("float32"),
+        expected_output_shape=(3, 3),
+        mask=document_mask(),
+        call_kwargs={"language": 1},
         frozen_weights=("word_attention/", "sentence_attention/"),  # language 0's attention is not used
     )
 
@@ -126,12 +158,18 @@ def gile_head_multilingual(rng):
     from keras_labelemb.layers import GileHead
 
     def init_kwargs():
-        return {"embedding": keras.layers.Embedding(40, 6, mask_zero=True), "joint_dim": 5, "num_languages": 2,
-                "label_ids": GILE_LABELS,  # the shared set, scored for a per-document language tensor
-                "language_label_ids": [GILE_LABELS, OTHER_LABELS]}
+        return {
+            "embedding": keras.layers.Embedding(40, 6, mask_zero=True),
+            "joint_dim": 5,
+            "num_languages": 2,
+            "label_ids": GILE_LABELS,  # the shared set, scored for a per-document language tensor
+            "language_label_ids": [GILE_LABELS, OTHER_LABELS],
+        }
 
     return GileHead, dict(
-        init_kwargs=init_kwargs, input_data=rng.normal(size=(3, 7)).astype("float32"), expected_output_shape=(3, 4),
+        init_kwargs=init_kwargs,
+        input_data=rng.normal(size=(3, 7)).astype("float32"),
+        expected_output_shape=(3, 4),
         call_kwargs={"language": 1},
         # Language 0's w and b, and words in neither label set, get no gradient from a language-1 batch.
         frozen_weights=("embeddings", "joint_weight", "bias"),
@@ -148,8 +186,11 @@ def gile_head_call_time_labels(rng):
         return {"embedding": keras.layers.Embedding(40, 6, mask_zero=True), "label_ids": GILE_LABELS, "joint_dim": 5}
 
     return GileHead, dict(
-        init_kwargs=init_kwargs, input_data=rng.normal(size=(3, 7)).astype("float32"), expected_output_shape=(3, 4),
-        call_kwargs={"label_ids": OTHER_LABELS}, frozen_weights=("embeddings",),
+        init_kwargs=init_kwargs,
+        input_data=rng.normal(size=(3, 7)).astype("float32"),
+        expected_output_shape=(3, 4),
+        call_kwargs={"label_ids": OTHER_LABELS},
+        frozen_weights=("embeddings",),
     )
 
 
@@ -157,8 +198,10 @@ def linear_head(rng):
     from keras_labelemb.layers import LinearHead
 
     return LinearHead, dict(
-        init_kwargs={"num_labels": 4}, input_data=rng.normal(size=(3, 7)).astype("float32"),
-        expected_output_shape=(3, 4), expected_num_trainable_weights=2,
+        init_kwargs={"num_labels": 4},
+        input_data=rng.normal(size=(3, 7)).astype("float32"),
+        expected_output_shape=(3, 4),
+        expected_num_trainable_weights=2,
     )
 
 
@@ -174,7 +217,8 @@ def _drill_head_baseline(variant):
             return {"embedding": keras.layers.Embedding(30, 6), "variant": variant}
 
         return DrillHead, dict(
-            init_kwargs=init_kwargs, input_data=rng.normal(size=(3, 5, 6)).astype("float32"),
+            init_kwargs=init_kwargs,
+            input_data=rng.normal(size=(3, 5, 6)).astype("float32"),
             expected_output_shape=(3, 5, 30),
         )
 
@@ -188,11 +232,17 @@ def drill_head_tied(rng):
     from keras_labelemb.layers import DrillHead
 
     def init_kwargs():
-        return {"embedding": keras.layers.Embedding(30, 6), "depth": 2, "dropout": 0.3,
-                "residual_to_previous": True, "seed": 1}
+        return {
+            "embedding": keras.layers.Embedding(30, 6),
+            "depth": 2,
+            "dropout": 0.3,
+            "residual_to_previous": True,
+            "seed": 1,
+        }
 
     return DrillHead, dict(
-        init_kwargs=init_kwargs, input_data=rng.normal(size=(3, 5, 6)).astype("float32"),
+        init_kwargs=init_kwargs,
+        input_data=rng.normal(size=(3, 5, 6)).astype("float32"),
         expected_output_shape=(3, 5, 30),
         expected_num_trainable_weights=1 + 2 * 2 + 1,  # table, (U_i, b_i) x 2, per-label bias
     )
@@ -205,12 +255,19 @@ def drill_head_descriptions(rng):
     from keras_labelemb.layers import DrillHead
 
     def init_kwargs():
-        return {"embedding": keras.layers.Embedding(40, 6, mask_zero=True), "label_ids": GILE_LABELS,
-                "depth": 1, "dropout": 0.2, "dropout_type": "standard", "activation": "tanh",
-                "input_projection": True}
+        return {
+            "embedding": keras.layers.Embedding(40, 6, mask_zero=True),
+            "label_ids": GILE_LABELS,
+            "depth": 1,
+            "dropout": 0.2,
+            "dropout_type": "standard",
+            "activation": "tanh",
+            "input_projection": True,
+        }
 
     return DrillHead, dict(
-        init_kwargs=init_kwargs, input_data=rng.normal(size=(3, 7)).astype("float32"),
+        init_kwargs=init_kwargs,
+        input_data=rng.normal(size=(3, 7)).astype("float32"),
         expected_output_shape=(3, 4),
         # Embedding rows of words in no label description get no gradient from the head.
         frozen_weights=("embeddings",),
@@ -235,7 +292,9 @@ def region_lstm_bidirectional_chopped(rng):
     ids, mask = token_ids_and_mask(rng)
     return RegionLSTM, dict(
         init_kwargs={"units": 3, "vocabulary_size": 12, "num_regions": 2, "chop_size": 3, "chop_overlap": 1},
-        input_data=ids, expected_output_shape=(3, 12), mask=mask,
+        input_data=ids,
+        expected_output_shape=(3, 12),
+        mask=mask,
         expected_num_trainable_weights=4,  # forward and backward tables, U, b
     )
 
@@ -247,7 +306,10 @@ def region_lstm_full_gates_sequence(rng):
     ids, mask = token_ids_and_mask(rng)
     return RegionLSTM, dict(
         init_kwargs={"units": 4, "vocabulary_size": 12, "gates": "full", "direction": "backward", "pooling": None},
-        input_data=ids, expected_output_shape=(3, 7, 4), mask=mask, expected_num_trainable_weights=3,
+        input_data=ids,
+        expected_output_shape=(3, 7, 4),
+        mask=mask,
+        expected_num_trainable_weights=3,
     )
 
 
@@ -257,13 +319,23 @@ def region_lstm_side_encoder(rng):
 
     def init_kwargs():  # a fresh side encoder for every instance the helper builds
         side = RegionLSTM(3, 12, gates="full", direction="forward", pooling=None)
-        return {"units": 3, "vocabulary_size": 12, "pooling": "average", "num_regions": 3, "chop_size": 4,
-                "side_encoders": [side]}
+        return {
+            "units": 3,
+            "vocabulary_size": 12,
+            "pooling": "average",
+            "num_regions": 3,
+            "chop_size": 4,
+            "side_encoders": [side],
+        }
 
     ids, mask = token_ids_and_mask(rng)
     return RegionLSTM, dict(
-        init_kwargs=init_kwargs, input_data=ids, expected_output_shape=(3, 18), mask=mask,
-        expected_num_trainable_weights=5, expected_num_non_trainable_weights=3,  # + side kernel; frozen encoder
+        init_kwargs=init_kwargs,
+        input_data=ids,
+        expected_output_shape=(3, 18),
+        mask=mask,
+        expected_num_trainable_weights=5,
+        expected_num_non_trainable_weights=3,  # + side kernel; frozen encoder
     )
 
 
@@ -277,10 +349,18 @@ def _text_vectorizer(flat):
         vocabulary = ["<pad>", "<unk>", "wheat", "prices", "rose", "grain", "the", "bank", "rates", "<num>"]
         shape = (3, 6) if flat else (3, 2, 4)
         return TextVectorizer, dict(
-            init_kwargs={"vocabulary": vocabulary, "flat": flat, "max_tokens": 6,
-                         "max_sentences": 2, "max_sentence_length": 4},
-            input_data=texts, expected_output_shape=shape, expected_num_trainable_weights=0,
-            run_training=False, run_mixed_precision=False,  # no weights; integer outputs
+            init_kwargs={
+                "vocabulary": vocabulary,
+                "flat": flat,
+                "max_tokens": 6,
+                "max_sentences": 2,
+                "max_sentence_length": 4,
+            },
+            input_data=texts,
+            expected_output_shape=shape,
+            expected_num_trainable_weights=0,
+            run_training=False,
+            run_mixed_precision=False,  # no weights; integer outputs
         )
 
     return case
@@ -291,8 +371,11 @@ def _region_pooling(mode):
         from keras_labelemb.layers import RegionPooling
 
         return RegionPooling, dict(
-            init_kwargs={"num_regions": 2, "mode": mode}, input_data=rng.normal(size=(3, 5, 4)).astype("float32"),
-            expected_output_shape=(3, 8), mask=sequence_mask(), expected_num_trainable_weights=0,
+            init_kwargs={"num_regions": 2, "mode": mode},
+            input_data=rng.normal(size=(3, 5, 4)).astype("float32"),
+            expected_output_shape=(3, 8),
+            mask=sequence_mask(),
+            expected_num_trainable_weights=0,
             run_training=False,  # no weights to train
         )
 

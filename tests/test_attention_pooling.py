@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 from keras import ops
+from layer_cases import sequence_mask
 
 from keras_labelemb.layers import AttentionPooling
-from layer_cases import sequence_mask
 
 RNG = np.random.default_rng(0)
 

@@ -100,12 +100,15 @@ def test_a_second_fit_starts_afresh():
     assert callback.best_epoch == 0
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"patience": -1}, "patience=-1"),
-    ({"patience": 1.5}, "patience=1.5"),
-    ({"batch_size": 0}, "batch_size=0"),
-    ({"from_logits": "yes"}, "from_logits='yes'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"patience": -1}, "patience=-1"),
+        ({"patience": 1.5}, "patience=1.5"),
+        ({"batch_size": 0}, "batch_size=0"),
+        ({"from_logits": "yes"}, "from_logits='yes'"),
+    ],
+)
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         BestValidationF1(np.zeros((2, 5)), np.zeros((2, 3)), **kwargs)

@@ -120,7 +120,8 @@ def test_reuters_label_descriptions(reuters):
 
 def test_reuters_label_description_override(reuters_dir):
     data = load_reuters(
-        reuters_dir, label_descriptions={"wheat": "wheat: a cereal grain", "no-such-code": "x"},
+        reuters_dir,
+        label_descriptions={"wheat": "wheat: a cereal grain", "no-such-code": "x"},
         download=False,
     )
     j = data.label_names.index("wheat")
@@ -165,21 +166,32 @@ def test_reuters_missing_without_download_raises(tmp_path, monkeypatch):
 
 _SGML_RECORDS = [
     # (TOPICS, LEWISSPLIT, NEWID, topics, text element)
-    ("YES", "TRAIN", 1, ["grain", "wheat"],
-     "<TEXT>&#2;\n<TITLE>WHEAT &amp; GRAIN UP</TITLE>\n<DATELINE>    CHICAGO, Feb 26 - "
-     "</DATELINE><BODY>Wheat rose &lt;5 pct&gt; today.\n Reuter\n&#3;</BODY></TEXT>"),
-    ("YES", "TRAIN", 2, ["wheat"],
-     '<TEXT TYPE="BRIEF">&#2;\n******<TITLE>WHEAT BRIEF\n</TITLE>Blah blah blah.\n&#3;\n\n</TEXT>'),
-    ("YES", "TRAIN", 3, ["acq"],
-     "<TEXT>&#2;\n<TITLE>ONLY IN TRAIN</TITLE><BODY>Acq body.\n&#3;</BODY></TEXT>"),
-    ("NO", "TRAIN", 4, ["wheat"],
-     "<TEXT>&#2;\n<TITLE>NOT TOPICS</TITLE><BODY>x\n&#3;</BODY></TEXT>"),
-    ("YES", "NOT-USED", 5, ["wheat"],
-     "<TEXT>&#2;\n<TITLE>NOT USED</TITLE><BODY>x\n&#3;</BODY></TEXT>"),
-    ("YES", "TEST", 7, ["wheat", "yen"],
-     "<TEXT>&#2;\n<TITLE>TEST WHEAT</TITLE><BODY>Body &#127;text.\n&#3;</BODY></TEXT>"),
-    ("YES", "TEST", 6, ["grain"],
-     '<TEXT TYPE="UNPROC">&#2;\nGRAIN TABLE - FEB 26\n  a ...... 1\n&#3;</TEXT>'),
+    (
+        "YES",
+        "TRAIN",
+        1,
+        ["grain", "wheat"],
+        "<TEXT>&#2;\n<TITLE>WHEAT &amp; GRAIN UP</TITLE>\n<DATELINE>    CHICAGO, Feb 26 - "
+        "</DATELINE><BODY>Wheat rose &lt;5 pct&gt; today.\n Reuter\n&#3;</BODY></TEXT>",
+    ),
+    (
+        "YES",
+        "TRAIN",
+        2,
+        ["wheat"],
+        '<TEXT TYPE="BRIEF">&#2;\n******<TITLE>WHEAT BRIEF\n</TITLE>Blah blah blah.\n&#3;\n\n</TEXT>',
+    ),
+    ("YES", "TRAIN", 3, ["acq"], "<TEXT>&#2;\n<TITLE>ONLY IN TRAIN</TITLE><BODY>Acq body.\n&#3;</BODY></TEXT>"),
+    ("NO", "TRAIN", 4, ["wheat"], "<TEXT>&#2;\n<TITLE>NOT TOPICS</TITLE><BODY>x\n&#3;</BODY></TEXT>"),
+    ("YES", "NOT-USED", 5, ["wheat"], "<TEXT>&#2;\n<TITLE>NOT USED</TITLE><BODY>x\n&#3;</BODY></TEXT>"),
+    (
+        "YES",
+        "TEST",
+        7,
+        ["wheat", "yen"],
+        "<TEXT>&#2;\n<TITLE>TEST WHEAT</TITLE><BODY>Body &#127;text.\n&#3;</BODY></TEXT>",
+    ),
+    ("YES", "TEST", 6, ["grain"], '<TEXT TYPE="UNPROC">&#2;\nGRAIN TABLE - FEB 26\n  a ...... 1\n&#3;</TEXT>'),
 ]
 
 
@@ -250,8 +262,7 @@ def test_validation_split_is_deterministic_and_disjoint():
     assert len(a.val_texts) == 3 and len(a.train_texts) == 7
     assert sorted(a.train_ids + a.val_ids) == sorted(data.train_ids)
     assert not set(a.train_ids) & set(a.val_ids)
-    for texts, labels, ids in ((a.train_texts, a.train_labels, a.train_ids),
-                               (a.val_texts, a.val_labels, a.val_ids)):
+    for texts, labels, ids in ((a.train_texts, a.train_labels, a.train_ids), (a.val_texts, a.val_labels, a.val_ids)):
         for text, doc_labels, doc_id in zip(texts, labels, ids):
             i = data.train_ids.index(doc_id)
             assert (data.train_texts[i], data.train_labels[i]) == (text, doc_labels)
@@ -316,8 +327,14 @@ def test_zero_shot_split_arguments():
 
 
 def _fingerprint(data):
-    payload = [data.train_texts, data.train_labels, data.test_texts, data.test_labels,
-               data.label_names, data.label_descriptions]
+    payload = [
+        data.train_texts,
+        data.train_labels,
+        data.test_texts,
+        data.test_labels,
+        data.label_names,
+        data.label_descriptions,
+    ]
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()
 
 
@@ -335,9 +352,7 @@ def test_demo_sizes_and_labels(demo):
     assert len(data.train_texts) == 3000 and len(data.test_texts) == 600
     assert data.num_labels == 16
     assert unseen == [3, 7, 11, 15]
-    assert [data.label_names[j] for j in unseen] == [
-        "swimming", "unemployment", "marine-biology", "theatre"
-    ]
+    assert [data.label_names[j] for j in unseen] == ["swimming", "unemployment", "marine-biology", "theatre"]
     for labels in data.train_labels + data.test_labels:
         assert 1 <= len(labels) <= 3 and labels == sorted(set(labels))
     words = np.array([len(t.split()) for t in data.train_texts + data.test_texts])
@@ -366,7 +381,19 @@ def test_demo_unseen_descriptions_share_words(demo):
 
     def content(text):
         return {w.strip(".,:()").lower() for w in text.split()} - {
-            "the", "and", "of", "in", "a", "to", "on", "for", "with", "from", "or", "by", "at"
+            "the",
+            "and",
+            "of",
+            "in",
+            "a",
+            "to",
+            "on",
+            "for",
+            "with",
+            "from",
+            "or",
+            "by",
+            "at",
         }
 
     for j in unseen:
@@ -386,9 +413,7 @@ def test_demo_zero_shot_tfidf_baseline(demo):
 
     data, unseen = demo
     train = remove_unseen_from_train(data, unseen)
-    vectorizer = TfidfVectorizer(sublinear_tf=True).fit(
-        train.train_texts + data.label_descriptions
-    )
+    vectorizer = TfidfVectorizer(sublinear_tf=True).fit(train.train_texts + data.label_descriptions)
     evaluation = restrict_labels(data, unseen, drop_empty=True)
     y = evaluation.multi_hot("test")
     docs = vectorizer.transform(evaluation.test_texts)
@@ -398,8 +423,7 @@ def test_demo_zero_shot_tfidf_baseline(demo):
     chance = np.mean([lrap(y, rng.rand(*y.shape)) for _ in range(50)])
 
     y_all = data.multi_hot("test")
-    scores_all = (vectorizer.transform(data.test_texts) @ vectorizer.transform(
-        data.label_descriptions).T).toarray()
+    scores_all = (vectorizer.transform(data.test_texts) @ vectorizer.transform(data.label_descriptions).T).toarray()
     tfidf_all = lrap(y_all, scores_all)
     chance_all = np.mean([lrap(y_all, rng.rand(*y_all.shape)) for _ in range(20)])
     print(

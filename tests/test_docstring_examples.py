@@ -11,8 +11,7 @@ import keras_labelemb
 
 PACKAGE_DIR = pathlib.Path(keras_labelemb.__file__).parent
 MODULES = sorted(
-    info.name for info in pkgutil.walk_packages([str(PACKAGE_DIR)], prefix="keras_labelemb.")
-    if not info.ispkg
+    info.name for info in pkgutil.walk_packages([str(PACKAGE_DIR)], prefix="keras_labelemb.") if not info.ispkg
 )
 
 
@@ -28,6 +27,7 @@ def test_docstring_examples_run(name):
     import keras_labelemb.layers as layers
 
     globs.update({k: getattr(layers, k) for k in layers.__all__})
-    result = doctest.testmod(module, globs=globs, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-                             verbose=False)
+    result = doctest.testmod(
+        module, globs=globs, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
+    )
     assert result.failed == 0, f"{result.failed} of {result.attempted} docstring examples failed in {name}"

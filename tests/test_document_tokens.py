@@ -11,7 +11,10 @@ VOCABULARY = ["<pad>", "<unk>", "the", "cat", "sat", "on", "mat", "it", "purred"
 def test_flat_and_hierarchical_ids_drop_trailing_padding():
     ids = np.array([[2, 3, 4, 5, 2], [6, 0, 0, 0, 0], [7, 8, 9, 1, 0], [0, 0, 0, 0, 0]])
     assert document_tokens(VOCABULARY, ids) == [
-        ["the", "cat", "sat", "on", "the"], ["mat"], ["it", "purred", "loudly", "<unk>"]]
+        ["the", "cat", "sat", "on", "the"],
+        ["mat"],
+        ["it", "purred", "loudly", "<unk>"],
+    ]
     assert document_tokens(VOCABULARY, [2, 3, 0, 0]) == ["the", "cat"]
     assert document_tokens(VOCABULARY, np.zeros(3, int)) == []
     assert document_tokens([b"<pad>", b"caf\xc3\xa9"], [1]) == ["caf\u00e9"]  # bytes vocabularies are decoded

@@ -60,8 +60,13 @@ def mean_of_descriptions(table, ids):
 
 @pytest.mark.parametrize("to_embedding,to_previous", list(itertools.product([True, False], repeat=2)))
 def test_tied_label_network_matches_numpy_eqs_9_10(to_embedding, to_previous):
-    head = DrillHead(keras.layers.Embedding(VOCAB, DIM), depth=3, dropout=0.5,
-                     residual_to_embedding=to_embedding, residual_to_previous=to_previous)
+    head = DrillHead(
+        keras.layers.Embedding(VOCAB, DIM),
+        depth=3,
+        dropout=0.5,
+        residual_to_embedding=to_embedding,
+        residual_to_previous=to_previous,
+    )
     h = RNG.normal(size=(2, 4, DIM)).astype("float32")  # (B, T, d): a language model
     head.build(h.shape)
     randomize(head)
@@ -74,8 +79,13 @@ def test_tied_label_network_matches_numpy_eqs_9_10(to_embedding, to_previous):
 
 
 def test_description_labels_with_input_projection_match_numpy():
-    head = DrillHead(keras.layers.Embedding(VOCAB, DIM, mask_zero=True), label_ids=LABELS, depth=2,
-                     activation="tanh", input_projection=True)
+    head = DrillHead(
+        keras.layers.Embedding(VOCAB, DIM, mask_zero=True),
+        label_ids=LABELS,
+        depth=2,
+        activation="tanh",
+        input_projection=True,
+    )
     h = RNG.normal(size=(3, 9)).astype("float32")  # d_h = 9 != d: the projection maps it
     head.build(h.shape)
     randomize(head)
@@ -133,8 +143,14 @@ def test_depth_zero_is_exactly_weight_tying():
 
 def dropped_features(dropout_type):
     """Zero pattern of E_1 = dropout(sigmoid(E U + b)) in training mode (sigmoid > 0, so zeros are dropped)."""
-    head = DrillHead(keras.layers.Embedding(200, 16), depth=1, dropout=0.5, dropout_type=dropout_type,
-                     residual_to_embedding=False, seed=3)
+    head = DrillHead(
+        keras.layers.Embedding(200, 16),
+        depth=1,
+        dropout=0.5,
+        dropout_type=dropout_type,
+        residual_to_embedding=False,
+        seed=3,
+    )
     head.build((None, 16))
     E = head.encode_labels()
     return ops.convert_to_numpy(head.label_network(E, training=True)) == 0
@@ -171,8 +187,12 @@ def test_score_subset_equals_the_columns_of_the_full_call(variant, source):
     if variant == "full":
         head = LinearHead(len(LABELS) if source == "descriptions" else VOCAB)
     else:
-        head = DrillHead(keras.layers.Embedding(VOCAB, DIM, mask_zero=source == "descriptions"), variant=variant,
-                         dropout=0.3, **kwargs)
+        head = DrillHead(
+            keras.layers.Embedding(VOCAB, DIM, mask_zero=source == "descriptions"),
+            variant=variant,
+            dropout=0.3,
+            **kwargs,
+        )
         assert head.label_source == source
     h = RNG.normal(size=(2, 3, DIM)).astype("float32")
     head.build(h.shape)
@@ -216,9 +236,16 @@ def test_residual_width_mismatch_is_a_clear_error():
     with pytest.raises(ValueError, match=r"joint_dim.*Received: joint_dim=8"):
         DrillHead(keras.layers.Embedding(VOCAB, DIM), depth=2, joint_dim=8)
     with pytest.raises(ValueError, match=r"joint_dim.*Received: joint_dim=8"):
-        DrillHead(keras.layers.Embedding(VOCAB, DIM), depth=2, joint_dim=8, residual_to_embedding=False,
-                  residual_to_previous=True)
-    bilinear_with_residual = DrillHead(keras.layers.Embedding(VOCAB, DIM), variant="bilinear", residual_to_embedding=True)
+        DrillHead(
+            keras.layers.Embedding(VOCAB, DIM),
+            depth=2,
+            joint_dim=8,
+            residual_to_embedding=False,
+            residual_to_previous=True,
+        )
+    bilinear_with_residual = DrillHead(
+        keras.layers.Embedding(VOCAB, DIM), variant="bilinear", residual_to_embedding=True
+    )
     with pytest.raises(ValueError, match="pass joint_dim=6"):
         bilinear_with_residual(np.zeros((2, 9), "float32"))  # bilinear's joint_dim defaults to d_h = 9
     # Without residuals the label network may change the width; h must then match it.
@@ -226,16 +253,19 @@ def test_residual_width_mismatch_is_a_clear_error():
     assert tuple(head(np.zeros((2, 8), "float32")).shape) == (2, VOCAB)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"variant": "deep"}, "variant"),
-    ({"depth": -1}, "depth"),
-    ({"dropout": 1.0}, "dropout"),
-    ({"dropout_type": "locked"}, "dropout_type"),
-    ({"bias_mode": "per_word"}, "bias_mode"),
-    ({"variant": "tied", "depth": 2}, "tied"),
-    ({"variant": "full"}, "variant"),  # the usual softmax layer is LinearHead
-    ({"residual_to_previous": "yes"}, "residual_to_previous"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"variant": "deep"}, "variant"),
+        ({"depth": -1}, "depth"),
+        ({"dropout": 1.0}, "dropout"),
+        ({"dropout_type": "locked"}, "dropout_type"),
+        ({"bias_mode": "per_word"}, "bias_mode"),
+        ({"variant": "tied", "depth": 2}, "tied"),
+        ({"variant": "full"}, "variant"),  # the usual softmax layer is LinearHead
+        ({"residual_to_previous": "yes"}, "residual_to_previous"),
+    ],
+)
 def test_bad_arguments_name_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
         DrillHead(keras.layers.Embedding(VOCAB, DIM), **kwargs)
@@ -302,8 +332,9 @@ def test_subset_gradients_reach_only_the_scored_words():
     head.build(h.shape)
     with tf.GradientTape() as tape:
         loss = ops.sum(head.score_subset(h, np.array([2, 5])))
-    grads = dict(zip([v.path.split("/")[-1] for v in head.trainable_weights],
-                     tape.gradient(loss, head.trainable_weights)))
+    grads = dict(
+        zip([v.path.split("/")[-1] for v in head.trainable_weights], tape.gradient(loss, head.trainable_weights))
+    )
     table = tf.convert_to_tensor(grads["embeddings"]).numpy()
     assert set(np.flatnonzero(np.abs(table).sum(1))) == {2, 5}
     bias = tf.convert_to_tensor(grads["bias"]).numpy()
@@ -324,8 +355,12 @@ def test_masks_pass_through_per_time_step():
 
 
 def test_bias_initializer_sets_the_starting_logit_and_survives_the_config():
-    head = DrillHead(keras.layers.Embedding(VOCAB, DIM, mask_zero=True), label_ids=LABELS, depth=1,
-                     bias_initializer=keras.initializers.Constant(-4.0))
+    head = DrillHead(
+        keras.layers.Embedding(VOCAB, DIM, mask_zero=True),
+        label_ids=LABELS,
+        depth=1,
+        bias_initializer=keras.initializers.Constant(-4.0),
+    )
     head(np.zeros((1, DIM), "float32"))
     assert float(ops.convert_to_numpy(head.bias)) == -4.0
     config = head.get_config()
@@ -342,8 +377,15 @@ def test_bias_initializer_sets_the_starting_logit_and_survives_the_config():
 def test_document_classifier_drill_head_scores_new_labels_and_round_trips(units, tmp_path):
     from keras_labelemb.models import document_classifier, set_labels
 
-    model = document_classifier(VOCAB, LABELS, max_sentences=2, max_sentence_length=4, embedding_dim=DIM,
-                                encoder_units=units, head={"type": "drill", "depth": 2})
+    model = document_classifier(
+        VOCAB,
+        LABELS,
+        max_sentences=2,
+        max_sentence_length=4,
+        embedding_dim=DIM,
+        encoder_units=units,
+        head={"type": "drill", "depth": 2},
+    )
     head = model.get_layer("drill_head")
     assert head.input_projection == (units != DIM)
     np.testing.assert_allclose(float(ops.convert_to_numpy(head.bias)), -np.log(len(LABELS)), rtol=1e-6)

@@ -36,6 +36,6 @@ def test_reports_match_scikit_learn():
     keep = Y.sum(1) > 0
     assert ranking["documents"] == keep.sum() < len(Y)
     assert ranking["label_ranking_average_precision"] == pytest.approx(
-        label_ranking_average_precision_score(Y[keep], S[keep]), abs=1e-6)
+        label_ranking_average_precision_score(Y[keep], S[keep]), abs=1e-6
+    )
     assert ranking["ranking_loss"] == pytest.approx(label_ranking_loss(Y[keep], S[keep]), abs=1e-6)
-

@@ -24,8 +24,9 @@ def trained():
     vectorizer = TextVectorizer(flat=False, max_sentences=3, max_sentence_length=8)
     vectorizer.adapt(TEXTS + LABELS + NEW_LABELS)
     label_ids = vectorizer.encode_labels(LABELS, 4)
-    model = gile_han(vectorizer.vocabulary_size, label_ids, 3, 8, encoder_units=8,
-                     head={"joint_dim": 8, "activation": "tanh"})
+    model = gile_han(
+        vectorizer.vocabulary_size, label_ids, 3, 8, encoder_units=8, head={"joint_dim": 8, "activation": "tanh"}
+    )
     model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)
     ids = vectorizer(tf.constant(TEXTS))
     model.fit(ids, np.eye(4, 3, dtype="float32"), epochs=2, verbose=0)

@@ -57,9 +57,14 @@ def test_equations_match_numpy(variant):
 def test_parameters_do_not_depend_on_the_label_set():
     small = GileHead(**head_kwargs("gile")())
     small.build((None, 7))
-    many = GileHead(embedding=keras.layers.Embedding(VOCAB, DIM), label_ids=RNG.integers(1, VOCAB, (500, 3)), joint_dim=5)
+    many = GileHead(
+        embedding=keras.layers.Embedding(VOCAB, DIM), label_ids=RNG.integers(1, VOCAB, (500, 3)), joint_dim=5
+    )
     many.build((None, 7))
-    own = lambda head: sum(int(np.prod(v.shape)) for v in head.weights if "embeddings" not in v.path)
+
+    def own(head):
+        return sum(int(np.prod(v.shape)) for v in head.weights if "embeddings" not in v.path)
+
     assert own(small) == own(many) == 7 * 5 + 5 + 6 * 5 + 5 + 5 + 1
 
 
@@ -80,10 +85,14 @@ def test_zero_shot_label_swap_scores_new_labels_with_the_same_weights():
 
 def test_label_set_is_saved_with_the_model(tmp_path):
     emb = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
-    model = keras.Sequential([
-        keras.Input((5,)), emb, HierarchicalAttention("dense", 7, flat=True),
-        GileHead(embedding=emb, label_ids=LABELS, joint_dim=5),
-    ])
+    model = keras.Sequential(
+        [
+            keras.Input((5,)),
+            emb,
+            HierarchicalAttention("dense", 7, flat=True),
+            GileHead(embedding=emb, label_ids=LABELS, joint_dim=5),
+        ]
+    )
     model.layers[-1].set_labels(LABELS[:2])
     ids = RNG.integers(0, VOCAB, (3, 5))
     expected = model.predict(ids, verbose=0)
@@ -139,7 +148,9 @@ def test_memory_is_linear_in_labels_no_batch_by_label_by_joint_tensor():
     """The logits come from one (B, d_j) x (d_j, L) matmul: trace the graph and look at every shape."""
     import tensorflow as tf
 
-    head = GileHead(embedding=keras.layers.Embedding(VOCAB, DIM), label_ids=RNG.integers(1, VOCAB, (64, 3)), joint_dim=32)
+    head = GileHead(
+        embedding=keras.layers.Embedding(VOCAB, DIM), label_ids=RNG.integers(1, VOCAB, (64, 3)), joint_dim=32
+    )
     fn = tf.function(lambda h: head(h))
     graph = fn.get_concrete_function(tf.TensorSpec((16, 7), tf.float32)).graph
     sizes = [int(np.prod(t.shape)) for op in graph.get_operations() for t in op.outputs if t.shape.is_fully_defined()]

@@ -4,7 +4,8 @@ The backend is fixed when keras is first imported, and this pytest process has
 already imported keras with the TensorFlow backend, so the test runs THIS FILE
 as a script in one fresh subprocess with `KERAS_BACKEND=jax`. The script runs
 every case of tests/layer_cases.py through the shared `run_layer_test` (the
-same cases tests/test_layer_contracts.py runs under TensorFlow), trains a small `gile_han` model end to end with `jit_compile=True`, swaps
+same cases tests/test_layer_contracts.py runs under TensorFlow), trains a small `gile_han` model end to end with
+`jit_compile=True`, swaps
 its label set with `set_labels`, and trains with `SampledLabelModel`.
 
 Run the script alone to debug a failure:
@@ -42,8 +43,12 @@ def test_every_public_layer_runs_under_jax(request):
     start = time.perf_counter()
     try:
         result = subprocess.run(
-            [sys.executable, __file__], cwd=REPO, env=env,
-            capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S,
+            [sys.executable, __file__],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=SUBPROCESS_TIMEOUT_S,
         )
     except subprocess.TimeoutExpired as error:
         tail = error.stderr or b""
@@ -144,8 +149,10 @@ def main():
     import keras
 
     rng = np.random.default_rng(0)
-    checks = _layer_cases() + [("gile_han_end_to_end", lambda: _check_gile_han_end_to_end(rng)),
-                               ("sampled_training", lambda: _check_sampled_training(rng))]
+    checks = _layer_cases() + [
+        ("gile_han_end_to_end", lambda: _check_gile_han_end_to_end(rng)),
+        ("sampled_training", lambda: _check_sampled_training(rng)),
+    ]
     failed = []
     for name, check in checks:  # run them all, so one failure does not hide the others
         start = time.perf_counter()

@@ -18,8 +18,15 @@ LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
 
 
 def small_model(head="gile"):
-    return document_classifier(40, LABELS, flat=True, max_tokens=6, embedding_dim=6, encoder_units=6,
-                               head={"type": head, "joint_dim": 5} if head == "gile" else head)
+    return document_classifier(
+        40,
+        LABELS,
+        flat=True,
+        max_tokens=6,
+        embedding_dim=6,
+        encoder_units=6,
+        head={"type": head, "joint_dim": 5} if head == "gile" else head,
+    )
 
 
 def test_every_head_is_a_label_head():
@@ -123,7 +130,8 @@ def test_an_empty_description_inside_a_compiled_function_gives_a_finite_score():
 
     head = GileHead(keras.layers.Embedding(40, 6, mask_zero=True), LABELS, joint_dim=5)
     scores = tf.function(lambda h, ids: head(h, label_ids=ids), jit_compile=True)(
-        tf.constant(RNG.normal(size=(2, 7)).astype("float32")), tf.constant([[3, 4], [0, 0]]))
+        tf.constant(RNG.normal(size=(2, 7)).astype("float32")), tf.constant([[3, 4], [0, 0]])
+    )
     assert scores.shape == (2, 2) and np.isfinite(scores.numpy()).all()
 
 
@@ -133,8 +141,9 @@ def test_out_of_vocabulary_ids_inside_a_compiled_function_are_read_as_padding():
     head = GileHead(keras.layers.Embedding(40, 6, mask_zero=True), LABELS, joint_dim=5)
     h = tf.constant(RNG.normal(size=(2, 7)).astype("float32"))
     score = tf.function(lambda h, ids: head(h, label_ids=ids), jit_compile=True)
-    np.testing.assert_allclose(score(h, tf.constant([[3, 99], [5, -4]])).numpy(),
-                               score(h, tf.constant([[3, 0], [5, 0]])).numpy(), atol=1e-6)
+    np.testing.assert_allclose(
+        score(h, tf.constant([[3, 99], [5, -4]])).numpy(), score(h, tf.constant([[3, 0], [5, 0]])).numpy(), atol=1e-6
+    )
 
 
 def test_label_count_is_fixed_only_for_per_label_parameters():
@@ -156,20 +165,24 @@ def test_a_label_head_layer_brings_its_embedding_into_the_builder():
     assert model.get_layer(embedding.name) is embedding
     assert find_label_head(model) is head
     with pytest.raises(ValueError, match="embedding_dim"):
-        document_classifier(40, head=DrillHead(keras.layers.Embedding(40, 6), LABELS, depth=1),
-                            flat=True, max_tokens=6, embedding_dim=8)
+        document_classifier(
+            40, head=DrillHead(keras.layers.Embedding(40, 6), LABELS, depth=1), flat=True, max_tokens=6, embedding_dim=8
+        )
     with pytest.raises(ValueError, match="own label set"):
         document_classifier(40, LABELS, head=head, flat=True, max_tokens=6)
 
 
-@pytest.mark.parametrize("spec,match", [
-    ({"type": "gile", "depth": 2}, r"\['depth'\] belong to another head"),
-    ({"type": "drill", "activation": "tanh", "num_languages": 2}, r"\['num_languages'\]"),
-    ({"type": "linear", "joint_dim": 4}, r"\['joint_dim'\]"),
-    ({"type": "gile", "bias_initializer": "zeros"}, r"\['bias_initializer'\]"),
-    ({"type": "softmax"}, "head\\['type'\\]"),
-    ("deep", "head='deep'"),
-])
+@pytest.mark.parametrize(
+    "spec,match",
+    [
+        ({"type": "gile", "depth": 2}, r"\['depth'\] belong to another head"),
+        ({"type": "drill", "activation": "tanh", "num_languages": 2}, r"\['num_languages'\]"),
+        ({"type": "linear", "joint_dim": 4}, r"\['joint_dim'\]"),
+        ({"type": "gile", "bias_initializer": "zeros"}, r"\['bias_initializer'\]"),
+        ({"type": "softmax"}, "head\\['type'\\]"),
+        ("deep", "head='deep'"),
+    ],
+)
 def test_head_specs_reject_arguments_of_another_head(spec, match):
     with pytest.raises(ValueError, match=match):
         document_classifier(40, LABELS, flat=True, max_tokens=6, head=spec)

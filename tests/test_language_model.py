@@ -128,20 +128,27 @@ def windows(num_batches):
     return bptt_arrays(stream, B, T)
 
 
-@pytest.mark.parametrize("head,jit_compile", [("drill", True), ("tied", False), ("bilinear", False),
-                                              ("dual", False), ("full", False)])
+@pytest.mark.parametrize(
+    "head,jit_compile", [("drill", True), ("tied", False), ("bilinear", False), ("dual", False), ("full", False)]
+)
 def test_drill_lm_trains_statefully_with_each_head(head, jit_compile):
     keras.utils.set_random_seed(0)
     spec = {"type": head, "depth": 2} if head == "drill" else head
     model = drill_lm(V, batch_size=B, bptt=T, units=8, num_layers=2 if jit_compile else 1, head=spec)
-    model.compile(keras.optimizers.Adam(1e-2), keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                  metrics=[Perplexity()], jit_compile=jit_compile)
+    model.compile(
+        keras.optimizers.Adam(1e-2),
+        keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=[Perplexity()],
+        jit_compile=jit_compile,
+    )
     x, y = windows(3)
-    history = model.fit(x.reshape(-1, T), y.reshape(-1, T), batch_size=B, shuffle=False, epochs=2,
-                        callbacks=[ResetStates()], verbose=0)
+    history = model.fit(
+        x.reshape(-1, T), y.reshape(-1, T), batch_size=B, shuffle=False, epochs=2, callbacks=[ResetStates()], verbose=0
+    )
     assert np.isfinite(history.history["loss"]).all()
-    result = model.evaluate(x.reshape(-1, T), y.reshape(-1, T), batch_size=B, callbacks=[ResetStates()],
-                            verbose=0, return_dict=True)
+    result = model.evaluate(
+        x.reshape(-1, T), y.reshape(-1, T), batch_size=B, callbacks=[ResetStates()], verbose=0, return_dict=True
+    )
     # Equal-sized batches: the corpus perplexity is exp of the mean loss.
     assert result["perplexity"] == pytest.approx(np.exp(result["loss"]), rel=1e-4)
     output_layer = find_label_head(model)

@@ -38,8 +38,11 @@ def stream(metric, y_true, y_pred, sample_weight=None, cuts=(0.3, 0.75)):
 
 def sklearn_macro(y_true, probs, threshold=0.5, zero_division=0, sample_weight=None):
     return skm.f1_score(
-        y_true.astype(int), (probs > threshold).astype(int), average="macro",
-        zero_division=zero_division, sample_weight=sample_weight,
+        y_true.astype(int),
+        (probs > threshold).astype(int),
+        average="macro",
+        zero_division=zero_division,
+        sample_weight=sample_weight,
     )
 
 
@@ -79,7 +82,9 @@ def test_zero_division_matches_sklearn(zero_division):
     stream(metric, y_true, probs)
     per_label = keras.ops.convert_to_numpy(metric.per_label_f1())
     want_per_label = skm.f1_score(
-        y_true.astype(int), (probs > 0.5).astype(int), average=None,
+        y_true.astype(int),
+        (probs > 0.5).astype(int),
+        average=None,
         zero_division=np.nan if math.isnan(zero_division) else zero_division,
     )
     np.testing.assert_allclose(per_label, want_per_label, atol=1e-6)
@@ -132,9 +137,12 @@ def test_reset_state():
 @pytest.mark.parametrize(
     "kwargs, name",
     [
-        ({"threshold": 0.0}, "threshold"), ({"threshold": 1.0}, "threshold"),
-        ({"threshold": "0.5"}, "threshold"), ({"num_labels": 0}, "num_labels"),
-        ({"num_labels": 2.5}, "num_labels"), ({"zero_division": 0.5}, "zero_division"),
+        ({"threshold": 0.0}, "threshold"),
+        ({"threshold": 1.0}, "threshold"),
+        ({"threshold": "0.5"}, "threshold"),
+        ({"num_labels": 0}, "num_labels"),
+        ({"num_labels": 2.5}, "num_labels"),
+        ({"zero_division": 0.5}, "zero_division"),
         ({"zero_division": "warn"}, "zero_division"),
     ],
 )

@@ -18,15 +18,25 @@ def test_attention_pooling_example_from_the_issue():
     np.testing.assert_allclose(ops.convert_to_numpy(pooled), [[1.0, 1.0]], atol=1e-6)
 
 
-@pytest.mark.parametrize("layer_fn, shape", [
-    (lambda: AttentionPooling(units=4), (3, 5, 4)),
-    (lambda: LabelEncoder(), (3, 5, 4)),
-    (lambda: RegionPooling(num_regions=2, mode="average"), (3, 5, 4)),
-    (lambda: RegionPooling(num_regions=2, mode="max"), (3, 5, 4)),
-    (lambda: HierarchicalAttention("dense", 4, flat=True, dense_activation="tanh"), (3, 5, 4)),
-    (lambda: HierarchicalAttention("gru", 3, "dense", 3), (3, 2, 5, 4)),
-], ids=["attention_pooling", "label_encoder", "region_pooling_average", "region_pooling_max",
-        "hierarchical_attention_flat_dense", "hierarchical_attention_gru"])
+@pytest.mark.parametrize(
+    "layer_fn, shape",
+    [
+        (lambda: AttentionPooling(units=4), (3, 5, 4)),
+        (lambda: LabelEncoder(), (3, 5, 4)),
+        (lambda: RegionPooling(num_regions=2, mode="average"), (3, 5, 4)),
+        (lambda: RegionPooling(num_regions=2, mode="max"), (3, 5, 4)),
+        (lambda: HierarchicalAttention("dense", 4, flat=True, dense_activation="tanh"), (3, 5, 4)),
+        (lambda: HierarchicalAttention("gru", 3, "dense", 3), (3, 2, 5, 4)),
+    ],
+    ids=[
+        "attention_pooling",
+        "label_encoder",
+        "region_pooling_average",
+        "region_pooling_max",
+        "hierarchical_attention_flat_dense",
+        "hierarchical_attention_gru",
+    ],
+)
 @pytest.mark.parametrize("poison", [np.nan, np.inf])
 def test_poison_at_masked_positions_changes_nothing(layer_fn, shape, poison):
     clean = RNG.normal(size=shape).astype("float32")
@@ -50,6 +60,7 @@ def test_poison_at_masked_positions_changes_nothing(layer_fn, shape, poison):
 
 def test_zero_masked_selects_rather_than_multiplies():
     x = np.array([[[np.nan, 1.0], [2.0, 3.0]]], "float32")
-    np.testing.assert_array_equal(ops.convert_to_numpy(zero_masked(x, np.array([[False, True]]))),
-                                  [[[0.0, 0.0], [2.0, 3.0]]])
+    np.testing.assert_array_equal(
+        ops.convert_to_numpy(zero_masked(x, np.array([[False, True]]))), [[[0.0, 0.0], [2.0, 3.0]]]
+    )
     assert zero_masked(x, None) is x

@@ -81,17 +81,18 @@ def sklearn_reference(name, y_true, scores, sample_weight=None, **kw):
     if name == "micro_f1":
         threshold = kw.get("threshold", 0.5)
         return skm.f1_score(
-            y, (s > threshold).astype(int), average="micro",
-            sample_weight=sample_weight, zero_division=0,
+            y,
+            (s > threshold).astype(int),
+            average="micro",
+            sample_weight=sample_weight,
+            zero_division=0,
         )
     if name == "ndcg":
         return skm.ndcg_score(y, s, k=kw["k"], sample_weight=sample_weight)
     if name == "ranking_loss":
         return skm.label_ranking_loss(y, s, sample_weight=sample_weight)
     if name == "lrap":
-        return skm.label_ranking_average_precision_score(
-            y, s, sample_weight=sample_weight
-        )
+        return skm.label_ranking_average_precision_score(y, s, sample_weight=sample_weight)
     raise KeyError(name)
 
 
@@ -139,10 +140,13 @@ def test_micro_f1_matches_sklearn(seed, shape):
         keep = np.abs(probs64 - threshold) > 1e-4  # avoid float32 round-off at the cut
         got = stream(
             klm.MicroF1(threshold=threshold, from_logits=True),
-            y_true[keep.all(axis=1)], logits[keep.all(axis=1)],
+            y_true[keep.all(axis=1)],
+            logits[keep.all(axis=1)],
         )
         want = sklearn_reference(
-            "micro_f1", y_true[keep.all(axis=1)], probs[keep.all(axis=1)],
+            "micro_f1",
+            y_true[keep.all(axis=1)],
+            probs[keep.all(axis=1)],
             threshold=threshold,
         )
         assert got == pytest.approx(want, abs=1e-5)
@@ -153,18 +157,16 @@ def test_sample_weight_matches_sklearn():
     rng = np.random.default_rng(7)
     w = rng.random(len(y_true)).astype("float32") + 0.1
     f1 = stream(klm.MicroF1(), y_true, scores, sample_weight=w)
-    assert f1 == pytest.approx(
-        sklearn_reference("micro_f1", y_true, scores, sample_weight=w), abs=1e-5
-    )
+    assert f1 == pytest.approx(sklearn_reference("micro_f1", y_true, scores, sample_weight=w), abs=1e-5)
     assert stream(klm.NDCGAtK(k=3), y_true, scores, sample_weight=w) == pytest.approx(
         sklearn_reference("ndcg", y_true, scores, sample_weight=w, k=3), abs=1e-5
     )
     assert stream(klm.RankingLoss(), y_true, scores, sample_weight=w) == pytest.approx(
         sklearn_reference("ranking_loss", y_true, scores, sample_weight=w), abs=1e-5
     )
-    assert stream(
-        klm.LabelRankingAveragePrecision(), y_true, scores, sample_weight=w[:, None]
-    ) == pytest.approx(sklearn_reference("lrap", y_true, scores, sample_weight=w), abs=1e-5)
+    assert stream(klm.LabelRankingAveragePrecision(), y_true, scores, sample_weight=w[:, None]) == pytest.approx(
+        sklearn_reference("lrap", y_true, scores, sample_weight=w), abs=1e-5
+    )
     assert stream(klm.PrecisionAtK(k=2), y_true, scores, sample_weight=w) == pytest.approx(
         precision_at_k_reference(y_true, scores, 2, sample_weight=w), abs=1e-5
     )
@@ -191,12 +193,13 @@ def test_ranking_metrics_ignore_logits_vs_probabilities():
     logits = (scores - 0.5) * 8.0
     probs = keras.ops.convert_to_numpy(keras.ops.sigmoid(logits))
     for make in (
-        lambda: klm.PrecisionAtK(k=2), lambda: klm.NDCGAtK(k=3), klm.RankingLoss,
-        klm.LabelRankingAveragePrecision, klm.OneError,
+        lambda: klm.PrecisionAtK(k=2),
+        lambda: klm.NDCGAtK(k=3),
+        klm.RankingLoss,
+        klm.LabelRankingAveragePrecision,
+        klm.OneError,
     ):
-        assert stream(make(), y_true, logits) == pytest.approx(
-            stream(make(), y_true, probs), abs=1e-6
-        )
+        assert stream(make(), y_true, logits) == pytest.approx(stream(make(), y_true, probs), abs=1e-6)
 
 
 # ----------------------------------------------------------------------------
@@ -211,8 +214,12 @@ def result_of(metric, y_true, y_pred):
 
 def all_metrics():
     return [
-        klm.MicroF1(), klm.MicroF1(from_logits=True), klm.PrecisionAtK(k=3),
-        klm.NDCGAtK(k=5), klm.RankingLoss(), klm.LabelRankingAveragePrecision(),
+        klm.MicroF1(),
+        klm.MicroF1(from_logits=True),
+        klm.PrecisionAtK(k=3),
+        klm.NDCGAtK(k=5),
+        klm.RankingLoss(),
+        klm.LabelRankingAveragePrecision(),
         klm.OneError(),
     ]
 
@@ -288,15 +295,11 @@ def test_float16_scores_match_sklearn():
     y_true, scores = make_data(5, 19, 8, ties=False)
     s16 = (scores * 4.0 - 2.0).astype("float16")
     s = s16.astype("float64")
-    assert stream(klm.NDCGAtK(k=3), y_true, s16) == pytest.approx(
-        skm.ndcg_score(y_true, s, k=3), abs=1e-5
-    )
+    assert stream(klm.NDCGAtK(k=3), y_true, s16) == pytest.approx(skm.ndcg_score(y_true, s, k=3), abs=1e-5)
     assert stream(klm.LabelRankingAveragePrecision(), y_true, s16) == pytest.approx(
         skm.label_ranking_average_precision_score(y_true, s), abs=1e-5
     )
-    assert stream(klm.RankingLoss(), y_true, s16) == pytest.approx(
-        skm.label_ranking_loss(y_true, s), abs=1e-5
-    )
+    assert stream(klm.RankingLoss(), y_true, s16) == pytest.approx(skm.label_ranking_loss(y_true, s), abs=1e-5)
     assert stream(klm.MicroF1(from_logits=True), y_true, s16) == pytest.approx(
         skm.f1_score(y_true.astype(int), (s > 0).astype(int), average="micro"), abs=1e-5
     )
@@ -352,9 +355,7 @@ def test_config_round_trip(metric):
     config = metric.get_config()
     clone = type(metric).from_config(config)
     assert clone.get_config() == config
-    restored = keras.saving.deserialize_keras_object(
-        keras.saving.serialize_keras_object(metric)
-    )
+    restored = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(metric))
     assert type(restored) is type(metric)
     assert restored.get_config() == config
     y_true, scores = make_data(1, 12, 6)
@@ -363,8 +364,12 @@ def test_config_round_trip(metric):
 
 def test_registered_names():
     for cls in (
-        klm.MicroF1, klm.PrecisionAtK, klm.NDCGAtK, klm.RankingLoss,
-        klm.LabelRankingAveragePrecision, klm.OneError,
+        klm.MicroF1,
+        klm.PrecisionAtK,
+        klm.NDCGAtK,
+        klm.RankingLoss,
+        klm.LabelRankingAveragePrecision,
+        klm.OneError,
     ):
         name = keras.saving.get_registered_name(cls)
         assert name == f"keras_labelemb>{cls.__name__}"
@@ -388,8 +393,12 @@ def test_compiled_evaluate_matches_sklearn():
     model.compile(
         loss=keras.losses.BinaryCrossentropy(from_logits=True),
         metrics=[
-            klm.MicroF1(from_logits=True), klm.PrecisionAtK(k=2), klm.NDCGAtK(k=3),
-            klm.RankingLoss(), klm.AveragePrecision(), klm.OneError(),
+            klm.MicroF1(from_logits=True),
+            klm.PrecisionAtK(k=2),
+            klm.NDCGAtK(k=3),
+            klm.RankingLoss(),
+            klm.AveragePrecision(),
+            klm.OneError(),
         ],
         jit_compile=True,
     )
@@ -399,9 +408,7 @@ def test_compiled_evaluate_matches_sklearn():
     assert got["micro_f1"] == pytest.approx(
         skm.f1_score(y.astype(int), (logits > 0).astype(int), average="micro"), abs=1e-5
     )
-    assert got["precision_at_2"] == pytest.approx(
-        precision_at_k_reference(y, logits, 2), abs=1e-5
-    )
+    assert got["precision_at_2"] == pytest.approx(precision_at_k_reference(y, logits, 2), abs=1e-5)
     assert got["ndcg_at_3"] == pytest.approx(skm.ndcg_score(y, logits, k=3), abs=1e-5)
     assert got["ranking_loss"] == pytest.approx(skm.label_ranking_loss(y, logits), abs=1e-5)
     assert got["label_ranking_average_precision"] == pytest.approx(
@@ -464,11 +471,13 @@ JAX_SCRIPT = textwrap.dedent(
 def test_jax_backend_subprocess():
     pytest.importorskip("jax")
     env = dict(os.environ, KERAS_BACKEND="jax", TF_CPP_MIN_LOG_LEVEL="3")
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
-    )
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     proc = subprocess.run(
         [sys.executable, "-c", JAX_SCRIPT],
-        env=env, cwd=str(REPO), capture_output=True, text=True, timeout=120,
+        env=env,
+        cwd=str(REPO),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0 and "JAX_OK" in proc.stdout, proc.stdout + proc.stderr

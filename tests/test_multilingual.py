@@ -15,8 +15,9 @@ DE_LABELS = np.array([[9, 10, 0], [11, 0, 0]], "int32")
 def _head(**kwargs):
     keras.utils.set_random_seed(0)
     embedding = keras.layers.Embedding(20, 4, mask_zero=True)
-    return GileHead(embedding=embedding, joint_dim=5, num_languages=2, language_label_ids=[EN_LABELS, DE_LABELS],
-                    **kwargs)
+    return GileHead(
+        embedding=embedding, joint_dim=5, num_languages=2, language_label_ids=[EN_LABELS, DE_LABELS], **kwargs
+    )
 
 
 def _numpy_gile(head, h, label_ids, language):
@@ -33,14 +34,19 @@ def test_per_language_weights_and_label_sets_match_numpy():
     head.joint_weight.assign(np.random.default_rng(1).normal(size=(2, 5)).astype("float32"))
     head.bias.assign(np.array([0.5, -1.0], "float32"))
     for language, labels in ((0, EN_LABELS), (1, DE_LABELS)):
-        np.testing.assert_allclose(head(h, language=language), _numpy_gile(head, h, labels, language), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            head(h, language=language), _numpy_gile(head, h, labels, language), rtol=1e-5, atol=1e-6
+        )
     # A per-document language tensor over one label set selects each document's w and b.
     languages = np.array([1, 0, 1], "int32")
     got = np.asarray(head(h, language=languages, label_ids=EN_LABELS))
     for row, language in enumerate(languages):
-        np.testing.assert_allclose(got[row], _numpy_gile(head, h[row:row + 1], EN_LABELS, language)[0], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            got[row], _numpy_gile(head, h[row : row + 1], EN_LABELS, language)[0], rtol=1e-5, atol=1e-6
+        )
     assert sorted(w.name for w in head.trainable_weights) == sorted(
-        ["embeddings", "label_kernel", "label_bias", "input_kernel", "input_bias", "joint_weight", "bias"])
+        ["embeddings", "label_kernel", "label_bias", "input_kernel", "input_bias", "joint_weight", "bias"]
+    )
     assert tuple(head.joint_weight.shape) == (2, 5) and tuple(head.bias.shape) == (2,)
 
 
@@ -67,8 +73,10 @@ def test_two_language_model_trains_jointly_and_round_trips(tmp_path):
     head = GileHead(embedding=embedding, joint_dim=5, num_languages=2, language_label_ids=[EN_LABELS, DE_LABELS])
     en_ids, de_ids = keras.Input((6,), dtype="int32", name="en"), keras.Input((6,), dtype="int32", name="de")
     encoder = HierarchicalAttention("dense", 6, flat=True, num_languages=2, share="encoders")
-    outputs = {"en": head(encoder(embedding(en_ids), language=0), language=0),
-               "de": head(encoder(embedding(de_ids), language=1), language=1)}
+    outputs = {
+        "en": head(encoder(embedding(en_ids), language=0), language=0),
+        "de": head(encoder(embedding(de_ids), language=1), language=1),
+    }
     model = keras.Model({"en": en_ids, "de": de_ids}, outputs)
     rng = np.random.default_rng(3)
     x = {"en": rng.integers(1, 20, (8, 6)).astype("int32"), "de": rng.integers(1, 20, (8, 6)).astype("int32")}
@@ -95,13 +103,17 @@ def test_mhan_sharing_modes_share_exactly_what_they_say(share):
     for level in ("word", "sentence"):
         for part in ("encoder", "attention"):
             shared = share in (part + "s" if part == "encoder" else part, "both")
-            assert (mhan._sublayers(level, 0)[part == "attention"] is mhan._sublayers(level, 1)[part == "attention"]) == shared
+            assert (
+                mhan._sublayers(level, 0)[part == "attention"] is mhan._sublayers(level, 1)[part == "attention"]
+            ) == shared
     # The German loss reaches the shared weights, and only its own unshared ones.
     with tf.GradientTape() as tape:
         loss_de = tf.reduce_sum(mhan(x, language=1) ** 2)
-    english_only = {id(w) for level in ("word", "sentence") for layer in mhan._sublayers(level, 0)
-                    for w in layer.trainable_weights} - {id(w) for level in ("word", "sentence")
-                                                         for layer in mhan._sublayers(level, 1) for w in layer.trainable_weights}
+    english_only = {
+        id(w) for level in ("word", "sentence") for layer in mhan._sublayers(level, 0) for w in layer.trainable_weights
+    } - {
+        id(w) for level in ("word", "sentence") for layer in mhan._sublayers(level, 1) for w in layer.trainable_weights
+    }
     grads = tape.gradient(loss_de, mhan.trainable_weights)
     for weight, grad in zip(mhan.trainable_weights, grads):
         reached = grad is not None and float(tf.reduce_max(tf.abs(tf.convert_to_tensor(grad)))) > 0

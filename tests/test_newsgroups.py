@@ -32,8 +32,11 @@ def test_counts_and_labels(newsgroups):
     train, test = data.label_counts("train"), data.label_counts("test")
     assert train.sum() == 11314 and test.sum() == 7532
     # Per-class counts known from scikit-learn's copy.
-    for name, n_train, n_test in [("alt.atheism", 480, 319), ("comp.graphics", 584, 389),
-                                  ("talk.religion.misc", 377, 251)]:
+    for name, n_train, n_test in [
+        ("alt.atheism", 480, 319),
+        ("comp.graphics", 584, 389),
+        ("talk.religion.misc", 377, 251),
+    ]:
         j = data.label_names.index(name)
         assert (train[j], test[j]) == (n_train, n_test)
     assert data.train_ids[0].startswith("train/") and data.test_ids[0].startswith("test/")
@@ -67,8 +70,10 @@ def test_custom_label_descriptions(newsgroups_dir):
 def test_original_folder_layout_and_jsonl_agree(tmp_path):
     """A tiny copy in the layout of 20news-bydate.tar.gz, and the same in JSON lines."""
     messages = {
-        "train": [("sci.space", "61", "From: a@b\nSubject: orbit\n\nThe shuttle flew.\n"),
-                  ("alt.atheism", "7", "From: c@d\n\nNo gods.\n")],
+        "train": [
+            ("sci.space", "61", "From: a@b\nSubject: orbit\n\nThe shuttle flew.\n"),
+            ("alt.atheism", "7", "From: c@d\n\nNo gods.\n"),
+        ],
         "test": [("sci.space", "100", "Subject: x\n\nMars\n"), ("alt.atheism", "9", "no blank line")],
     }
     tree = tmp_path / "tree"

@@ -13,12 +13,14 @@ from keras_labelemb.text import document_tokens  # noqa: E402
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 VOCABULARY = ["<pad>", "<unk>", "the", "cat", "sat", "on", "mat", "it", "purred", "loudly"]
 # One document, K=4 sentences of T=5 words, 0 = padding (a padding sentence at the end).
-IDS = np.array([
-    [2, 3, 4, 5, 2],
-    [6, 0, 0, 0, 0],
-    [7, 8, 9, 1, 0],
-    [0, 0, 0, 0, 0],
-])
+IDS = np.array(
+    [
+        [2, 3, 4, 5, 2],
+        [6, 0, 0, 0, 0],
+        [7, 8, 9, 1, 0],
+        [0, 0, 0, 0, 0],
+    ]
+)
 
 
 def attention(ids, seed=0):
@@ -52,7 +54,11 @@ def test_hierarchical_png_with_sentence_bars_and_labels(tmp_path):
     path = tmp_path / "han.png"
     tokens = document_tokens(VOCABULARY, IDS)
     fig = plot_attention(
-        tokens, attention(IDS), sentence_scores=[0.6, 0.1, 0.3, 0.0], path=path, title="a cat",
+        tokens,
+        attention(IDS),
+        sentence_scores=[0.6, 0.1, 0.3, 0.0],
+        path=path,
+        title="a cat",
         label_scores=[("pets", 0.9), ("sports", 0.05), ("music", 0.4)],
     )
     assert_png(path)
@@ -129,8 +135,14 @@ def test_scores_from_the_encoder_plot_end_to_end(tmp_path):
         ({"tokens": ["a", "b"], "word_scores": np.ones((3, 5))}, r"`tokens` must be a list of sentences"),
         ({"tokens": [["a", "b"]], "word_scores": np.ones(5)}, r"`tokens` must be a flat list"),
         ({"tokens": "a b", "word_scores": np.ones(5)}, r"`tokens`"),
-        ({"tokens": [["a"]], "word_scores": np.ones((3, 5)), "sentence_scores": np.ones(4)}, r"`sentence_scores` must have shape \(3,\)"),
-        ({"tokens": [["a"]], "word_scores": np.ones((3, 5)), "sentence_scores": np.ones((3, 1))}, r"`sentence_scores` must be 1-D"),
+        (
+            {"tokens": [["a"]], "word_scores": np.ones((3, 5)), "sentence_scores": np.ones(4)},
+            r"`sentence_scores` must have shape \(3,\)",
+        ),
+        (
+            {"tokens": [["a"]], "word_scores": np.ones((3, 5)), "sentence_scores": np.ones((3, 1))},
+            r"`sentence_scores` must be 1-D",
+        ),
         ({"tokens": ["a"], "word_scores": np.ones(5), "sentence_scores": np.ones(1)}, r"`sentence_scores` is only for"),
         ({"tokens": [["a"]], "word_scores": np.ones((1, 3, 5))}, r"`word_scores` must be 1-D or 2-D"),
         ({"tokens": ["a"], "word_scores": np.array([np.nan, 1.0])}, r"`word_scores` must be finite"),

@@ -36,9 +36,9 @@ def psp_reference(y_true, scores, propensities, k, sample_weight=None):
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, "float64")
     raw, best = np.zeros(n), np.zeros(n)
     for i in range(n):
-        order = sorted(range(y_true.shape[1]), key=lambda l: (-float(scores[i, l]), l))[:k]
-        raw[i] = sum(1.0 / propensities[l] for l in order if y_true[i, l] > 0.5) / k
-        gains = sorted((1.0 / propensities[l] for l in range(y_true.shape[1]) if y_true[i, l] > 0.5), reverse=True)
+        order = sorted(range(y_true.shape[1]), key=lambda j: (-float(scores[i, j]), j))[:k]
+        raw[i] = sum(1.0 / propensities[j] for j in order if y_true[i, j] > 0.5) / k
+        gains = sorted((1.0 / propensities[j] for j in range(y_true.shape[1]) if y_true[i, j] > 0.5), reverse=True)
         best[i] = sum(gains[:k]) / k
     mean_raw = np.sum(w * raw) / np.sum(w)
     normalised = np.sum(w * raw) / np.sum(w * best) if np.sum(w * best) > 0 else 0.0
@@ -196,9 +196,12 @@ def test_reset_state():
 @pytest.mark.parametrize(
     "propensities, match",
     [
-        (np.ones((2, 3)), "shape"), (np.array([]), "shape"),
-        (np.array([0.5, 0.0]), "> 0"), (np.array([0.5, -1.0]), "> 0"),
-        (np.array([0.5, np.nan]), "finite"), ("abc", "Received: propensities="),
+        (np.ones((2, 3)), "shape"),
+        (np.array([]), "shape"),
+        (np.array([0.5, 0.0]), "> 0"),
+        (np.array([0.5, -1.0]), "> 0"),
+        (np.array([0.5, np.nan]), "finite"),
+        ("abc", "Received: propensities="),
     ],
 )
 def test_invalid_propensities(propensities, match):
@@ -240,8 +243,10 @@ def test_compiled_evaluate_matches_reference():
     model = keras.Sequential([keras.Input((5,)), keras.layers.Dense(7)])
     model.compile(
         loss=keras.losses.BinaryCrossentropy(from_logits=True),
-        metrics=[klm.PropensityPrecisionAtK(propensities, k=3),
-                 klm.PropensityPrecisionAtK(propensities, k=3, normalize=False)],
+        metrics=[
+            klm.PropensityPrecisionAtK(propensities, k=3),
+            klm.PropensityPrecisionAtK(propensities, k=3, normalize=False),
+        ],
         jit_compile=True,
     )
     got = model.evaluate(x, y, batch_size=16, verbose=0, return_dict=True)
@@ -287,6 +292,11 @@ def test_new_metrics_under_jax():
     env = dict(os.environ, KERAS_BACKEND="jax", TF_CPP_MIN_LOG_LEVEL="3", JAX_PLATFORMS="cpu")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     proc = subprocess.run(
-        [sys.executable, "-c", JAX_SCRIPT], env=env, cwd=str(REPO), capture_output=True, text=True, timeout=180,
+        [sys.executable, "-c", JAX_SCRIPT],
+        env=env,
+        cwd=str(REPO),
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert proc.returncode == 0 and "JAX_OK" in proc.stdout, proc.stdout + proc.stderr[-4000:]

@@ -25,7 +25,7 @@ def numpy_direction(ids, mask, table, recurrent, bias, gates, backward, side=Non
     q = recurrent.shape[0]
     h, c = np.zeros((batch, q)), np.zeros((batch, q))
     out = np.zeros((batch, length, q))
-    for t in (reversed(range(length)) if backward else range(length)):
+    for t in reversed(range(length)) if backward else range(length):
         z = table[ids[:, t]] + h @ recurrent + bias
         if side is not None:
             z = z + side[:, t]
@@ -34,10 +34,15 @@ def numpy_direction(ids, mask, table, recurrent, bias, gates, backward, side=Non
             c_new = u + f * c
             h_new = np.tanh(c_new)
         else:
-            i, f, o, u = sigmoid(z[:, :q]), sigmoid(z[:, q:2 * q]), sigmoid(z[:, 2 * q:3 * q]), np.tanh(z[:, 3 * q:])
+            i, f, o, u = (
+                sigmoid(z[:, :q]),
+                sigmoid(z[:, q : 2 * q]),
+                sigmoid(z[:, 2 * q : 3 * q]),
+                np.tanh(z[:, 3 * q :]),
+            )
             c_new = i * u + f * c
             h_new = o * np.tanh(c_new)
-        m = mask[:, t:t + 1]
+        m = mask[:, t : t + 1]
         c = np.where(m, c_new, c)
         h = np.where(m, h_new, h)
         out[:, t] = np.where(m, h_new, 0.0)
@@ -53,11 +58,18 @@ def numpy_region_lstm(layer, ids, mask=None, side_inputs=None):
         side = side_inputs @ np.asarray(layer.side_kernel)
     outs = []
     for d, name in enumerate(layer.directions):
-        outs.append(numpy_direction(
-            ids, mask, np.asarray(layer.kernels[name]), np.asarray(layer.recurrent_kernel)[d],
-            np.asarray(layer.bias)[d], layer.gates, name == "backward",
-            None if side is None else side[..., d * width:(d + 1) * width],
-        ))
+        outs.append(
+            numpy_direction(
+                ids,
+                mask,
+                np.asarray(layer.kernels[name]),
+                np.asarray(layer.recurrent_kernel)[d],
+                np.asarray(layer.bias)[d],
+                layer.gates,
+                name == "backward",
+                None if side is None else side[..., d * width : (d + 1) * width],
+            )
+        )
     return np.concatenate(outs, axis=-1)
 
 
@@ -125,8 +137,12 @@ def test_weight_shapes_are_one_lookup_table_per_direction():
     layer = RegionLSTM(6, VOCAB, gates="no_io", direction="bidirectional")
     layer.build((None, 9))
     shapes = {w.path.split("/")[-1]: tuple(w.shape) for w in layer.trainable_weights}
-    assert shapes == {"forward_kernel": (VOCAB, 12), "backward_kernel": (VOCAB, 12),
-                      "recurrent_kernel": (2, 6, 12), "bias": (2, 12)}
+    assert shapes == {
+        "forward_kernel": (VOCAB, 12),
+        "backward_kernel": (VOCAB, 12),
+        "recurrent_kernel": (2, 6, 12),
+        "bias": (2, 12),
+    }
     full = RegionLSTM(6, VOCAB, gates="full", direction="forward")
     full.build((None, 9))
     assert tuple(full.kernels["forward"].shape) == (VOCAB, 24)
@@ -166,9 +182,7 @@ def test_backward_equals_forward_on_reversed_documents():
     forward = RegionLSTM(3, VOCAB, direction="forward", pooling=None)
     forward(ids)
     forward.set_weights(backward.get_weights())
-    np.testing.assert_allclose(
-        np.asarray(backward(ids)), np.asarray(forward(ids[:, ::-1]))[:, ::-1], atol=1e-6
-    )
+    np.testing.assert_allclose(np.asarray(backward(ids)), np.asarray(forward(ids[:, ::-1]))[:, ::-1], atol=1e-6)
 
 
 # ---------------------------------------------------------------- chopping
@@ -191,9 +205,7 @@ def test_chopping_runs_each_segment_as_its_own_sequence():
     rng = np.random.default_rng(6)
     ids = random_ids(rng, (4, 10))
     layer = built(RegionLSTM(3, VOCAB, pooling=None, chop_size=4), ids)
-    expected = np.concatenate(
-        [numpy_region_lstm(layer, ids[:, s:s + 4]) for s in (0, 4, 8)], axis=1
-    )
+    expected = np.concatenate([numpy_region_lstm(layer, ids[:, s : s + 4]) for s in (0, 4, 8)], axis=1)
     np.testing.assert_allclose(np.asarray(layer(ids, training=True)), expected, atol=1e-5)
     # Not chopped at inference, unless asked.
     np.testing.assert_allclose(np.asarray(layer(ids)), numpy_region_lstm(layer, ids), atol=1e-5)
@@ -211,11 +223,11 @@ def test_chop_overlap_reads_context_before_forward_and_after_backward_segments()
     out = np.asarray(layer(ids, training=True))
     for start in range(0, 9, chop):
         left = max(0, start - overlap)
-        forward = numpy_region_lstm(layer, ids[:, left:start + chop])[..., :3]
-        np.testing.assert_allclose(out[:, start:start + chop, :3], forward[:, start - left:], atol=1e-5)
+        forward = numpy_region_lstm(layer, ids[:, left : start + chop])[..., :3]
+        np.testing.assert_allclose(out[:, start : start + chop, :3], forward[:, start - left :], atol=1e-5)
         right = min(9, start + chop + overlap)
         backward = numpy_region_lstm(layer, ids[:, start:right])[..., 3:]
-        np.testing.assert_allclose(out[:, start:start + chop, 3:], backward[:, :chop], atol=1e-5)
+        np.testing.assert_allclose(out[:, start : start + chop, 3:], backward[:, :chop], atol=1e-5)
 
 
 def test_chopping_pads_length_to_a_multiple_and_pools_the_whole_document():
@@ -300,9 +312,7 @@ def test_side_inputs_enter_every_gate_pre_activation():
     expected = numpy_region_lstm(layer, ids, side_inputs=side)
     np.testing.assert_allclose(np.asarray(layer(ids, side_inputs=side)), expected, atol=1e-5)
     # A list of side inputs is the same as their concatenation (sum_j W~(j) x~(j)).
-    np.testing.assert_allclose(
-        np.asarray(layer(ids, side_inputs=[side[..., :2], side[..., 2:]])), expected, atol=1e-5
-    )
+    np.testing.assert_allclose(np.asarray(layer(ids, side_inputs=[side[..., :2], side[..., 2:]])), expected, atol=1e-5)
     # Chopped: each segment reads the side inputs at its own positions.
     chopped = RegionLSTM(3, VOCAB, pooling=None, side_input_dim=5, chop_size=9)
     chopped(ids, side_inputs=side)
@@ -332,9 +342,7 @@ def test_side_encoders_are_frozen_by_default_and_feed_the_gates():
     direct = RegionLSTM(3, VOCAB, num_regions=2, side_input_dim=4)
     direct(ids, side_inputs=encoder(ids))
     direct.set_weights([np.asarray(w) for w in layer.trainable_weights])
-    np.testing.assert_allclose(
-        np.asarray(layer(ids)), np.asarray(direct(ids, side_inputs=encoder(ids))), atol=1e-6
-    )
+    np.testing.assert_allclose(np.asarray(layer(ids)), np.asarray(direct(ids, side_inputs=encoder(ids))), atol=1e-6)
     # Training changes the main layer, never the frozen encoder.
     model = keras.Sequential([keras.Input((9,), dtype="int32"), layer, keras.layers.Dense(2)])
     model.compile("adam", "mse")
@@ -373,11 +381,14 @@ def test_trains_under_xla_with_chopping():
     rng = np.random.default_rng(15)
     ids = rng.integers(0, VOCAB, size=(16, 12)).astype("int32")
     y = np.eye(3, dtype="float32")[ids[:, 0] % 3]
-    model = keras.Sequential([
-        keras.Input((12,), dtype="int32"), RegionLSTM(8, VOCAB, num_regions=2, chop_size=4), keras.layers.Dense(3),
-    ])
-    model.compile(keras.optimizers.Adam(0.05), keras.losses.CategoricalCrossentropy(from_logits=True),
-                  jit_compile=True)
+    model = keras.Sequential(
+        [
+            keras.Input((12,), dtype="int32"),
+            RegionLSTM(8, VOCAB, num_regions=2, chop_size=4),
+            keras.layers.Dense(3),
+        ]
+    )
+    model.compile(keras.optimizers.Adam(0.05), keras.losses.CategoricalCrossentropy(from_logits=True), jit_compile=True)
     losses = model.fit(ids, y, batch_size=8, epochs=8, verbose=0).history["loss"]
     assert np.all(np.isfinite(losses)) and losses[-1] < losses[0]
 
@@ -385,21 +396,24 @@ def test_trains_under_xla_with_chopping():
 # ---------------------------------------------------------------- arguments
 
 
-@pytest.mark.parametrize("kwargs,argument", [
-    ({"units": 0}, "units"),
-    ({"units": 2.5}, "units"),
-    ({"vocabulary_size": 1}, "vocabulary_size"),
-    ({"gates": "gru"}, "gates"),
-    ({"direction": "both"}, "direction"),
-    ({"pooling": "sum"}, "pooling"),
-    ({"num_regions": 0}, "num_regions"),
-    ({"chop_size": 0}, "chop_size"),
-    ({"chop_size": 5, "chop_overlap": -1}, "chop_overlap"),
-    ({"chop_overlap": 2}, "chop_overlap"),
-    ({"chop_at_inference": True}, "chop_at_inference"),
-    ({"side_encoders": [3]}, "side_encoders"),
-    ({"side_input_dim": 0}, "side_input_dim"),
-])
+@pytest.mark.parametrize(
+    "kwargs,argument",
+    [
+        ({"units": 0}, "units"),
+        ({"units": 2.5}, "units"),
+        ({"vocabulary_size": 1}, "vocabulary_size"),
+        ({"gates": "gru"}, "gates"),
+        ({"direction": "both"}, "direction"),
+        ({"pooling": "sum"}, "pooling"),
+        ({"num_regions": 0}, "num_regions"),
+        ({"chop_size": 0}, "chop_size"),
+        ({"chop_size": 5, "chop_overlap": -1}, "chop_overlap"),
+        ({"chop_overlap": 2}, "chop_overlap"),
+        ({"chop_at_inference": True}, "chop_at_inference"),
+        ({"side_encoders": [3]}, "side_encoders"),
+        ({"side_input_dim": 0}, "side_input_dim"),
+    ],
+)
 def test_bad_arguments_raise_value_errors_naming_them(kwargs, argument):
     arguments = {"units": 4, "vocabulary_size": VOCAB, **kwargs}
     with pytest.raises(ValueError, match=argument):

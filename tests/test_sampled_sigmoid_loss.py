@@ -106,8 +106,9 @@ def test_unbiased_weighting_estimates_the_full_loss(sampler):
     draws = []
     for _ in range(1500):
         candidates, keep, num_positive = loss.label_sampler.sample_candidates(y, num_labels)
-        draws.append(float(loss.sampled_loss(y, np.take(logits, candidates, axis=1), candidates, keep,
-                                             num_positive, num_labels)))
+        draws.append(
+            float(loss.sampled_loss(y, np.take(logits, candidates, axis=1), candidates, keep, num_positive, num_labels))
+        )
     draws = np.array(draws)
     full = _full_bce(y, logits)
     standard_error = draws.std() / np.sqrt(len(draws))
@@ -116,8 +117,10 @@ def test_unbiased_weighting_estimates_the_full_loss(sampler):
     # The plain mean over candidates is not: with confident positives it is off by many standard errors.
     confident = np.where(y > 0, 6.0, logits).astype("float32")
     mean_loss = SampledSigmoidLoss(num_negatives=6, max_positives=20, seed=7)
-    biased = [float(mean_loss.sampled_loss(y, np.take(confident, c, axis=1), c, k, p, num_labels))
-              for c, k, p in (mean_loss.label_sampler.sample_candidates(y, num_labels) for _ in range(200))]
+    biased = [
+        float(mean_loss.sampled_loss(y, np.take(confident, c, axis=1), c, k, p, num_labels))
+        for c, k, p in (mean_loss.label_sampler.sample_candidates(y, num_labels) for _ in range(200))
+    ]
     assert abs(np.mean(biased) - _full_bce(y, confident)) > 6 * np.std(biased) / np.sqrt(len(biased))
 
 
@@ -166,7 +169,8 @@ def test_log_q_correction_shifts_sampled_negative_logits_by_log_expected_count()
     order = np.asarray(candidates)
     shift = np.where(order == 0, 0.0, np.log(7 * q[order]))
     expected = SampledSigmoidLoss(num_negatives=7).sampled_loss(
-        y, (logits[:, order] - shift).astype("float32"), candidates, keep, num_positive, 8)
+        y, (logits[:, order] - shift).astype("float32"), candidates, keep, num_positive, 8
+    )
     got = corrected.sampled_loss(y, logits[:, order], candidates, keep, num_positive, 8)
     np.testing.assert_allclose(float(got), float(expected), rtol=1e-6)
 
@@ -176,8 +180,9 @@ def test_documents_without_positives_give_finite_loss():
     y = np.zeros((3, NUM_LABELS), "float32")
     loss = SampledSigmoidLoss(num_negatives=4, max_positives=2, seed=0)
     candidates, keep, num_positive = loss.label_sampler.sample_candidates(y, NUM_LABELS)
-    value = loss.sampled_loss(y, head.score_subset(np.ones((3, 4), "float32"), candidates), candidates, keep,
-                              num_positive, NUM_LABELS)
+    value = loss.sampled_loss(
+        y, head.score_subset(np.ones((3, 4), "float32"), candidates), candidates, keep, num_positive, NUM_LABELS
+    )
     assert np.isfinite(float(value)) and int(num_positive) == 0 and 1 <= np.asarray(keep).sum() <= 4
 
 
@@ -235,8 +240,11 @@ def test_sampled_fit_under_xla_learns_and_evaluates_every_label(head):
     else:
         model = gile_wan(40, labels, max_tokens=10, encoder_units=16, head={"joint_dim": 16}, prior_logit=prior)
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=4, max_positives=12, seed=0))
-    trainer.compile(keras.optimizers.Adam(0.02), metrics=[keras.metrics.AUC(from_logits=True, multi_label=True, name="auc")],
-                    jit_compile=True)
+    trainer.compile(
+        keras.optimizers.Adam(0.02),
+        metrics=[keras.metrics.AUC(from_logits=True, multi_label=True, name="auc")],
+        jit_compile=True,
+    )
     before = float(trainer.evaluate(ids, y, verbose=0, return_dict=True)["loss"])
     history = trainer.fit(ids, y, batch_size=16, epochs=15, verbose=0).history
     assert set(history) == {"loss", "dropped_positives"}
@@ -244,7 +252,9 @@ def test_sampled_fit_under_xla_learns_and_evaluates_every_label(head):
     after = trainer.evaluate(ids, y, verbose=0, return_dict=True)
     assert after["loss"] < 0.8 * before, (before, after)
     assert after["auc"] > 0.8
-    np.testing.assert_allclose(trainer.predict(ids, verbose=0), model.predict(ids, verbose=0), atol=1e-5)  # XLA vs graph
+    np.testing.assert_allclose(
+        trainer.predict(ids, verbose=0), model.predict(ids, verbose=0), atol=1e-5
+    )  # XLA vs graph
 
 
 def test_dropped_positives_are_reported_when_the_candidate_budget_is_too_small():
@@ -276,8 +286,9 @@ def test_trainer_and_trained_model_save_and_reload_with_identical_predictions(tm
     trainer.compile("adam")
     trainer.fit(ids, y, epochs=1, verbose=0)
     model.save(tmp_path / "model.keras")
-    np.testing.assert_array_equal(keras.models.load_model(tmp_path / "model.keras").predict(ids, verbose=0),
-                                  model.predict(ids, verbose=0))
+    np.testing.assert_array_equal(
+        keras.models.load_model(tmp_path / "model.keras").predict(ids, verbose=0), model.predict(ids, verbose=0)
+    )
     trainer.save(tmp_path / "trainer.keras")
     restored = keras.models.load_model(tmp_path / "trainer.keras")
     assert restored.sampled_loss.get_config() == trainer.sampled_loss.get_config()

@@ -58,8 +58,11 @@ def test_normalize_keeps_any_shape():
 
 @pytest.mark.parametrize(
     "kwargs, name",
-    [({"unicode_form": "NFX"}, "unicode_form"), ({"lowercase": 1}, "lowercase"),
-     ({"replace_numbers": "yes"}, "replace_numbers")],
+    [
+        ({"unicode_form": "NFX"}, "unicode_form"),
+        ({"lowercase": 1}, "lowercase"),
+        ({"replace_numbers": "yes"}, "replace_numbers"),
+    ],
 )
 def test_normalize_bad_arguments(kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -69,8 +72,7 @@ def test_normalize_bad_arguments(kwargs, name):
 # ---------------------------------------------------------------- tokenize
 def test_tokenize_drops_punctuation_and_keeps_num_token():
     out = tokenize(normalize_text(["Hello, world!! It's <b>bold</b> (3.5%) covid19 _x_"]))
-    assert out.to_list() == [[b"hello", b"world", b"it", b"s", b"b", b"bold", b"b",
-                              b"<num>", b"covid", b"<num>", b"x"]]
+    assert out.to_list() == [[b"hello", b"world", b"it", b"s", b"b", b"bold", b"b", b"<num>", b"covid", b"<num>", b"x"]]
 
 
 def test_tokenize_num_token_after_space_and_cjk_characters():
@@ -93,8 +95,9 @@ def test_scalar_input_gives_1d_tensor():
 
 
 def test_tokenize_runs_inside_tf_function():
-    fn = tf.function(lambda s: tokenize(normalize_text(s)).to_tensor(),
-                     input_signature=[tf.TensorSpec([None], tf.string)])
+    fn = tf.function(
+        lambda s: tokenize(normalize_text(s)).to_tensor(), input_signature=[tf.TensorSpec([None], tf.string)]
+    )
     assert fn(tf.constant(["A b"])).numpy().tolist() == [[b"a", b"b"]]
 
 
@@ -151,8 +154,7 @@ def test_vocabulary_is_deterministic_under_input_order():
 
 @pytest.mark.parametrize(
     "kwargs, name",
-    [({"max_size": 1}, "max_size"), ({"min_count": 0}, "min_count"),
-     ({"batch_size": 0}, "batch_size")],
+    [({"max_size": 1}, "max_size"), ({"min_count": 0}, "min_count"), ({"batch_size": 0}, "batch_size")],
 )
 def test_vocabulary_bad_arguments(kwargs, name):
     with pytest.raises(ValueError, match=f"{name}="):
@@ -184,9 +186,7 @@ def test_save_load_vocabulary_round_trip(tmp_path):
 def test_multi_hot_values_dtype_and_shape():
     out = multi_hot([[0, 2], [], [1, 1], np.array([3])], num_labels=4)
     assert out.dtype == np.float32
-    np.testing.assert_array_equal(
-        out, [[1, 0, 1, 0], [0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1]]
-    )
+    np.testing.assert_array_equal(out, [[1, 0, 1, 0], [0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
 
 
 @pytest.mark.parametrize("bad", [[[0, 4]], [[-1]], [[1.5]], [3]])

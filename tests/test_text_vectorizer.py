@@ -1,9 +1,9 @@
 """TextVectorizer: ids, truncation, padding, config, .keras and SavedModel round trips."""
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
-import keras
 
 from keras_labelemb.text import TextVectorizer
 
@@ -41,9 +41,11 @@ def test_flat_ids_unknown_padding_and_truncation():
     assert out.dtype == tf.int32 and out.shape == (3, 6)
     np.testing.assert_array_equal(
         out.numpy(),
-        [[2, 3, 7, 1, 2, 8],  # first 6 tokens kept; "on" unknown
-         [1, 0, 0, 0, 0, 0],
-         [0, 0, 0, 0, 0, 0]],
+        [
+            [2, 3, 7, 1, 2, 8],  # first 6 tokens kept; "on" unknown
+            [1, 0, 0, 0, 0, 0],
+            [0, 0, 0, 0, 0, 0],
+        ],
     )
 
 
@@ -81,8 +83,7 @@ def test_any_input_shape_and_trailing_one_squeezed():
 
 
 def test_normalisation_options_are_used():
-    vec = TextVectorizer(vocabulary=["Cat", "42"], lowercase=False, replace_numbers=False,
-                         max_tokens=3)
+    vec = TextVectorizer(vocabulary=["Cat", "42"], lowercase=False, replace_numbers=False, max_tokens=3)
     np.testing.assert_array_equal(vec(["Cat cat ４２"]).numpy(), [[2, 1, 3]])
 
 
@@ -130,8 +131,7 @@ def test_vocabulary_file_round_trip(tmp_path):
 
 
 def test_get_config_from_config_identical_outputs():
-    vec = TextVectorizer(flat=False, max_sentences=2, max_sentence_length=4,
-                         unicode_form="NFC", name="vec")
+    vec = TextVectorizer(flat=False, max_sentences=2, max_sentence_length=4, unicode_form="NFC", name="vec")
     vec.adapt(DOCS)
     config = vec.get_config()
     assert config["vocabulary"] == vec.get_vocabulary()
@@ -168,7 +168,7 @@ def test_keras_model_save_and_load_identical(tmp_path):
     loaded = keras.models.load_model(path)
     docs = tf.constant(DOCS + ["unseen words only", ""])
     np.testing.assert_allclose(loaded(docs), model(docs), rtol=1e-6)
-    loaded_vec = [l for l in loaded.layers if isinstance(l, TextVectorizer)][0]
+    loaded_vec = [layer for layer in loaded.layers if isinstance(layer, TextVectorizer)][0]
     assert loaded_vec.get_vocabulary() == vec.get_vocabulary()
     np.testing.assert_array_equal(loaded_vec(docs), vec(docs))
 

@@ -37,8 +37,9 @@ def test_top_k_metrics_match_the_streaming_metrics(seed):
         "sparse": sp.csr_matrix(y),
         "lists": [list(np.flatnonzero(row)) for row in y],
     }
-    results = {name: top_k_metrics(top, targets, k=(1, 3, 5), propensities=propensities)
-               for name, targets in forms.items()}
+    results = {
+        name: top_k_metrics(top, targets, k=(1, 3, 5), propensities=propensities) for name, targets in forms.items()
+    }
     assert results["dense"] == results["sparse"] == results["lists"]
     got = results["dense"]
     assert got["documents"] == n
@@ -89,11 +90,24 @@ def test_evaluate_in_chunks_equals_dense_metrics(top_k_setup):
     y = random_targets(5, NUM_DOCS, NUM_LABELS)
     propensities = klm.label_propensities(y.sum(axis=0), NUM_DOCS * 100)
     got = evaluate_in_chunks(
-        model, x, sp.csr_matrix(y), k=[1, 5], propensities=propensities,
-        label_chunk_size=7, batch_size=10, verbose=0,
+        model,
+        x,
+        sp.csr_matrix(y),
+        k=[1, 5],
+        propensities=propensities,
+        label_chunk_size=7,
+        batch_size=10,
+        verbose=0,
     )
-    assert sorted(got) == ["documents", "ndcg_at_1", "ndcg_at_5", "precision_at_1", "precision_at_5",
-                           "psp_at_1", "psp_at_5"]
+    assert sorted(got) == [
+        "documents",
+        "ndcg_at_1",
+        "ndcg_at_5",
+        "precision_at_1",
+        "precision_at_5",
+        "psp_at_1",
+        "psp_at_5",
+    ]
     for k in (1, 5):
         assert got[f"precision_at_{k}"] == pytest.approx(streamed(klm.PrecisionAtK(k), y, full), abs=1e-6)
         assert got[f"ndcg_at_{k}"] == pytest.approx(streamed(klm.NDCGAtK(k), y, full), abs=1e-6)

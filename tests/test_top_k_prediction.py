@@ -27,8 +27,13 @@ def test_equals_top_k_of_dense_prediction(top_k_setup, label_chunk_size, cache):
     model, x, full, _ = top_k_setup
     k = 5
     indices, scores = predict_top_k(
-        model, x, k, label_chunk_size=label_chunk_size, batch_size=10,
-        cache_label_embeddings=cache, verbose=0,
+        model,
+        x,
+        k,
+        label_chunk_size=label_chunk_size,
+        batch_size=10,
+        cache_label_embeddings=cache,
+        verbose=0,
     )
     assert indices.shape == scores.shape == (NUM_DOCS, k) and indices.dtype == np.int32
     np.testing.assert_array_equal(indices, dense_top_k(full, k))

@@ -113,8 +113,16 @@ def test_single_values_fix_hyperparameters():
 
 def test_hierarchical_inputs_and_builder_kwargs_pass_through():
     model = LabelHeadHyperModel(
-        VOCAB, LABELS, heads="gile", joint_dims=6, max_sentences=3, max_sentence_length=5,
-        embedding_dim=DIM, encoder_units=5, head_options={"gile": {"activation": "sigmoid"}}, name="han_heads",
+        VOCAB,
+        LABELS,
+        heads="gile",
+        joint_dims=6,
+        max_sentences=3,
+        max_sentence_length=5,
+        embedding_dim=DIM,
+        encoder_units=5,
+        head_options={"gile": {"activation": "sigmoid"}},
+        name="han_heads",
         jit_compile=False,
     ).build(keras_tuner.HyperParameters())
     assert tuple(model.input.shape) == (None, 3, 5)
@@ -129,8 +137,12 @@ def test_tiny_random_search_on_micro_f1(tmp_path):
     x_val, y_val = data(16, seed=1)
     model = hypermodel(metrics=[MicroF1(from_logits=True)])
     tuner = keras_tuner.RandomSearch(
-        model, objective=keras_tuner.Objective("val_micro_f1", direction="max"), max_trials=3, seed=1,
-        directory=str(tmp_path), project_name="tiny",
+        model,
+        objective=keras_tuner.Objective("val_micro_f1", direction="max"),
+        max_trials=3,
+        seed=1,
+        directory=str(tmp_path),
+        project_name="tiny",
     )
     tuner.search(x, y, validation_data=(x_val, y_val), epochs=1, batch_size=16, verbose=0)
 
@@ -159,8 +171,12 @@ def test_tiny_random_search_on_micro_f1(tmp_path):
 def test_search_minimizes_validation_loss_by_default_objective(tmp_path):
     x, y = data(32, seed=2)
     tuner = keras_tuner.RandomSearch(
-        hypermodel(heads="gile"), objective="val_loss", max_trials=2, seed=0,
-        directory=str(tmp_path), project_name="loss",
+        hypermodel(heads="gile"),
+        objective="val_loss",
+        max_trials=2,
+        seed=0,
+        directory=str(tmp_path),
+        project_name="loss",
     )
     tuner.search(x, y, validation_split=0.25, epochs=1, verbose=0)
     trials = sorted(tuner.oracle.trials.values(), key=lambda t: t.score)
@@ -174,8 +190,12 @@ def test_best_validation_f1_callback_as_objective(tmp_path):
     x, y = data(32, seed=4)
     x_val, y_val = data(24, seed=5)
     tuner = keras_tuner.RandomSearch(
-        hypermodel(heads="drill"), objective=keras_tuner.Objective("val_micro_f1", "max"), max_trials=1,
-        seed=0, directory=str(tmp_path), project_name="callback",
+        hypermodel(heads="drill"),
+        objective=keras_tuner.Objective("val_micro_f1", "max"),
+        max_trials=1,
+        seed=0,
+        directory=str(tmp_path),
+        project_name="callback",
     )
     tuner.search(x, y, epochs=2, batch_size=16, verbose=0, callbacks=[BestValidationF1(x_val, y_val)])
     trial = tuner.oracle.get_best_trials()[0]

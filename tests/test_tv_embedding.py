@@ -37,7 +37,7 @@ def numpy_objective(ids, sequences, model, negatives):
             for t in range(ids.shape[1]):
                 if ids[b, t] == 0:
                     continue
-                h = sequences[b, t, d * units:(d + 1) * units]
+                h = sequences[b, t, d * units : (d + 1) * units]
                 window = range(t + 1, t + k + 1) if name == "forward" else range(t - 1, t - k - 1, -1)
                 bag = {model.target_ids[ids[b, s]] for s in window if 0 <= s < ids.shape[1]} - {-1}
                 for j in bag:
@@ -53,8 +53,7 @@ def test_objective_matches_numpy(direction):
     ids = tiny_ids(1, (4, 9))
     ids[2, 3] = ids[2, 4] = ids[2, 5]  # a word repeated inside a window counts once
     targets = target_vocabulary(tokens(), max_targets=12)
-    model = TvEmbedding(VOCAB, targets, units=3, direction=direction, window=3, num_negatives=4,
-                        negative_weight=0.5)
+    model = TvEmbedding(VOCAB, targets, units=3, direction=direction, window=3, num_negatives=4, negative_weight=0.5)
     sequences = np.asarray(model(ids))
     rng = np.random.default_rng(2)
     for w in model.output_kernels + model.output_biases:
@@ -69,8 +68,7 @@ def test_objective_matches_numpy(direction):
 def test_trains_a_few_steps_on_tiny_data(jit_compile):
     ids = tiny_ids()
     keras.utils.set_random_seed(0)
-    model = TvEmbedding(VOCAB, target_vocabulary(tokens(), 20), units=6, window=2, num_negatives=8,
-                        chop_size=5, seed=1)
+    model = TvEmbedding(VOCAB, target_vocabulary(tokens(), 20), units=6, window=2, num_negatives=8, chop_size=5, seed=1)
     model.compile(keras.optimizers.Adam(1e-2), jit_compile=jit_compile)
     model(ids)
     before = [np.asarray(w).copy() for w in model.trainable_weights]
@@ -89,18 +87,28 @@ def test_negatives_are_redrawn_every_batch():
 
 def test_trained_encoder_plugs_into_region_lstm_as_frozen_side_input():
     ids = tiny_ids()
-    tv = train_tv_embeddings(ids, tokens(), units=4, window=2, max_targets=20, num_negatives=8, chop_size=4,
-                             epochs=1, batch_size=8, verbose=0)
+    tv = train_tv_embeddings(
+        ids,
+        tokens(),
+        units=4,
+        window=2,
+        max_targets=20,
+        num_negatives=8,
+        chop_size=4,
+        epochs=1,
+        batch_size=8,
+        verbose=0,
+    )
     assert len(tv.history.history["loss"]) == 1
     assert tuple(tv.encoder(ids).shape) == (16, 12, 8)
-    model = oh_2lstmp(VOCAB, num_labels=3, max_tokens=12, units=5, num_regions=2, chop_size=4,
-                      side_encoders=[tv.encoder])
+    model = oh_2lstmp(
+        VOCAB, num_labels=3, max_tokens=12, units=5, num_regions=2, chop_size=4, side_encoders=[tv.encoder]
+    )
     region = model.get_layer("region_lstm")
     assert not tv.encoder.trainable
     assert region.total_side_dim == 8 and tuple(region.side_kernel.shape) == (8, 2 * 2 * 5)
     frozen = [np.asarray(w).copy() for w in tv.encoder.weights]
-    model.compile(keras.optimizers.Adam(1e-2), keras.losses.CategoricalCrossentropy(from_logits=True),
-                  jit_compile=True)
+    model.compile(keras.optimizers.Adam(1e-2), keras.losses.CategoricalCrossentropy(from_logits=True), jit_compile=True)
     y = np.eye(3, dtype="float32")[ids[:, 0] % 3]
     model.fit(ids, y, batch_size=8, epochs=2, verbose=0)
     for old, new in zip(frozen, tv.encoder.weights):
@@ -129,15 +137,18 @@ def test_side_input_changes_the_supervised_model():
     np.testing.assert_allclose(np.asarray(with_side(ids)), np.asarray(without(ids)), atol=1e-6)
 
 
-@pytest.mark.parametrize("kwargs,argument", [
-    ({"target_ids": np.zeros(5, "int32")}, "target_ids"),
-    ({"target_ids": np.full(VOCAB, -1, "int32")}, "target_ids"),
-    ({"units": 0}, "units"),
-    ({"direction": "sideways"}, "direction"),
-    ({"window": 0}, "window"),
-    ({"num_negatives": -1}, "num_negatives"),
-    ({"negative_weight": -0.5}, "negative_weight"),
-])
+@pytest.mark.parametrize(
+    "kwargs,argument",
+    [
+        ({"target_ids": np.zeros(5, "int32")}, "target_ids"),
+        ({"target_ids": np.full(VOCAB, -1, "int32")}, "target_ids"),
+        ({"units": 0}, "units"),
+        ({"direction": "sideways"}, "direction"),
+        ({"window": 0}, "window"),
+        ({"num_negatives": -1}, "num_negatives"),
+        ({"negative_weight": -0.5}, "negative_weight"),
+    ],
+)
 def test_bad_arguments(kwargs, argument):
     arguments = {"vocabulary_size": VOCAB, "target_ids": target_vocabulary(tokens(), 20), **kwargs}
     with pytest.raises(ValueError, match=argument):
@@ -185,8 +196,9 @@ def test_output_biases_start_at_the_context_free_optimum_and_lower_the_first_los
 
 def test_context_free_scores_minimise_the_expected_loss():
     ids = tiny_ids(seed=6, shape=(24, 12))
-    tv = TvEmbedding(VOCAB, target_vocabulary(tokens(), max_targets=20), units=2, window=3, num_negatives=5,
-                     negative_weight=2.0)
+    tv = TvEmbedding(
+        VOCAB, target_vocabulary(tokens(), max_targets=20), units=2, window=3, num_negatives=5, negative_weight=2.0
+    )
     biases, loss = tv.context_free_scores(ids)
     rate = 2.0 * 5 / tv.num_targets
 
@@ -199,6 +211,8 @@ def test_context_free_scores_minimise_the_expected_loss():
 
     assert loss == pytest.approx(expected_loss(1.0))
     assert loss < expected_loss(0.9) and loss < expected_loss(1.1)
-    nothing = sum(window_target_counts(ids, tv.target_ids, 3, backward=d == "backward")[0].sum()
-                  for d in tv.directions) / (ids != 0).sum()
+    nothing = (
+        sum(window_target_counts(ids, tv.target_ids, 3, backward=d == "backward")[0].sum() for d in tv.directions)
+        / (ids != 0).sum()
+    )
     assert expected_loss(0.0) == pytest.approx(nothing) and loss < nothing

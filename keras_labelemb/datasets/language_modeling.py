@@ -184,7 +184,7 @@ def bptt_arrays(ids, batch_size, bptt):
         )
     rows = ids[: (len(ids) // batch_size) * batch_size].reshape(batch_size, -1).astype(np.int32)
     x = rows[:, : count * bptt].reshape(batch_size, count, bptt).transpose(1, 0, 2)
-    y = rows[:, 1: count * bptt + 1].reshape(batch_size, count, bptt).transpose(1, 0, 2)
+    y = rows[:, 1 : count * bptt + 1].reshape(batch_size, count, bptt).transpose(1, 0, 2)
     return np.ascontiguousarray(x), np.ascontiguousarray(y)
 
 

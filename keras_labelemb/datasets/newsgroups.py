@@ -107,14 +107,18 @@ def _read_jsonl(path):
 def _read_tree(folder):
     records = []
     for group_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
-        files = sorted((p for p in group_dir.iterdir() if p.is_file() and not p.name.startswith(".")),
-                       key=lambda p: (len(p.name), p.name))
+        files = sorted(
+            (p for p in group_dir.iterdir() if p.is_file() and not p.name.startswith(".")),
+            key=lambda p: (len(p.name), p.name),
+        )
         for path in files:
-            records.append({
-                "id": f"{group_dir.name}/{path.name}",
-                "label": group_dir.name,
-                "text": path.read_bytes().decode("latin-1"),
-            })
+            records.append(
+                {
+                    "id": f"{group_dir.name}/{path.name}",
+                    "label": group_dir.name,
+                    "text": path.read_bytes().decode("latin-1"),
+                }
+            )
     return records
 
 

@@ -73,8 +73,7 @@ class TextClassificationData:
                 for j in doc_labels:
                     if not 0 <= j < num_labels:
                         raise ValueError(
-                            f"Label index {j} in the {split} split is out of range for "
-                            f"{num_labels} labels."
+                            f"Label index {j} in the {split} split is out of range for {num_labels} labels."
                         )
 
     def __repr__(self):
@@ -142,9 +141,7 @@ class TextClassificationData:
         if self.val_texts:
             raise ValueError("This data already has a validation split.")
         n_train = len(self.train_texts)
-        if isinstance(size, (bool, np.bool_)) or not isinstance(
-            size, (int, float, np.integer, np.floating)
-        ):
+        if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, float, np.integer, np.floating)):
             raise ValueError(f"`size` must be a fraction or a count. Received: size={size!r}")
         if isinstance(size, (float, np.floating)):
             if not 0.0 < size < 1.0:

@@ -40,13 +40,9 @@ def zero_shot_split(data, unseen_fraction=0.2, exclude_top=10, seed=0):
         `range(data.num_labels)`.
     """
     if not 0.0 < unseen_fraction < 1.0:
-        raise ValueError(
-            f"`unseen_fraction` must be in (0, 1). Received: unseen_fraction={unseen_fraction}"
-        )
+        raise ValueError(f"`unseen_fraction` must be in (0, 1). Received: unseen_fraction={unseen_fraction}")
     if int(exclude_top) != exclude_top or exclude_top < 0:
-        raise ValueError(
-            f"`exclude_top` must be a non-negative integer. Received: exclude_top={exclude_top}"
-        )
+        raise ValueError(f"`exclude_top` must be a non-negative integer. Received: exclude_top={exclude_top}")
     num_labels = data.num_labels
     train_counts = data.label_counts("train")
     test_counts = data.label_counts("test")

@@ -41,8 +41,10 @@ def _positive_lists(targets, num_documents, num_labels):
         keep = np.asarray(coo.data) > 0.5
         rows, labels = np.asarray(coo.row)[keep], np.asarray(coo.col)[keep]
     elif isinstance(targets, np.ndarray) and targets.dtype != object:
-        if targets.ndim != 2 or targets.shape[0] != num_documents or (
-            num_labels is not None and targets.shape[1] != num_labels
+        if (
+            targets.ndim != 2
+            or targets.shape[0] != num_documents
+            or (num_labels is not None and targets.shape[1] != num_labels)
         ):
             raise ValueError(
                 f"Dense `targets` must be multi-hot of shape ({num_documents}, {num_labels}). "
@@ -132,17 +134,13 @@ def top_k_metrics(top_indices, targets, k=(1, 3, 5), propensities=None, num_labe
             f"Received: top_indices with shape {top.shape} and dtype {top.dtype}"
         )
     if ks[-1] > top.shape[1]:
-        raise ValueError(
-            f"`k` must be at most the number of retrieved labels ({top.shape[1]}). Received: k={k!r}"
-        )
+        raise ValueError(f"`k` must be at most the number of retrieved labels ({top.shape[1]}). Received: k={k!r}")
     inverse = None
     if propensities is not None:
         propensities = check_propensities(propensities)
         inverse = 1.0 / propensities
         if num_labels is not None and num_labels != propensities.shape[0]:
-            raise ValueError(
-                f"`propensities` has {propensities.shape[0]} labels. Received: num_labels={num_labels}"
-            )
+            raise ValueError(f"`propensities` has {propensities.shape[0]} labels. Received: num_labels={num_labels}")
         num_labels = propensities.shape[0]
     dense = isinstance(targets, np.ndarray) and targets.ndim == 2 and targets.dtype != object
     if num_labels is None and (hasattr(targets, "tocsr") or dense):

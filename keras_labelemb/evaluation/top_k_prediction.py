@@ -107,9 +107,7 @@ def _document_batches(inputs, batch_size):
 
         def sliced():
             for start in range(0, num_documents, batch_size):
-                yield keras.tree.map_structure(
-                    lambda leaf: np.asarray(leaf[start : start + batch_size]), inputs
-                )
+                yield keras.tree.map_structure(lambda leaf: np.asarray(leaf[start : start + batch_size]), inputs)
 
         return math.ceil(num_documents / batch_size), sliced()
     # An iterable of batches (tf.data.Dataset, generator); in a tuple the

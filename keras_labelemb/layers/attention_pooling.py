@@ -57,13 +57,14 @@ class AttentionPooling(keras.layers.Layer):
             )
         units = self.units or input_shape[-1]
         self.projection = keras.layers.Dense(
-            units, activation="tanh", kernel_initializer=self.kernel_initializer,
-            dtype=self.dtype_policy, name="projection",
+            units,
+            activation="tanh",
+            kernel_initializer=self.kernel_initializer,
+            dtype=self.dtype_policy,
+            name="projection",
         )
         self.projection.build(input_shape)
-        self.context = self.add_weight(
-            shape=(units,), initializer=self.kernel_initializer, name="context"
-        )
+        self.context = self.add_weight(shape=(units,), initializer=self.kernel_initializer, name="context")
 
     def call(self, inputs, mask=None):
         inputs = zero_masked(inputs, mask)

@@ -18,14 +18,38 @@ BIAS_MODES = ("auto", "per_label", "shared", "none")
 
 # What each variant fills in for the structural arguments left as None.
 _PRESETS = {
-    "drill": dict(depth=2, activation="sigmoid", residual_to_embedding=True, residual_to_previous=False,
-                  input_projection=False, projection_bias=True),
-    "tied": dict(depth=0, activation="linear", residual_to_embedding=False, residual_to_previous=False,
-                 input_projection=False, projection_bias=False),
-    "bilinear": dict(depth=1, activation="linear", residual_to_embedding=False, residual_to_previous=False,
-                     input_projection=False, projection_bias=False),
-    "dual": dict(depth=1, activation="sigmoid", residual_to_embedding=False, residual_to_previous=False,
-                 input_projection=True, projection_bias=True),
+    "drill": dict(
+        depth=2,
+        activation="sigmoid",
+        residual_to_embedding=True,
+        residual_to_previous=False,
+        input_projection=False,
+        projection_bias=True,
+    ),
+    "tied": dict(
+        depth=0,
+        activation="linear",
+        residual_to_embedding=False,
+        residual_to_previous=False,
+        input_projection=False,
+        projection_bias=False,
+    ),
+    "bilinear": dict(
+        depth=1,
+        activation="linear",
+        residual_to_embedding=False,
+        residual_to_previous=False,
+        input_projection=False,
+        projection_bias=False,
+    ),
+    "dual": dict(
+        depth=1,
+        activation="sigmoid",
+        residual_to_embedding=False,
+        residual_to_previous=False,
+        input_projection=True,
+        projection_bias=True,
+    ),
 }
 _STRUCTURE = ("depth", "residual_to_embedding", "residual_to_previous", "input_projection", "projection_bias")
 
@@ -174,8 +198,14 @@ class DrillHead(LabelHead):
             tied = embedding is not None and label_ids is None and num_labels is None
             bias_mode = "per_label" if tied else "shared"
         self.bias_mode = bias_mode
-        super().__init__(embedding=embedding, label_ids=label_ids, label_encoder=label_encoder,
-                         num_labels=num_labels, label_dim=label_dim, **kwargs)
+        super().__init__(
+            embedding=embedding,
+            label_ids=label_ids,
+            label_encoder=label_encoder,
+            num_labels=num_labels,
+            label_dim=label_dim,
+            **kwargs,
+        )
         self.joint_dim = check_positive_int("joint_dim", joint_dim, allow_none=True)
         self.dropout = check_rate("dropout", dropout)
         self.dropout_type = check_choice("dropout_type", dropout_type, DROPOUT_TYPES)
@@ -185,15 +215,17 @@ class DrillHead(LabelHead):
 
         # The structural arguments as given (None = the variant's), kept for get_config.
         self._given = dict(
-            depth=check_non_negative_int("depth", depth, allow_none=True), activation=activation,
+            depth=check_non_negative_int("depth", depth, allow_none=True),
+            activation=activation,
             residual_to_embedding=check_bool("residual_to_embedding", residual_to_embedding, allow_none=True),
             residual_to_previous=check_bool("residual_to_previous", residual_to_previous, allow_none=True),
             input_projection=check_bool("input_projection", input_projection, allow_none=True),
             projection_bias=check_bool("projection_bias", projection_bias, allow_none=True),
         )
         if self.variant == "tied":
-            fixed = {k: v for k, v in self._given.items()
-                     if k in _STRUCTURE and v is not None and v != _PRESETS["tied"][k]}
+            fixed = {
+                k: v for k, v in self._given.items() if k in _STRUCTURE and v is not None and v != _PRESETS["tied"][k]
+            }
             if fixed or joint_dim is not None:
                 raise ValueError(
                     "variant='tied' has no label network (no depth, residuals, joint_dim or input "
@@ -294,8 +326,9 @@ class DrillHead(LabelHead):
             if self.dropout:
                 noise_shape = (1, width) if self.dropout_type == "variational" else None
                 seed = None if self.seed is None else self.seed + i
-                dropout = keras.layers.Dropout(self.dropout, noise_shape=noise_shape, seed=seed,
-                                               dtype=self.dtype_policy, name=f"label_dropout_{i}")
+                dropout = keras.layers.Dropout(
+                    self.dropout, noise_shape=noise_shape, seed=seed, dtype=self.dtype_policy, name=f"label_dropout_{i}"
+                )
                 dropout.build((None, width))
                 self.label_dropouts.append(dropout)
         if self.input_projection:
@@ -352,8 +385,9 @@ class DrillHead(LabelHead):
 
     def call(self, inputs, label_ids=None, label_embeddings=None, training=None):
         if label_ids is None and label_embeddings is None and self.label_source == "embeddings":
-            raise ValueError("This head has no stored labels: pass `label_embeddings` (or `label_ids`). "
-                             "Received: neither")
+            raise ValueError(
+                "This head has no stored labels: pass `label_embeddings` (or `label_ids`). Received: neither"
+            )
         return super().call(inputs, label_ids=label_ids, label_embeddings=label_embeddings, training=training)
 
     # -- shapes, masks, config ----------------------------------------------------

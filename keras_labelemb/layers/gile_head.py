@@ -1,6 +1,5 @@
 """Generalized input-label embedding output layer (GILE eqs. 7-14) and its ablations."""
 
-
 import keras
 import numpy as np
 from keras import ops
@@ -140,8 +139,14 @@ class GileHead(LabelHead):
     ):
         self.num_languages = check_positive_int("num_languages", num_languages)
         self.language_label_ids = None
-        super().__init__(embedding=embedding, label_ids=label_ids, label_encoder=label_encoder,
-                         num_labels=num_labels, label_dim=label_dim, **kwargs)
+        super().__init__(
+            embedding=embedding,
+            label_ids=label_ids,
+            label_encoder=label_encoder,
+            num_labels=num_labels,
+            label_dim=label_dim,
+            **kwargs,
+        )
         self.variant = check_choice("variant", variant, VARIANTS)
         self.joint_dim = check_positive_int("joint_dim", joint_dim)
         self.activation = keras.activations.get(activation)
@@ -152,8 +157,11 @@ class GileHead(LabelHead):
                 raise ValueError(
                     f"`language_label_ids` must be a list of {self.num_languages} label-id arrays (one per language). "
                     f"Received: language_label_ids of type {type(language_label_ids).__name__}"
-                    + (f" and length {len(language_label_ids)}"
-                       if isinstance(language_label_ids, (list, tuple)) else "")
+                    + (
+                        f" and length {len(language_label_ids)}"
+                        if isinstance(language_label_ids, (list, tuple))
+                        else ""
+                    )
                 )
             for language, ids in enumerate(language_label_ids):
                 if ids is not None:

@@ -4,8 +4,8 @@ import keras
 from keras import ops
 
 from keras_labelemb.argument_checks import check_choice, check_positive_int, check_rate
-from keras_labelemb.layers.masks import zero_masked
 from keras_labelemb.layers.attention_pooling import AttentionPooling
+from keras_labelemb.layers.masks import zero_masked
 
 ENCODERS = ("dense", "gru", "bigru", "lstm", "bilstm")
 
@@ -153,7 +153,9 @@ class HierarchicalAttention(keras.layers.Layer):
                 encoders.append(encoder)
             if language == 0 or self.share not in ("attention", "both"):
                 attention = AttentionPooling(
-                    self.attention_units, return_attention_scores=True, dtype=self.dtype_policy,
+                    self.attention_units,
+                    return_attention_scores=True,
+                    dtype=self.dtype_policy,
                     name=f"{prefix}_attention{suffix}",
                 )
                 attention.build(tuple(input_shape[:-1]) + (size,))
@@ -237,8 +239,12 @@ class HierarchicalAttention(keras.layers.Layer):
         num_sentences, num_words, dim = inputs.shape[1], inputs.shape[2], inputs.shape[3]
         words = ops.reshape(inputs, (-1, num_words, dim))
         word_mask = ops.reshape(mask, (-1, num_words))
-        sentences, word_scores = self._encode(word_encoder, word_attention, self.word_encoder, words, word_mask, training)
-        sentences = ops.reshape(sentences, (shape[0], num_sentences, encoder_output_size(self.word_encoder, self.word_units)))
+        sentences, word_scores = self._encode(
+            word_encoder, word_attention, self.word_encoder, words, word_mask, training
+        )
+        sentences = ops.reshape(
+            sentences, (shape[0], num_sentences, encoder_output_size(self.word_encoder, self.word_units))
+        )
         sentence_mask = ops.any(mask, axis=-1)
         sentence_encoder, sentence_attention = self._sublayers("sentence", language)
         doc, sentence_scores = self._encode(

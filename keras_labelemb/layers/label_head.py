@@ -180,8 +180,10 @@ class LabelHead(keras.layers.Layer):
             return self.stored_label_embeddings()
         label_ids = self._check_call_label_ids(label_ids)
         if self.embedding is None:
-            raise ValueError("`label_ids` are read through the shared `embedding`: this head has none. "
-                             f"Received: label_ids with shape {tuple(label_ids.shape)}")
+            raise ValueError(
+                "`label_ids` are read through the shared `embedding`: this head has none. "
+                f"Received: label_ids with shape {tuple(label_ids.shape)}"
+            )
         label_ids = ops.convert_to_tensor(label_ids, dtype="int32")
         # Traced ids were not checked: ids outside the vocabulary count as padding (ignored) rather than
         # reading another word's vector (TensorFlow clips) or NaN (JAX).
@@ -209,16 +211,19 @@ class LabelHead(keras.layers.Layer):
         if values is not None:
             return validate_label_ids(values, self.vocabulary_size)
         if len(label_ids.shape) != 2:
-            raise ValueError(f"`label_ids` must be (num_labels, description_length) token ids. "
-                             f"Received: label_ids with shape {tuple(label_ids.shape)}")
+            raise ValueError(
+                f"`label_ids` must be (num_labels, description_length) token ids. "
+                f"Received: label_ids with shape {tuple(label_ids.shape)}"
+            )
         return label_ids
 
     def _check_call_label_embeddings(self, label_embeddings):
         width = self.embedding.output_dim if self.embedding is not None else self.label_dim
         shape = tuple(label_embeddings.shape)
         if len(shape) != 2 or (width is not None and shape[-1] != width):
-            raise ValueError(f"`label_embeddings` must be (num_labels, {width}). "
-                             f"Received: label_embeddings with shape {shape}")
+            raise ValueError(
+                f"`label_embeddings` must be (num_labels, {width}). Received: label_embeddings with shape {shape}"
+            )
         return ops.cast(label_embeddings, self.compute_dtype)
 
     def label_embeddings_for_call(self, label_ids=None, label_embeddings=None):
@@ -261,8 +266,10 @@ class LabelHead(keras.layers.Layer):
         dropout is off.
         """
         if self.num_labels is None:
-            raise ValueError(f"{type(self).__name__} {self.name!r} has no stored label set to take a subset of. "
-                             "Received: num_labels=None")
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r} has no stored label set to take a subset of. "
+                "Received: num_labels=None"
+            )
         check_label_indices(label_indices, self.num_labels)
         indices = ops.convert_to_tensor(label_indices, dtype="int32")
         return self.compute_logits(inputs, self.stored_label_embeddings(indices), indices, training)

@@ -49,10 +49,13 @@ class LinearHead(LabelHead):
 
     def build(self, input_shape):
         if len(input_shape) not in (2, 3) or input_shape[-1] is None:
-            raise ValueError("`inputs` must be (B, d_h) or (B, T, d_h) with a known d_h. "
-                             f"Received: inputs with shape {tuple(input_shape)}")
-        self.kernel = self.add_weight(name="kernel", shape=(input_shape[-1], self.num_labels),
-                                      initializer=self.kernel_initializer)
+            raise ValueError(
+                "`inputs` must be (B, d_h) or (B, T, d_h) with a known d_h. "
+                f"Received: inputs with shape {tuple(input_shape)}"
+            )
+        self.kernel = self.add_weight(
+            name="kernel", shape=(input_shape[-1], self.num_labels), initializer=self.kernel_initializer
+        )
         self.bias = self.add_weight(name="bias", shape=(self.num_labels,), initializer=self.bias_initializer)
 
     def set_labels(self, label_ids):
@@ -66,8 +69,10 @@ class LinearHead(LabelHead):
 
     def call(self, inputs, label_ids=None, label_embeddings=None, training=None):
         if label_ids is not None or label_embeddings is not None:
-            raise ValueError("LinearHead cannot score call-time labels (one weight vector per stored label). "
-                             "Received: label_ids or label_embeddings")
+            raise ValueError(
+                "LinearHead cannot score call-time labels (one weight vector per stored label). "
+                "Received: label_ids or label_embeddings"
+            )
         h = ops.cast(inputs, self.compute_dtype)
         return ops.matmul(h, ops.cast(self.kernel, self.compute_dtype)) + ops.cast(self.bias, self.compute_dtype)
 

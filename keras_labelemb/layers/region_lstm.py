@@ -172,8 +172,7 @@ class RegionLSTM(keras.layers.Layer):
         self.vocabulary_size = check_positive_int("vocabulary_size", vocabulary_size)
         if self.vocabulary_size < 2:
             raise ValueError(
-                "`vocabulary_size` must be at least 2 (id 0 is padding). "
-                f"Received: vocabulary_size={vocabulary_size!r}"
+                f"`vocabulary_size` must be at least 2 (id 0 is padding). Received: vocabulary_size={vocabulary_size!r}"
             )
         self.gates = check_choice("gates", gates, GATES)
         self.direction = check_choice("direction", direction, DIRECTIONS)
@@ -261,14 +260,17 @@ class RegionLSTM(keras.layers.Layer):
         self.side_kernel = None
         if side_dim:
             self.side_kernel = self.add_weight(
-                shape=(side_dim, num_directions * width), initializer=self.side_kernel_initializer,
+                shape=(side_dim, num_directions * width),
+                initializer=self.side_kernel_initializer,
                 name="side_kernel",
             )
         # keras.layers.RNN runs the loop: an XLA-compilable while loop on TensorFlow (a scan
         # with a bounded trip count, which `ops.scan` lacks there), `lax.scan` on JAX.
         self.recurrence = keras.layers.RNN(
             _StepCell(self._step, self.output_size, dtype=self.dtype_policy, name="cell"),
-            return_sequences=True, dtype=self.dtype_policy, name="recurrence",
+            return_sequences=True,
+            dtype=self.dtype_policy,
+            name="recurrence",
         )
         self.region_pooling = None
         if self.pooling is not None:
@@ -288,9 +290,7 @@ class RegionLSTM(keras.layers.Layer):
         q = self.units
         forget = 0 if self.gates == "no_io" else 1  # gate order: [f, u] or [i, f, o, u]
         width = shape[-1]
-        ones = ops.concatenate(
-            [ops.zeros((forget * q,)), ops.ones((q,)), ops.zeros((width - (forget + 1) * q,))]
-        )
+        ones = ops.concatenate([ops.zeros((forget * q,)), ops.ones((q,)), ops.zeros((width - (forget + 1) * q,))])
         return bias + ops.cast(ops.expand_dims(ones, 0), bias.dtype)
 
     # ------------------------------------------------------------------ side inputs

@@ -78,8 +78,12 @@ class SampledSigmoidLoss(keras.losses.Loss):
         super().__init__(name=name, reduction=reduction, dtype=dtype)
         # The candidates come from a LabelSampler; the loss keeps only how their losses are weighed.
         self.label_sampler = LabelSampler(
-            num_negatives=num_negatives, negative_rate=negative_rate, sampler=sampler,
-            label_frequencies=label_frequencies, frequency_power=frequency_power, max_positives=max_positives,
+            num_negatives=num_negatives,
+            negative_rate=negative_rate,
+            sampler=sampler,
+            label_frequencies=label_frequencies,
+            frequency_power=frequency_power,
+            max_positives=max_positives,
             seed=seed,
         )
         self.weighting = check_choice("weighting", weighting, WEIGHTINGS)

@@ -41,8 +41,7 @@ def prepare(y_true, y_pred, dtype):
     num_labels = y_pred.shape[-1]
     if num_labels is None:
         raise ValueError(
-            "The number of labels (last axis of `y_pred`) must be static. "
-            f"Received: y_pred.shape={y_pred.shape}"
+            f"The number of labels (last axis of `y_pred`) must be static. Received: y_pred.shape={y_pred.shape}"
         )
     if y_true.shape[-1] is not None and y_true.shape[-1] != num_labels:
         raise ValueError(

@@ -23,12 +23,8 @@ class DocumentAverageMetric(keras.metrics.Metric):
 
     def __init__(self, name=None, dtype=None):
         super().__init__(name=name, dtype=dtype)
-        self.total = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name=self.total_name
-        )
-        self.count = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="count"
-        )
+        self.total = self.add_variable(shape=(), initializer="zeros", dtype=self.dtype, name=self.total_name)
+        self.count = self.add_variable(shape=(), initializer="zeros", dtype=self.dtype, name="count")
 
     def document_scores(self, relevance, scores, num_labels):
         """Returns `(values, valid)`: the score of each document, shape

@@ -50,7 +50,5 @@ class LabelRankingAveragePrecision(DocumentAverageMetric):
         precision = positives_above / ops.cast(at_or_above, self.dtype)
         num_relevant = ops.sum(gain, axis=-1)
         lrap = ops.divide_no_nan(ops.sum(gain * precision, axis=-1), num_relevant)
-        degenerate = ops.logical_or(
-            ops.equal(num_relevant, 0.0), ops.equal(num_relevant, float(num_labels))
-        )
+        degenerate = ops.logical_or(ops.equal(num_relevant, 0.0), ops.equal(num_relevant, float(num_labels)))
         return ops.where(degenerate, ops.ones_like(lrap), lrap), None

@@ -17,10 +17,7 @@ def _check_zero_division(zero_division):
         and (float(zero_division) in (0.0, 1.0) or math.isnan(float(zero_division)))
     ):
         return float(zero_division)
-    raise ValueError(
-        "`zero_division` must be 0.0, 1.0 or float('nan'). "
-        f"Received: zero_division={zero_division!r}"
-    )
+    raise ValueError(f"`zero_division` must be 0.0, 1.0 or float('nan'). Received: zero_division={zero_division!r}")
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -93,18 +90,9 @@ class MacroF1(keras.metrics.Metric):
         if num_labels is not None and (
             isinstance(num_labels, bool) or not isinstance(num_labels, numbers.Integral) or num_labels < 1
         ):
-            raise ValueError(
-                f"`num_labels` must be a positive integer or None. Received: num_labels={num_labels!r}"
-            )
-        if (
-            isinstance(threshold, bool)
-            or not isinstance(threshold, numbers.Real)
-            or not 0.0 < float(threshold) < 1.0
-        ):
-            raise ValueError(
-                "`threshold` must be a float strictly between 0 and 1. "
-                f"Received: threshold={threshold!r}"
-            )
+            raise ValueError(f"`num_labels` must be a positive integer or None. Received: num_labels={num_labels!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0.0 < float(threshold) < 1.0:
+            raise ValueError(f"`threshold` must be a float strictly between 0 and 1. Received: threshold={threshold!r}")
         self.threshold = float(threshold)
         self.from_logits = bool(from_logits)
         self.zero_division = _check_zero_division(zero_division)
@@ -115,9 +103,7 @@ class MacroF1(keras.metrics.Metric):
     def _build_state(self, num_labels):
         self.num_labels = num_labels
         for name in ("true_positives", "false_positives", "false_negatives"):
-            variable = self.add_variable(
-                shape=(num_labels,), initializer="zeros", dtype=self.dtype, name=name
-            )
+            variable = self.add_variable(shape=(num_labels,), initializer="zeros", dtype=self.dtype, name=name)
             setattr(self, name, variable)
 
     def update_state(self, y_true, y_pred, sample_weight=None):

@@ -48,20 +48,11 @@ class MicroF1(keras.metrics.Metric):
 
     def __init__(self, threshold=0.5, from_logits=False, name="micro_f1", dtype=None):
         super().__init__(name=name, dtype=dtype)
-        if (
-            isinstance(threshold, bool)
-            or not isinstance(threshold, numbers.Real)
-            or not 0.0 < float(threshold) < 1.0
-        ):
-            raise ValueError(
-                "`threshold` must be a float strictly between 0 and 1. "
-                f"Received: threshold={threshold!r}"
-            )
+        if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0.0 < float(threshold) < 1.0:
+            raise ValueError(f"`threshold` must be a float strictly between 0 and 1. Received: threshold={threshold!r}")
         self.threshold = float(threshold)
         self.from_logits = bool(from_logits)
-        self.true_positives = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="true_positives"
-        )
+        self.true_positives = self.add_variable(shape=(), initializer="zeros", dtype=self.dtype, name="true_positives")
         self.false_positives = self.add_variable(
             shape=(), initializer="zeros", dtype=self.dtype, name="false_positives"
         )
@@ -89,9 +80,7 @@ class MicroF1(keras.metrics.Metric):
 
     def result(self):
         tp = self.true_positives
-        return ops.divide_no_nan(
-            2.0 * tp, 2.0 * tp + self.false_positives + self.false_negatives
-        )
+        return ops.divide_no_nan(2.0 * tp, 2.0 * tp + self.false_positives + self.false_negatives)
 
     def get_config(self):
         config = super().get_config()

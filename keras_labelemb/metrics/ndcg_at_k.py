@@ -1,7 +1,7 @@
 """Normalized discounted cumulative gain at k (binary relevance)."""
 
-import numpy as np
 import keras
+import numpy as np
 from keras import ops
 
 from keras_labelemb.metrics import _ranking
@@ -62,9 +62,7 @@ class NDCGAtK(DocumentAverageMetric):
         table = self._cumulative_discount(num_labels)
         gain, above, at_or_above = _ranking.rank_statistics(relevance, scores)
         group_size = ops.cast(at_or_above - above, self.dtype)
-        mean_discount = (
-            ops.take(table, at_or_above) - ops.take(table, above)
-        ) / group_size
+        mean_discount = (ops.take(table, at_or_above) - ops.take(table, above)) / group_size
         dcg = ops.sum(gain * mean_discount, axis=-1)
         num_relevant = ops.cast(ops.sum(gain, axis=-1), "int32")
         ideal = ops.take(table, num_relevant)

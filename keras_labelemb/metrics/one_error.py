@@ -3,7 +3,6 @@
 import keras
 from keras import ops
 
-from keras_labelemb.metrics import _ranking
 from keras_labelemb.metrics.document_average_metric import DocumentAverageMetric
 
 

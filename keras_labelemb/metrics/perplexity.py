@@ -70,5 +70,9 @@ class Perplexity(keras.metrics.Metric):
         self.count.assign(0.0)
 
     def get_config(self):
-        return {"name": self.name, "dtype": self.dtype, "from_logits": self.from_logits,
-                "ignore_class": self.ignore_class}
+        return {
+            "name": self.name,
+            "dtype": self.dtype,
+            "from_logits": self.from_logits,
+            "ignore_class": self.ignore_class,
+        }

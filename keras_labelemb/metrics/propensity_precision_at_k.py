@@ -93,8 +93,7 @@ def check_propensities(propensities, name="propensities"):
         )
     if not np.all(np.isfinite(values)) or not np.all(values > 0):
         raise ValueError(
-            f"`{name}` must be finite and > 0. "
-            f"Received: {name} with min {values.min()} and max {values.max()}"
+            f"`{name}` must be finite and > 0. Received: {name} with min {values.min()} and max {values.max()}"
         )
     return values
 
@@ -165,9 +164,7 @@ class PropensityPrecisionAtK(keras.metrics.Metric):
         self.k = k
         self.normalize = normalize
         self.total = self.add_variable(shape=(), initializer="zeros", dtype=self.dtype, name="total")
-        self.best_total = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="best_total"
-        )
+        self.best_total = self.add_variable(shape=(), initializer="zeros", dtype=self.dtype, name="best_total")
         self.count = self.add_variable(shape=(), initializer="zeros", dtype=self.dtype, name="count")
 
     @property
@@ -203,7 +200,5 @@ class PropensityPrecisionAtK(keras.metrics.Metric):
 
     def get_config(self):
         config = super().get_config()
-        config.update(
-            {"propensities": self.propensities.tolist(), "k": self.k, "normalize": self.normalize}
-        )
+        config.update({"propensities": self.propensities.tolist(), "k": self.k, "normalize": self.normalize})
         return config

@@ -11,9 +11,21 @@ from keras_labelemb.layers.gile_head import VARIANTS as GILE_VARIANTS
 # label set, output-bias start, name), so an argument of another head cannot slip by.
 HEAD_OPTIONS = {
     "gile": ("variant", "joint_dim", "activation", "label_encoder", "kernel_initializer"),
-    "drill": ("variant", "depth", "joint_dim", "activation", "residual_to_embedding", "residual_to_previous",
-              "dropout", "dropout_type", "input_projection", "projection_bias", "label_encoder",
-              "kernel_initializer", "seed"),
+    "drill": (
+        "variant",
+        "depth",
+        "joint_dim",
+        "activation",
+        "residual_to_embedding",
+        "residual_to_previous",
+        "dropout",
+        "dropout_type",
+        "input_projection",
+        "projection_bias",
+        "label_encoder",
+        "kernel_initializer",
+        "seed",
+    ),
     "linear": ("kernel_initializer",),
 }
 HEAD_TYPES = tuple(HEAD_OPTIONS)
@@ -76,14 +88,16 @@ def build_head(spec, embedding, document_width, label_ids, num_labels, bias_init
     if kind == "gile":
         options.setdefault("joint_dim", 500)
         name = f"{options.get('variant', 'gile')}_head"
-        return GileHead(embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer, name=name,
-                        **options)
+        return GileHead(
+            embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer, name=name, **options
+        )
     # DRILL as a classifier: tanh (beat the LM's sigmoid on Reuters, 0.84 against 0.82), and
     # g_in = I only when the document vectors are as wide as the word vectors E is made of.
     options.setdefault("activation", "tanh")
     options.setdefault("input_projection", document_width != embedding.output_dim)
-    return DrillHead(embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer,
-                     name="drill_head", **options)
+    return DrillHead(
+        embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer, name="drill_head", **options
+    )
 
 
 def document_classifier(
@@ -176,26 +190,40 @@ def document_classifier(
     if isinstance(head, LabelHead):
         layer, spec = head, None
         if label_ids is not None or num_labels is not None:
-            raise ValueError("A LabelHead layer brings its own label set: leave `label_ids` and `num_labels` unset. "
-                             f"Received: label_ids={label_ids is not None}, num_labels={num_labels!r}")
+            raise ValueError(
+                "A LabelHead layer brings its own label set: leave `label_ids` and `num_labels` unset. "
+                f"Received: label_ids={label_ids is not None}, num_labels={num_labels!r}"
+            )
     else:
         layer, spec = None, head_spec(head)
     embedding = layer.embedding if layer is not None else None
     if embedding is not None:
-        given = {key: value for key, value in (("embedding_dim", embedding_dim),
-                                               ("embeddings_initializer", embeddings_initializer),
-                                               ("train_embeddings", train_embeddings)) if value is not None}
+        given = {
+            key: value
+            for key, value in (
+                ("embedding_dim", embedding_dim),
+                ("embeddings_initializer", embeddings_initializer),
+                ("train_embeddings", train_embeddings),
+            )
+            if value is not None
+        }
         if given:
-            raise ValueError(f"The head's own embedding is the model's word embedding: leave {sorted(given)} unset. "
-                             f"Received: {given}")
+            raise ValueError(
+                f"The head's own embedding is the model's word embedding: leave {sorted(given)} unset. "
+                f"Received: {given}"
+            )
         if embedding.input_dim != vocabulary_size:
-            raise ValueError(f"The head's embedding has {embedding.input_dim} rows. "
-                             f"Received: vocabulary_size={vocabulary_size}")
+            raise ValueError(
+                f"The head's embedding has {embedding.input_dim} rows. Received: vocabulary_size={vocabulary_size}"
+            )
     else:
         embedding = keras.layers.Embedding(
-            vocabulary_size, embedding_dim or 100, mask_zero=True,
+            vocabulary_size,
+            embedding_dim or 100,
+            mask_zero=True,
             embeddings_initializer=embeddings_initializer or "uniform",
-            trainable=True if train_embeddings is None else bool(train_embeddings), name="word_embedding",
+            trainable=True if train_embeddings is None else bool(train_embeddings),
+            name="word_embedding",
         )
     shape, kind = ((max_tokens,), "wan") if flat else ((max_sentences, max_sentence_length), "han")
     ids = keras.Input(shape=shape, dtype="int32", name="token_ids")
@@ -239,8 +267,11 @@ def han(vocabulary_size, num_labels, max_sentences, max_sentence_length, **kwarg
     """Baseline HAN: same encoder as `gile_han`, usual linear output layer (one weight vector per label)."""
     kwargs.setdefault("head", "linear")
     return document_classifier(
-        vocabulary_size, num_labels=num_labels,
-        max_sentences=max_sentences, max_sentence_length=max_sentence_length, **kwargs,
+        vocabulary_size,
+        num_labels=num_labels,
+        max_sentences=max_sentences,
+        max_sentence_length=max_sentence_length,
+        **kwargs,
     )
 
 

@@ -2,13 +2,24 @@
 
 import keras
 
-from keras_labelemb.layers import DrillHead, LinearHead
 from keras_labelemb.argument_checks import check_positive_int, check_rate
+from keras_labelemb.layers import DrillHead, LinearHead
 
 LM_HEADS = ("drill", "tied", "bilinear", "dual", "full")
 # DrillHead arguments a language-model head spec may set (the embedding is the model's, tied).
-LM_HEAD_OPTIONS = ("depth", "joint_dim", "activation", "residual_to_embedding", "residual_to_previous", "dropout",
-                   "dropout_type", "input_projection", "projection_bias", "kernel_initializer", "seed")
+LM_HEAD_OPTIONS = (
+    "depth",
+    "joint_dim",
+    "activation",
+    "residual_to_embedding",
+    "residual_to_previous",
+    "dropout",
+    "dropout_type",
+    "input_projection",
+    "projection_bias",
+    "kernel_initializer",
+    "seed",
+)
 DRILL_LM_DEFAULTS = {"depth": 4, "dropout": 0.3, "dropout_type": "variational", "activation": "sigmoid"}
 
 
@@ -22,13 +33,16 @@ def lm_head_spec(head):
     """
     spec = {"type": head} if isinstance(head, str) else dict(head) if isinstance(head, dict) else None
     if spec is None or spec.get("type") not in LM_HEADS:
-        raise ValueError(f"`head` must be one of {list(LM_HEADS)} or a dict spec with such a 'type'. "
-                         f"Received: head={head!r}")
+        raise ValueError(
+            f"`head` must be one of {list(LM_HEADS)} or a dict spec with such a 'type'. Received: head={head!r}"
+        )
     allowed = () if spec["type"] == "full" else LM_HEAD_OPTIONS
     unknown = sorted(set(spec) - {"type"} - set(allowed))
     if unknown:
-        raise ValueError(f"A {spec['type']!r} language-model head takes {list(allowed)}; {unknown} do not apply. "
-                         f"Received: head={head!r}")
+        raise ValueError(
+            f"A {spec['type']!r} language-model head takes {list(allowed)}; {unknown} do not apply. "
+            f"Received: head={head!r}"
+        )
     if spec["type"] == "drill":
         spec = {**DRILL_LM_DEFAULTS, **spec}
     return spec
@@ -124,7 +138,9 @@ def drill_lm(
 
     ids = keras.Input(batch_shape=(batch_size, bptt), dtype="int32", name="token_ids")
     embedding = keras.layers.Embedding(
-        vocabulary_size, embedding_dim, name="word_embedding",
+        vocabulary_size,
+        embedding_dim,
+        name="word_embedding",
         embeddings_initializer=keras.initializers.RandomUniform(-init_scale, init_scale),
     )
     x = keras.layers.Dropout(dropout, name="embedding_dropout")(embedding(ids))

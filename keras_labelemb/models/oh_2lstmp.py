@@ -83,15 +83,24 @@ def oh_2lstmp(
         raise ValueError("`num_labels` is required with head='linear'. Received: num_labels=None")
     ids = keras.Input(shape=(max_tokens,), dtype="int32", name="token_ids")
     region = RegionLSTM(
-        units, vocabulary_size, gates=gates, direction=direction, pooling=pooling, num_regions=num_regions,
-        chop_size=chop_size, chop_overlap=chop_overlap, side_encoders=side_encoders,
-        train_side_encoders=train_side_encoders, name="region_lstm",
+        units,
+        vocabulary_size,
+        gates=gates,
+        direction=direction,
+        pooling=pooling,
+        num_regions=num_regions,
+        chop_size=chop_size,
+        chop_overlap=chop_overlap,
+        side_encoders=side_encoders,
+        train_side_encoders=train_side_encoders,
+        name="region_lstm",
     )(ids)
     pooled = keras.layers.Dropout(dropout, name="dropout")(region)
     label_embedding = None
     if spec["type"] != "linear":
-        label_embedding = keras.layers.Embedding(vocabulary_size, label_embedding_dim, mask_zero=True,
-                                                 name="label_word_embedding")
+        label_embedding = keras.layers.Embedding(
+            vocabulary_size, label_embedding_dim, mask_zero=True, name="label_word_embedding"
+        )
     logits = build_head(spec, label_embedding, pooled.shape[-1], label_ids, num_labels, "zeros")(pooled)
     default_name = "oh_2lstmp" if direction == "bidirectional" else "oh_lstmp"
     return keras.Model(ids, logits, name=name or default_name)

@@ -238,8 +238,17 @@ def plot_attention(
     ax.set_ylim(layout.height, 0)
     ax.set_axis_off()
     if title:
-        ax.text(_MARGIN, _MARGIN, token_text(title), fontsize=13, fontweight="bold", va="top", ha="left",
-                gid="title", parse_math=False)
+        ax.text(
+            _MARGIN,
+            _MARGIN,
+            token_text(title),
+            fontsize=13,
+            fontweight="bold",
+            va="top",
+            ha="left",
+            gid="title",
+            parse_math=False,
+        )
     # Words share one colour scale for the document: white = 0, dark = its largest word score.
     vmax = max((word.score for word in layout.words), default=0.0)
     norm = mpl.colors.Normalize(vmin=0.0, vmax=vmax if vmax > 0 else 1.0, clip=True)
@@ -359,7 +368,9 @@ def attention_layout(rows, word_scores, sentence_scores, labels, title, width, m
     width = text_x0 + text_width + _MARGIN + label_panel
     top = _MARGIN + (_TITLE_HEIGHT if title else 0.0)
     line_ys = [
-        top + n * _LINE_HEIGHT + sum(1 for block in blocks[1:] if block.first_line <= n) * _SENTENCE_GAP
+        top
+        + n * _LINE_HEIGHT
+        + sum(1 for block in blocks[1:] if block.first_line <= n) * _SENTENCE_GAP
         + _LINE_HEIGHT / 2
         for n in range(line)
     ]
@@ -374,16 +385,40 @@ def _draw_words(ax, layout, norm, cmap):
     for word in layout.words:
         colour = cmap(norm(word.score))
         y = layout.line_ys[word.line]
-        ax.add_patch(FancyBboxPatch(
-            (word.x, y - _BOX_HEIGHT / 2), word.box, _BOX_HEIGHT, boxstyle="round,pad=0,rounding_size=0.05",
-            facecolor=colour, edgecolor="#d9d9d9", linewidth=0.5,
-        ))
+        ax.add_patch(
+            FancyBboxPatch(
+                (word.x, y - _BOX_HEIGHT / 2),
+                word.box,
+                _BOX_HEIGHT,
+                boxstyle="round,pad=0,rounding_size=0.05",
+                facecolor=colour,
+                edgecolor="#d9d9d9",
+                linewidth=0.5,
+            )
+        )
         luminance = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]
-        ax.text(word.x + word.box / 2, y, word.text, fontsize=_FONT_SIZE, ha="center", va="center_baseline",
-                color="white" if luminance < 0.5 else "#1a1a1a", gid="word", parse_math=False)
+        ax.text(
+            word.x + word.box / 2,
+            y,
+            word.text,
+            fontsize=_FONT_SIZE,
+            ha="center",
+            va="center_baseline",
+            color="white" if luminance < 0.5 else "#1a1a1a",
+            gid="word",
+            parse_math=False,
+        )
     if not layout.words:
-        ax.text(layout.text_x0, layout.top + _LINE_HEIGHT / 2, "(no tokens)", fontsize=_FONT_SIZE, style="italic",
-                color="#777777", va="center", gid="empty")
+        ax.text(
+            layout.text_x0,
+            layout.top + _LINE_HEIGHT / 2,
+            "(no tokens)",
+            fontsize=_FONT_SIZE,
+            style="italic",
+            color="#777777",
+            va="center",
+            gid="empty",
+        )
 
 
 def _draw_sentence_bars(ax, layout):
@@ -397,10 +432,25 @@ def _draw_sentence_bars(ax, layout):
         y0 = layout.line_ys[block.first_line] - _BOX_HEIGHT / 2
         y1 = layout.line_ys[block.last_line] + _BOX_HEIGHT / 2
         ax.add_patch(Rectangle((_MARGIN, y0), bar_room, y1 - y0, facecolor="#eef3f8", edgecolor="none"))
-        ax.add_patch(Rectangle((_MARGIN, y0), bar_room * max(block.score, 0.0) / smax, y1 - y0,
-                               facecolor=_SENTENCE_COLOR, edgecolor="none"))
-        ax.text(_MARGIN + bar_room + 0.06, layout.line_ys[block.first_line], f"{block.score:.2f}", fontsize=8,
-                color="#555555", ha="left", va="center_baseline", gid="sentence_score")
+        ax.add_patch(
+            Rectangle(
+                (_MARGIN, y0),
+                bar_room * max(block.score, 0.0) / smax,
+                y1 - y0,
+                facecolor=_SENTENCE_COLOR,
+                edgecolor="none",
+            )
+        )
+        ax.text(
+            _MARGIN + bar_room + 0.06,
+            layout.line_ys[block.first_line],
+            f"{block.score:.2f}",
+            fontsize=8,
+            color="#555555",
+            ha="left",
+            va="center_baseline",
+            gid="sentence_score",
+        )
     ax.text(_MARGIN, layout.top - 0.06, "sentence", fontsize=8, color="#555555", ha="left", va="bottom")
 
 
@@ -410,8 +460,9 @@ def _draw_colorbar(fig, layout, norm, cmap):
 
     width, height = layout.width, layout.height
     bar_width = min(2.4, layout.text_width)
-    cax = fig.add_axes((layout.text_x0 / width, (height - layout.text_bottom - 0.32) / height, bar_width / width,
-                        0.1 / height))
+    cax = fig.add_axes(
+        (layout.text_x0 / width, (height - layout.text_bottom - 0.32) / height, bar_width / width, 0.1 / height)
+    )
     colorbar = fig.colorbar(mpl.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
     vmax = norm.vmax
     colorbar.set_ticks([0.0, vmax / 2, vmax], labels=[f"{v:.2g}" for v in (0.0, vmax / 2, vmax)])
@@ -426,8 +477,9 @@ def _draw_label_panel(fig, layout, labels):
     panel_x = width - _MARGIN - _LABEL_BAR_WIDTH - 0.4
     panel_top = layout.top + 0.3
     panel_height = len(labels) * _LABEL_ROW
-    lax = fig.add_axes((panel_x / width, (height - panel_top - panel_height) / height,
-                        _LABEL_BAR_WIDTH / width, panel_height / height))
+    lax = fig.add_axes(
+        (panel_x / width, (height - panel_top - panel_height) / height, _LABEL_BAR_WIDTH / width, panel_height / height)
+    )
     values = [score for _, score in labels]
     positions = np.arange(len(labels))
     lax.barh(positions, values, height=0.7, color=_LABEL_COLOR)
@@ -442,6 +494,15 @@ def _draw_label_panel(fig, layout, labels):
     lax.spines["left"].set_linewidth(0.5)
     lax.tick_params(axis="y", length=0)
     for position, value in zip(positions, values):
-        lax.text(max(value, 0.0) + 0.03 * span, position, f"{value:.2f}", fontsize=8, color="#555555",
-                 va="center", ha="left", clip_on=False, gid="label_score")
+        lax.text(
+            max(value, 0.0) + 0.03 * span,
+            position,
+            f"{value:.2f}",
+            fontsize=8,
+            color="#555555",
+            va="center",
+            ha="left",
+            clip_on=False,
+            gid="label_score",
+        )
     lax.set_title("top labels", fontsize=9, color="#555555", loc="left", pad=4)

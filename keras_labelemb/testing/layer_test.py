@@ -161,7 +161,9 @@ def run_layer_test(
     if mask is not None and check_mask_invariance:
         perturbed = _perturb_masked(input_data, mask, seed=0)
         _assert_close(
-            _call(layer, perturbed, mask, call_kwargs), eager, atol,
+            _call(layer, perturbed, mask, call_kwargs),
+            eager,
+            atol,
             "values at masked positions changed the outputs",
         )
     return layer
@@ -192,7 +194,8 @@ def _check_training_step(layer_cls, init_kwargs, input_data, mask, call_kwargs, 
     initial = {w.path: ops.convert_to_numpy(w).copy() for w in layer.trainable_weights}
     _fit_one_step(layer, input_data, mask, call_kwargs)
     unchanged = [
-        w.path for w in layer.trainable_weights
+        w.path
+        for w in layer.trainable_weights
         if np.array_equal(initial[w.path], ops.convert_to_numpy(w))
         and not any(name in w.path for name in frozen_weights)
     ]

@@ -29,8 +29,7 @@ def _as_target_array(targets, num_texts):
     array = np.asarray(targets)
     if array.ndim == 0 or array.shape[0] != num_texts:
         raise ValueError(
-            f"`targets` must have one row per text ({num_texts}). "
-            f"Received: targets with shape={array.shape}"
+            f"`targets` must have one row per text ({num_texts}). Received: targets with shape={array.shape}"
         )
     if array.dtype == bool or np.issubdtype(array.dtype, np.floating):
         return array.astype(np.float32)
@@ -99,9 +98,7 @@ def make_dataset(
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"`seed` must be an integer. Received: seed={seed!r}")
     if not callable(getattr(vectorizer, "vectorize", None)) or not hasattr(vectorizer, "get_vocabulary"):
-        raise ValueError(
-            f"`vectorizer` must be a TextVectorizer. Received: vectorizer={vectorizer!r}"
-        )
+        raise ValueError(f"`vectorizer` must be a TextVectorizer. Received: vectorizer={vectorizer!r}")
     if not vectorizer.get_vocabulary():
         raise ValueError(
             "`vectorizer` has no vocabulary: call `vectorizer.adapt(texts)` or pass "
@@ -139,9 +136,7 @@ def make_dataset(
         dataset = dataset.apply(tf.data.experimental.assert_cardinality(num_examples))
         dataset = dataset.cache()
     if shuffle and num_examples > 1:
-        dataset = dataset.shuffle(
-            max(num_examples, 1), seed=int(seed), reshuffle_each_iteration=True
-        )
+        dataset = dataset.shuffle(max(num_examples, 1), seed=int(seed), reshuffle_each_iteration=True)
     dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
     if not cache:
         dataset = dataset.map(vectorize, num_parallel_calls=tf.data.AUTOTUNE)

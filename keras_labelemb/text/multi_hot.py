@@ -39,14 +39,12 @@ def multi_hot(label_lists, num_labels):
     for row, labels in enumerate(label_lists):
         if isinstance(labels, (numbers.Integral, str, bytes)):
             raise ValueError(
-                "`label_lists` must hold one list of label ids per example. "
-                f"Received: label_lists[{row}]={labels!r}"
+                f"`label_lists` must hold one list of label ids per example. Received: label_lists[{row}]={labels!r}"
             )
         for label in labels:
             if isinstance(label, bool) or not isinstance(label, numbers.Integral):
                 raise ValueError(
-                    "`label_lists` must contain integer label ids. "
-                    f"Received: label_lists[{row}] contains {label!r}"
+                    f"`label_lists` must contain integer label ids. Received: label_lists[{row}] contains {label!r}"
                 )
             if not 0 <= label < num_labels:
                 raise ValueError(

@@ -51,13 +51,15 @@ def normalize_text(strings, lowercase=True, unicode_form="NFKC", replace_numbers
     check_bool("replace_numbers", replace_numbers)
     if unicode_form is not None and unicode_form not in UNICODE_FORMS:
         raise ValueError(
-            f"`unicode_form` must be one of {UNICODE_FORMS} or None. "
-            f"Received: unicode_form={unicode_form!r}"
+            f"`unicode_form` must be one of {UNICODE_FORMS} or None. Received: unicode_form={unicode_form!r}"
         )
     if isinstance(strings, tf.RaggedTensor):
         return tf.ragged.map_flat_values(
-            normalize_text, strings, lowercase=lowercase,
-            unicode_form=unicode_form, replace_numbers=replace_numbers,
+            normalize_text,
+            strings,
+            lowercase=lowercase,
+            unicode_form=unicode_form,
+            replace_numbers=replace_numbers,
         )
     x = tf.convert_to_tensor(strings, dtype=tf.string)
     if unicode_form is not None:

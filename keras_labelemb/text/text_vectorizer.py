@@ -18,7 +18,6 @@ from keras_labelemb.text.vocabulary import (
 )
 
 
-
 def _prepare_vocabulary(vocabulary):
     """Validate a vocabulary and make sure it starts with the reserved tokens."""
     if isinstance(vocabulary, (str, os.PathLike)):
@@ -34,20 +33,14 @@ def _prepare_vocabulary(vocabulary):
         ) from None
     for index, token in enumerate(tokens):
         if not isinstance(token, str) or token == "":
-            raise ValueError(
-                "`vocabulary` entries must be non-empty strings. "
-                f"Received: vocabulary[{index}]={token!r}"
-            )
+            raise ValueError(f"`vocabulary` entries must be non-empty strings. Received: vocabulary[{index}]={token!r}")
     if tuple(tokens[:2]) != RESERVED_TOKENS:
         tokens = list(RESERVED_TOKENS) + tokens
     seen = set()
     for index, token in enumerate(tokens):
         if token in seen:
             where = "is reserved (index 0 or 1)" if token in RESERVED_TOKENS else "is repeated"
-            raise ValueError(
-                f"`vocabulary` token {token!r} {where}. "
-                f"Received: vocabulary[{index}]={token!r}"
-            )
+            raise ValueError(f"`vocabulary` token {token!r} {where}. Received: vocabulary[{index}]={token!r}")
         seen.add(token)
     return tokens
 
@@ -132,8 +125,7 @@ class TextVectorizer(keras.layers.Layer):
         self.replace_numbers = check_bool("replace_numbers", replace_numbers)
         if unicode_form is not None and unicode_form not in UNICODE_FORMS:
             raise ValueError(
-                f"`unicode_form` must be one of {UNICODE_FORMS} or None. "
-                f"Received: unicode_form={unicode_form!r}"
+                f"`unicode_form` must be one of {UNICODE_FORMS} or None. Received: unicode_form={unicode_form!r}"
             )
         self.unicode_form = unicode_form
         # String ops cannot be XLA-compiled; strings are not cast or converted.
@@ -171,8 +163,11 @@ class TextVectorizer(keras.layers.Layer):
             batch_size: documents tokenised per TensorFlow call.
         """
         vocabulary = build_vocabulary(
-            data, max_size=max_size, min_count=min_count,
-            tokenizer=self._tokenize, batch_size=batch_size,
+            data,
+            max_size=max_size,
+            min_count=min_count,
+            tokenizer=self._tokenize,
+            batch_size=batch_size,
         )
         self.set_vocabulary(vocabulary)
 
@@ -193,14 +188,15 @@ class TextVectorizer(keras.layers.Layer):
     def _require_vocabulary(self):
         if self._table is None:
             raise ValueError(
-                f"TextVectorizer {self.name!r} has no vocabulary: pass `vocabulary=[...]` "
-                "or call `adapt(data)` first."
+                f"TextVectorizer {self.name!r} has no vocabulary: pass `vocabulary=[...]` or call `adapt(data)` first."
             )
 
     # ------------------------------------------------------------------ computation
     def _normalize(self, strings):
         return normalize_text(
-            strings, lowercase=self.lowercase, unicode_form=self.unicode_form,
+            strings,
+            lowercase=self.lowercase,
+            unicode_form=self.unicode_form,
             replace_numbers=self.replace_numbers,
         )
 
@@ -266,8 +262,7 @@ class TextVectorizer(keras.layers.Layer):
         description_length = check_positive_int("description_length", description_length)
         if isinstance(descriptions, (str, bytes)) or len(descriptions) == 0:
             raise ValueError(
-                "`descriptions` must be a non-empty list of strings. "
-                f"Received: descriptions={descriptions!r:.200}"
+                f"`descriptions` must be a non-empty list of strings. Received: descriptions={descriptions!r:.200}"
             )
         strings = tf.constant(np.asarray(list(descriptions), dtype=object).tolist(), dtype=tf.string)
         if strings.shape.rank != 1:
@@ -302,4 +297,3 @@ class TextVectorizer(keras.layers.Layer):
             }
         )
         return config
-

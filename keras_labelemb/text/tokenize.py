@@ -24,9 +24,7 @@ def _tokenize_dense(strings):
     x = tf.strings.regex_replace(x, _CJK_CHAR, r" \1 ")
     x = tf.strings.regex_replace(x, _NON_WORD, " ")
     tokens = _WHITESPACE_TOKENIZER.tokenize(x)
-    return tf.ragged.map_flat_values(
-        lambda t: tf.where(tf.equal(t, _SENTINEL), NUM_TOKEN, t), tokens
-    )
+    return tf.ragged.map_flat_values(lambda t: tf.where(tf.equal(t, _SENTINEL), NUM_TOKEN, t), tokens)
 
 
 def tokenize(strings):

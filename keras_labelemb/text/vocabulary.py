@@ -41,10 +41,7 @@ def _as_string_dataset(data, batch_size):
             return data.batch(batch_size)
         return data.map(lambda s: tf.reshape(s, [-1]))
     if isinstance(data, (str, bytes)):
-        raise ValueError(
-            "`data` must be a collection of strings, not a single string. "
-            f"Received: data={data!r:.80}"
-        )
+        raise ValueError(f"`data` must be a collection of strings, not a single string. Received: data={data!r:.80}")
     if isinstance(data, tf.Tensor):
         strings = tf.reshape(data, [-1])
     else:

@@ -15,8 +15,9 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_labelemb.layers import RegionLSTM
 from keras_labelemb.argument_checks import check_choice, check_positive_int
+from keras_labelemb.layers import RegionLSTM
+
 
 def window_targets(ids, target_ids, window, backward=False):
     """Target indices `(B, T, window)` of the next (previous) words, -1 for none; repeats marked -1."""
@@ -161,7 +162,9 @@ class TvEmbedding(keras.Model):
         self.direction = check_choice("direction", direction, ("forward", "backward", "bidirectional"))
         self.window = check_positive_int("window", window)
         if isinstance(num_negatives, bool) or not isinstance(num_negatives, int) or num_negatives < 0:
-            raise ValueError(f"`num_negatives` must be a non-negative integer. Received: num_negatives={num_negatives!r}")
+            raise ValueError(
+                f"`num_negatives` must be a non-negative integer. Received: num_negatives={num_negatives!r}"
+            )
         self.num_negatives = num_negatives
         if not isinstance(negative_weight, (int, float)) or negative_weight < 0:
             raise ValueError(f"`negative_weight` must be a number >= 0. Received: negative_weight={negative_weight!r}")
@@ -170,14 +173,23 @@ class TvEmbedding(keras.Model):
         self.chop_overlap = chop_overlap
         self.seed = seed
         self.encoder = RegionLSTM(
-            units, vocabulary_size, gates="full", direction=direction, pooling=None,
-            chop_size=chop_size, chop_overlap=chop_overlap, name="tv_encoder",
+            units,
+            vocabulary_size,
+            gates="full",
+            direction=direction,
+            pooling=None,
+            chop_size=chop_size,
+            chop_overlap=chop_overlap,
+            name="tv_encoder",
         )
         self.seed_generator = keras.random.SeedGenerator(seed)
         self.directions = self.encoder.directions
         self.output_kernels = [
-            self.add_weight(shape=(self.num_targets, units), initializer=keras.initializers.RandomNormal(stddev=0.01),
-                            name=f"{name}_output_kernel")
+            self.add_weight(
+                shape=(self.num_targets, units),
+                initializer=keras.initializers.RandomNormal(stddev=0.01),
+                name=f"{name}_output_kernel",
+            )
             for name in self.directions
         ]
         self.output_biases = [
@@ -340,8 +352,15 @@ def train_tv_embeddings(
         targets = target_vocabulary(list(vocabulary), max_targets, stop_words)
     keras.utils.set_random_seed(seed)
     model = TvEmbedding(
-        vocabulary_size, targets, units=units, direction=direction, window=window,
-        num_negatives=num_negatives, negative_weight=negative_weight, chop_size=chop_size, seed=seed,
+        vocabulary_size,
+        targets,
+        units=units,
+        direction=direction,
+        window=window,
+        num_negatives=num_negatives,
+        negative_weight=negative_weight,
+        chop_size=chop_size,
+        seed=seed,
     )
     if initialize_biases:
         model.context_free_loss = model.initialize_output_biases(ids)

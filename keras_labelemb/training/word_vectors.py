@@ -57,7 +57,9 @@ def pretrain_word_vectors(token_ids, vocabulary_size, dim=100, window=5, scale=0
     sparse, TruncatedSVD = _require_scipy_and_sklearn()
     ids = np.asarray(token_ids)
     if ids.ndim < 2 or not np.issubdtype(ids.dtype, np.integer):
-        raise ValueError(f"`token_ids` must be an integer array of rank >= 2. Received: token_ids with shape {ids.shape}")
+        raise ValueError(
+            f"`token_ids` must be an integer array of rank >= 2. Received: token_ids with shape {ids.shape}"
+        )
     if dim >= vocabulary_size:
         raise ValueError(f"`dim` must be smaller than `vocabulary_size` ({vocabulary_size}). Received: dim={dim}")
     sequences = ids.reshape(-1, ids.shape[-1])

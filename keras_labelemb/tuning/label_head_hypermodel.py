@@ -21,10 +21,23 @@ _SEARCHED = {
     "label_ids": "label_ids",
 }
 # The other arguments of `document_classifier`, fixed for every trial.
-_BUILDER_ARGS = frozenset((
-    "flat", "max_sentences", "max_sentence_length", "max_tokens", "embedding_dim", "embeddings_initializer",
-    "train_embeddings", "encoder", "encoder_units", "attention_units", "embedding_dropout", "prior_logit", "name",
-))
+_BUILDER_ARGS = frozenset(
+    (
+        "flat",
+        "max_sentences",
+        "max_sentence_length",
+        "max_tokens",
+        "embedding_dim",
+        "embeddings_initializer",
+        "train_embeddings",
+        "encoder",
+        "encoder_units",
+        "attention_units",
+        "embedding_dropout",
+        "prior_logit",
+        "name",
+    )
+)
 
 
 def _is_sequence(value):
@@ -213,14 +226,19 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
         head_options = dict(head_options or {})
         for head, options in head_options.items():
             if head not in self.heads or not isinstance(options, dict):
-                raise ValueError(f"`head_options` maps a searched head ({list(self.heads)}) to a dict of options. "
-                                 f"Received: head_options={head_options!r}")
+                raise ValueError(
+                    f"`head_options` maps a searched head ({list(self.heads)}) to a dict of options. "
+                    f"Received: head_options={head_options!r}"
+                )
             searched = {"gile": "joint_dim", "drill": "depth"}[head]
             if searched in options or "type" in options:
-                raise ValueError(f"`head_options[{head!r}]` cannot fix {searched!r} or 'type' (searched: pass "
-                                 f"`{searched}s=`). Received: head_options={head_options!r}")
+                raise ValueError(
+                    f"`head_options[{head!r}]` cannot fix {searched!r} or 'type' (searched: pass "
+                    f"`{searched}s=`). Received: head_options={head_options!r}"
+                )
             head_spec({"type": head, **options})  # unknown options raise here, naming them
         return head_options
+
     @staticmethod
     def _check_metrics(metrics):
         if metrics is None:
