@@ -17,7 +17,10 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	TF_CPP_MIN_LOG_LEVEL=3 $(PY) examples/demo.py
 
+# Formatting and lint first (ruff, configured in pyproject.toml), then the tests; pytest prints the 20 slowest.
 test: $(STAMP)
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
 	TF_CPP_MIN_LOG_LEVEL=3 $(PY) -m pytest
 
 # Takes about half an hour on 2 CPU cores; writes benchmarks/results/reuters.json.
