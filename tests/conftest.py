@@ -9,13 +9,38 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
+MISSING_DATA = "shared data missing"  # how every real-data skip begins, so the summary can count them
+
+
+def skip_missing_data(what, path):
+    """Skips a real-data test, in the one wording `pytest_terminal_summary` counts."""
+    pytest.skip(f"{MISSING_DATA}: {what} not found at {path}")
+
+
 @pytest.fixture(scope="session")
 def data_dir():
     """The shared real datasets (KERAS_LABELEMB_DATA, default ../shared/data); skips if absent."""
     path = pathlib.Path(os.environ.get("KERAS_LABELEMB_DATA", REPO.parent / "shared" / "data"))
     if not path.is_dir():
-        pytest.skip(f"shared data not found at {path}")
+        skip_missing_data("the shared data folder", path)
     return path
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Real-data tests never skip silently: say how many did, and why, in the summary."""
+    skipped = [
+        report
+        for report in terminalreporter.stats.get("skipped", [])
+        if isinstance(report.longrepr, tuple) and MISSING_DATA in str(report.longrepr[-1])
+    ]
+    if skipped:
+        reasons = sorted({str(report.longrepr[-1]).removeprefix("Skipped: ") for report in skipped})
+        terminalreporter.write_line(
+            f"REAL-DATA TESTS SKIPPED: {len(skipped)} (set KERAS_LABELEMB_DATA to the shared data folder): "
+            + "; ".join(reasons),
+            yellow=True,
+            bold=True,
+        )
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import tarfile
 
 import numpy as np
 import pytest
+from conftest import skip_missing_data
 
 from keras_labelemb.datasets import (
     TextClassificationData,
@@ -34,7 +35,7 @@ DEMO_FINGERPRINT = "52de346d588f986722f3e365a202550dab837b91443f24d1f38a515c3b97
 def reuters_dir(data_dir):
     path = data_dir / "reuters21578"
     if not (path / "original").is_dir():
-        pytest.skip(f"Reuters-21578 not found at {path}")
+        skip_missing_data("Reuters-21578", path)
     return path
 
 

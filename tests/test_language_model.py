@@ -3,6 +3,7 @@
 import keras
 import numpy as np
 import pytest
+from conftest import skip_missing_data
 from keras import ops
 
 from keras_labelemb.datasets import LanguageModelingData, bptt_dataset, load_ptb, load_wikitext2
@@ -22,7 +23,7 @@ RNG = np.random.default_rng(11)
 
 def test_ptb_counts(data_dir):
     if not (data_dir / "ptb").is_dir():
-        pytest.skip("no PTB in the shared data")
+        skip_missing_data("PTB", data_dir / "ptb")
     data = load_ptb(data_dir / "ptb")
     assert data.vocabulary_size == 10_000
     assert (len(data.train), len(data.val), len(data.test)) == (929_589, 73_760, 82_430)
@@ -33,7 +34,7 @@ def test_ptb_counts(data_dir):
 
 def test_wikitext2_counts(data_dir):
     if not (data_dir / "wikitext2").is_dir():
-        pytest.skip("no WikiText-2 in the shared data")
+        skip_missing_data("WikiText-2", data_dir / "wikitext2")
     data = load_wikitext2(data_dir / "wikitext2")
     assert data.vocabulary_size == 33_278
     assert (len(data.train), len(data.val), len(data.test)) == (2_088_628, 217_646, 245_569)

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import skip_missing_data
 
 from keras_labelemb.datasets import TextClassificationData, load_newsgroups
 from keras_labelemb.datasets.newsgroups import message_subject, newsgroup_description, strip_headers
@@ -14,7 +15,7 @@ from keras_labelemb.datasets.newsgroups import message_subject, newsgroup_descri
 def newsgroups_dir(data_dir):
     path = data_dir / "20newsgroups_bydate"
     if not (path / "train.jsonl.gz").is_file():
-        pytest.skip(f"20 Newsgroups not found at {path}")
+        skip_missing_data("20 Newsgroups", path)
     return path
 
 
