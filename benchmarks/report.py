@@ -37,7 +37,8 @@ def write_report(output, benchmark, script, args, argv, results, summary, table,
     """Writes `output` (JSON) and the same name with `.md` (the table under the command that made it)."""
     report = {
         "benchmark": benchmark,
-        "command": f"python benchmarks/{script} " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": f"python {script if '/' in script else 'benchmarks/' + script} "
+        + " ".join(sys.argv[1:] if argv is None else argv),
         "config": vars(args),
         "versions": versions(),
         "machine": machine(),

@@ -10,10 +10,11 @@ trial's model is then scored on the test documents at the threshold chosen on
 validation. The bar to clear is the linear head's validation micro-F1 in
 `reuters_seeds.json` (mean over its seeds), read from there when present.
 
-    python benchmarks/reuters_tuning.py                 # 6 trials x at most 12 epochs, ~20 min on 2 CPU cores
-    python benchmarks/reuters_tuning.py --trials 2 --epochs 2 --output /tmp/reuters_tuning.json   # smoke run
+    python tuning/label_heads_reuters.py                 # 6 trials x at most 12 epochs, ~20 min on 2 CPU cores
+    python tuning/label_heads_reuters.py --trials 2 --epochs 2 --output /tmp/label_heads_reuters.json   # smoke run
 
-Writes benchmarks/results/reuters_tuning.json and .md.
+Writes tuning/results/label_heads_reuters.json and .md. It reuses benchmarks/reuters.py's encoder,
+word vectors and split (the same code as the Reuters benchmark).
 """
 
 import argparse
@@ -29,9 +30,12 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import keras  # noqa: E402
 import keras_tuner  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "benchmarks"))
 import reuters  # noqa: E402
 from report import RESULTS, write_report  # noqa: E402
+
+TUNING_RESULTS = os.path.join(HERE, "results")
 
 from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid  # noqa: E402
 from keras_labelemb.training import BestValidationF1  # noqa: E402
@@ -47,7 +51,7 @@ def parse_args(argv=None):
     p.add_argument("--dropout", default="0.1,0.5", help="min,max")
     p.add_argument("--learning-rate", default="5e-4,5e-3", help="min,max (log-uniform)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--output", default=str(RESULTS / "reuters_tuning.json"))
+    p.add_argument("--output", default=os.path.join(TUNING_RESULTS, "label_heads_reuters.json"))
     return p.parse_args(argv)
 
 
@@ -162,7 +166,7 @@ def main(argv=None):
     report = write_report(
         args.output,
         "reuters21578 ModApte-90, GILE-HAN head search",
-        "reuters_tuning.py",
+        "tuning/label_heads_reuters.py",
         args,
         argv,
         results,
