@@ -1,24 +1,43 @@
-"""What every benchmark writes beside its numbers: machine, library versions, command, wall time."""
+"""What every benchmark writes beside its numbers: command, code version, machine, library versions, wall time.
+
+A result file is `<name>.json` (everything) and `<name>.md` (its tables under the command and code
+version that made them); `benchmarks/README.md` embeds the `.md` files and a test checks that it
+still matches them. Paths are written relative to the repository, never as the running machine's.
+"""
 
 import json
 import os
 import pathlib
 import platform
+import subprocess
 import sys
 import time
 
-RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+REPO = pathlib.Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
 
 
 def machine():
-    import tensorflow as tf
-
-    return {
+    """Platform, CPU count and accelerators (TensorFlow's GPUs, or JAX's devices under that backend)."""
+    info = {
         "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
         "cpu_count": os.cpu_count(),
-        "gpus": [d.name for d in tf.config.list_physical_devices("GPU")],
     }
+    try:
+        import keras
+
+        if keras.backend.backend() == "jax":
+            import jax
+
+            info["devices"] = [str(d) for d in jax.devices()]
+        else:
+            import tensorflow as tf
+
+            info["gpus"] = [d.name for d in tf.config.list_physical_devices("GPU")]
+    except ImportError:
+        pass
+    return info
 
 
 def versions():
@@ -33,13 +52,56 @@ def versions():
     return out
 
 
-def write_report(output, benchmark, script, args, argv, results, summary, table, start):
-    """Writes `output` (JSON) and the same name with `.md` (the table under the command that made it)."""
+def code_version():
+    """`<commit>` of the checkout, with `+changes` when tracked files outside the results differ from it."""
+    try:
+        commit = _git("rev-parse", "--short", "HEAD")
+        changed = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)benchmarks/results")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return commit + ("+changes" if changed else "")
+
+
+def _git(*args):
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def relative(path):
+    """`path` relative to the repository when it lies inside it, else as given (never made absolute)."""
+    if path is None:
+        return None
+    path = pathlib.Path(path)
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
+def command_line(module, argv=None):
+    """The command that reproduces this run: `python -m benchmarks.<name> <arguments>`."""
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    return " ".join([f"python -m {module}", *arguments]).strip()
+
+
+def write_report(output, benchmark, module, args, argv, results, summary, table, start):
+    """Writes `output` (JSON) and the same name with `.md` (the tables under command and code version).
+
+    Args:
+        output: path of the JSON file.
+        benchmark: a human name of the benchmark.
+        module: the module that ran, e.g. `"benchmarks.reuters"` (the command is built from it).
+        args: the parsed `argparse.Namespace` (path-valued options are written relative to the repository).
+        argv: the arguments (None: `sys.argv[1:]`).
+        results, summary: JSON-ready mappings.
+        table: the Markdown tables of the run.
+        start: `time.time()` at the start of the run.
+    """
+    config = {k: relative(v) if k.endswith(("dir", "output", "path")) and v else v for k, v in vars(args).items()}
     report = {
         "benchmark": benchmark,
-        "command": f"python {script if '/' in script else 'benchmarks/' + script} "
-        + " ".join(sys.argv[1:] if argv is None else argv),
-        "config": vars(args),
+        "command": command_line(module, argv),
+        "code_version": code_version(),
+        "config": config,
         "versions": versions(),
         "machine": machine(),
         "wall_seconds": round(time.time() - start, 1),
@@ -48,6 +110,18 @@ def write_report(output, benchmark, script, args, argv, results, summary, table,
     }
     output = pathlib.Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(report, indent=2))
-    output.with_suffix(".md").write_text(f"`{report['command'].strip()}`\n\n{table}\n")
+    output.write_text(json.dumps(report, indent=2) + "\n")
+    output.with_suffix(".md").write_text(results_header(report) + f"\n\n{table}\n")
     return report
+
+
+def results_header(report):
+    """The line above every results table: command, code version, machine and wall time."""
+    where = f"{report['machine'].get('cpu_count')} CPU cores"
+    gpus = report["machine"].get("gpus") or [d for d in report["machine"].get("devices", []) if "cpu" not in d.lower()]
+    if gpus:
+        where += ", " + ", ".join(gpus)
+    return (
+        f"Command: `{report['command']}` (code version {report['code_version']}; {where}; "
+        f"{report['wall_seconds']:,.0f} s)"
+    )
