@@ -3,6 +3,7 @@
 import math
 
 import keras
+import numpy as np
 
 from keras_labelemb.layers import DrillHead, GileHead, HierarchicalAttention, LabelHead, LinearHead
 from keras_labelemb.layers.gile_head import VARIANTS as GILE_VARIANTS
@@ -29,6 +30,8 @@ HEAD_OPTIONS = {
     "linear": ("kernel_initializer",),
 }
 HEAD_TYPES = tuple(HEAD_OPTIONS)
+# Which side of the model fine-tunes pretrained word vectors.
+FINE_TUNE_WORD_VECTORS = ("all", "none", "documents")
 
 
 def head_spec(head):
@@ -75,6 +78,53 @@ def _output_bias_start(prior_logit, num_labels):
     return float(prior_logit)
 
 
+def _check_word_vectors(word_vectors, fine_tune, vocabulary_size, embedding_dim, initializer, train_embeddings):
+    """`(vectors, fine_tune)`: the pretrained matrix as float32 and the mode ("all" by default)."""
+    if word_vectors is None:
+        if fine_tune is not None:
+            raise ValueError(
+                "`fine_tune_word_vectors` says how pretrained `word_vectors` train: pass them too. "
+                f"Received: fine_tune_word_vectors={fine_tune!r}, word_vectors=None"
+            )
+        return None, None
+    vectors = np.asarray(word_vectors)
+    if vectors.ndim != 2 or vectors.shape[0] != vocabulary_size or not np.issubdtype(vectors.dtype, np.number):
+        raise ValueError(
+            f"`word_vectors` must be a numeric (vocabulary_size={vocabulary_size}, dim) matrix. "
+            f"Received: word_vectors with shape {vectors.shape} and dtype {vectors.dtype}"
+        )
+    if not np.all(np.isfinite(vectors)):
+        raise ValueError("`word_vectors` must be finite. Received: word_vectors with NaN or infinite values")
+    if embedding_dim is not None and embedding_dim != vectors.shape[1]:
+        raise ValueError(
+            f"`embedding_dim` must match the width of `word_vectors` ({vectors.shape[1]}) or be left unset. "
+            f"Received: embedding_dim={embedding_dim!r}"
+        )
+    pairs = (("embeddings_initializer", initializer), ("train_embeddings", train_embeddings))
+    given = {key: value for key, value in pairs if value is not None}
+    if given:
+        raise ValueError(
+            "With `word_vectors`, the vectors are the initial weights and `fine_tune_word_vectors` says what "
+            f"trains: leave `embeddings_initializer` and `train_embeddings` unset. Received: {given}"
+        )
+    fine_tune = "all" if fine_tune is None else fine_tune
+    if fine_tune not in FINE_TUNE_WORD_VECTORS:
+        raise ValueError(
+            f"`fine_tune_word_vectors` must be one of {list(FINE_TUNE_WORD_VECTORS)}. "
+            f"Received: fine_tune_word_vectors={fine_tune!r}"
+        )
+    return vectors.astype("float32"), fine_tune
+
+
+def _pretrained_embedding(vectors, trainable, name):
+    embedding = keras.layers.Embedding(*vectors.shape, mask_zero=True, trainable=trainable, name=name)
+    # Set as weights, not a Constant initializer: the matrix then stays out of the config (a few KB at
+    # any vocabulary size) and `.keras` files keep it once, with the weights.
+    embedding.build()
+    embedding.set_weights([vectors])
+    return embedding
+
+
 def build_head(spec, embedding, document_width, label_ids, num_labels, bias_initializer):
     """The LabelHead a spec describes, over the builder's shared `embedding`."""
     options = {key: value for key, value in spec.items() if key != "type"}
@@ -118,6 +168,8 @@ def document_classifier(
     dropout=0.2,
     embedding_dropout=0.0,
     prior_logit="auto",
+    word_vectors=None,
+    fine_tune_word_vectors=None,
     name=None,
 ):
     """Embedding -> HierarchicalAttention (HAN, or WAN when `flat`) -> label head.
@@ -145,6 +197,20 @@ def document_classifier(
       keras-hub's `MaskedLMHead` does); then `embedding_dim`,
       `embeddings_initializer` and `train_embeddings` must be left unset.
 
+    Pretrained word vectors (`word_vectors`, e.g. from
+    `keras_labelemb.text.load_glove_6b`) start the word embedding, and
+    `fine_tune_word_vectors` says what trains them:
+
+    - `"all"` (default): one table, fine-tuned by documents and labels alike;
+    - `"none"`: frozen everywhere;
+    - `"documents"`: the encoder's table fine-tunes, while the head reads
+      label descriptions through a second, frozen copy of the pretrained
+      vectors (`label_word_embedding`). Labels, seen or unseen (zero-shot
+      `set_labels`), then stay in the space the vectors were trained in.
+      On Reuters (WAN, 50-d GloVe, seed 0) GILE reached micro-F1 0.865 with
+      frozen vectors and 0.833 with trained ones; the linear head, which
+      reads no descriptions, 0.854 and 0.848.
+
     Every head built from a name or spec starts its output bias at
     `prior_logit`, by default the log-odds of about one label per document.
     Measured on Reuters (WAN, 5 epochs, validation micro-F1 with a zero bias ->
@@ -168,6 +234,11 @@ def document_classifier(
         prior_logit: initial output bias of a head built here: `"auto"`
             (default) `-log(L)`; a float, e.g. `log(p / (1 - p))` of the mean
             label frequency `p`; `None` for zeros.
+        word_vectors: `(vocabulary_size, d)` pretrained vectors (row 0 is
+            padding); then `embedding_dim` is `d` and `embeddings_initializer`
+            and `train_embeddings` stay unset.
+        fine_tune_word_vectors: `"all"` (default with `word_vectors`),
+            `"none"` or `"documents"` (above).
 
     Returns:
         A functional `keras.Model` from token ids to label logits `(B, L)`.
@@ -182,6 +253,12 @@ def document_classifier(
     (2, 2)
     >>> drill = document_classifier(50, labels, flat=True, max_tokens=5, encoder_units=8,
     ...                             head={"type": "drill", "depth": 1})
+    >>> vectors = np.random.default_rng(0).normal(size=(50, 8)).astype("float32")
+    >>> frozen_labels = document_classifier(50, labels, flat=True, max_tokens=5, encoder_units=8,
+    ...                                     head={"joint_dim": 8}, word_vectors=vectors,
+    ...                                     fine_tune_word_vectors="documents")
+    >>> [(layer.name, layer.trainable) for layer in (frozen_labels.layers[1], frozen_labels.layers[-1].embedding)]
+    [('word_embedding', True), ('label_word_embedding', False)]
     >>> document_classifier(50, labels, flat=True, max_tokens=5, head={"type": "drill", "joint_dim": 8, "foo": 1})
     Traceback (most recent call last):
     ...
@@ -204,6 +281,8 @@ def document_classifier(
                 ("embedding_dim", embedding_dim),
                 ("embeddings_initializer", embeddings_initializer),
                 ("train_embeddings", train_embeddings),
+                ("word_vectors", None if word_vectors is None else np.shape(word_vectors)),
+                ("fine_tune_word_vectors", fine_tune_word_vectors),
             )
             if value is not None
         }
@@ -216,7 +295,21 @@ def document_classifier(
             raise ValueError(
                 f"The head's embedding has {embedding.input_dim} rows. Received: vocabulary_size={vocabulary_size}"
             )
-    else:
+    vectors, fine_tune = _check_word_vectors(
+        word_vectors, fine_tune_word_vectors, vocabulary_size, embedding_dim, embeddings_initializer, train_embeddings
+    )
+    label_embedding = None
+    if fine_tune == "documents" and (layer is not None or spec["type"] == "linear"):
+        reads = "is a layer with its own embedding (or none)" if layer is not None else "reads no label descriptions"
+        raise ValueError(
+            f"fine_tune_word_vectors='documents' freezes the vectors the head reads labels through; this head "
+            f"{reads}. Received: head={head!r}"
+        )
+    if embedding is None and vectors is not None:
+        embedding = _pretrained_embedding(vectors, fine_tune != "none", "word_embedding")
+        if fine_tune == "documents":
+            label_embedding = _pretrained_embedding(vectors, False, "label_word_embedding")
+    elif embedding is None:
         embedding = keras.layers.Embedding(
             vocabulary_size,
             embedding_dim or 100,
@@ -243,7 +336,8 @@ def document_classifier(
     if layer is None:
         count = len(label_ids) if label_ids is not None else num_labels
         bias_initializer = keras.initializers.Constant(_output_bias_start(prior_logit, count))
-        layer = build_head(spec, embedding, document.shape[-1], label_ids, count, bias_initializer)
+        head_embedding = label_embedding if label_embedding is not None else embedding
+        layer = build_head(spec, head_embedding, document.shape[-1], label_ids, count, bias_initializer)
     logits = layer(document)
     head_name = spec.get("variant", spec["type"]) if spec is not None else type(layer).__name__.lower()
     return keras.Model(ids, logits, name=name or f"{head_name}_{kind}")

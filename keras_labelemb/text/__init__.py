@@ -9,6 +9,12 @@ from keras_labelemb.text.document_tokens import document_tokens
 from keras_labelemb.text.make_dataset import make_dataset
 from keras_labelemb.text.multi_hot import multi_hot
 from keras_labelemb.text.normalize_text import NUM_TOKEN, normalize_text
+from keras_labelemb.text.pretrained_vectors import (
+    WordVectorCoverage,
+    download_glove_6b,
+    load_glove_6b,
+    load_word_vectors,
+)
 from keras_labelemb.text.split_sentences import split_sentences
 from keras_labelemb.text.target_vocabulary import STOP_WORDS, target_vocabulary
 from keras_labelemb.text.text_vectorizer import TextVectorizer
@@ -29,10 +35,14 @@ __all__ = [
     "STOP_WORDS",
     "UNK_TOKEN",
     "TextVectorizer",
+    "WordVectorCoverage",
     "build_vocabulary",
     "count_tokens",
     "document_tokens",
+    "download_glove_6b",
+    "load_glove_6b",
     "load_vocabulary",
+    "load_word_vectors",
     "make_dataset",
     "multi_hot",
     "normalize_text",

@@ -1,0 +1,146 @@
+"""document_classifier(word_vectors=..., fine_tune_word_vectors=...): what trains, saving, zero-shot."""
+
+import json
+
+import keras
+import numpy as np
+import pytest
+
+from keras_labelemb.models import document_classifier, find_label_head, set_labels
+
+VOCABULARY_SIZE, DIM, TOKENS = 30, 8, 6
+LABEL_IDS = np.array([[2, 3, 0], [4, 0, 0], [5, 6, 7]])
+UNSEEN_LABEL_IDS = np.array([[20, 21, 0], [22, 0, 0]])
+
+
+def pretrained():
+    vectors = np.random.default_rng(1).normal(size=(VOCABULARY_SIZE, DIM)).astype("float32")
+    vectors[0] = 0.0
+    return vectors
+
+
+def build(mode, vectors, head=None):
+    keras.utils.set_random_seed(0)
+    return document_classifier(
+        VOCABULARY_SIZE,
+        LABEL_IDS,
+        flat=True,
+        max_tokens=TOKENS,
+        encoder_units=8,
+        head=head or {"joint_dim": 8},
+        word_vectors=vectors,
+        fine_tune_word_vectors=mode,
+        dropout=0.0,
+    )
+
+
+def batch():
+    rng = np.random.default_rng(2)
+    ids = rng.integers(2, 10, size=(8, TOKENS)).astype("int32")  # words the labels use too
+    return ids, rng.integers(0, 2, size=(8, len(LABEL_IDS))).astype("float32")
+
+
+def train_step(model):
+    model.compile(keras.optimizers.Adam(0.05), keras.losses.BinaryCrossentropy(from_logits=True))
+    model.train_on_batch(*batch())
+
+
+def label_means(vectors, label_ids):
+    return np.stack([vectors[row[row != 0]].mean(axis=0) for row in label_ids])
+
+
+@pytest.mark.parametrize("mode", ["all", "none", "documents"])
+def test_which_vectors_train(mode):
+    vectors = pretrained()
+    model = build(mode, vectors)
+    words, head = model.get_layer("word_embedding"), find_label_head(model)
+    np.testing.assert_array_equal(words.embeddings.numpy(), vectors)
+    encoder_before = [w.numpy() for w in model.get_layer("document_encoder").weights]
+    train_step(model)
+    moved = not np.allclose(words.embeddings.numpy(), vectors)
+    assert moved == (mode != "none")
+    assert words.trainable == (mode != "none")
+    assert any(
+        not np.allclose(a, b.numpy()) for a, b in zip(encoder_before, model.get_layer("document_encoder").weights)
+    )
+    if mode == "documents":
+        assert head.embedding is not words and head.embedding.name == "label_word_embedding"
+        assert not head.embedding.trainable and not head.embedding.trainable_weights
+        np.testing.assert_array_equal(head.embedding.embeddings.numpy(), vectors)  # the label side stays pretrained
+        np.testing.assert_allclose(head.encode_labels(), label_means(vectors, LABEL_IDS), rtol=1e-5, atol=1e-6)
+    else:
+        assert head.embedding is words  # one shared table
+    trained_words = {id(w) for w in model.trainable_weights}
+    assert (id(words.embeddings) in trained_words) == (mode != "none")
+
+
+def test_default_mode_is_all():
+    model = build(None, pretrained())
+    assert model.get_layer("word_embedding").trainable
+    assert find_label_head(model).embedding is model.get_layer("word_embedding")
+
+
+@pytest.mark.parametrize("mode", ["all", "none", "documents"])
+def test_keras_round_trip_and_zero_shot(mode, tmp_path):
+    vectors = pretrained()
+    model = build(mode, vectors)
+    train_step(model)
+    ids = batch()[0]
+    path = tmp_path / f"{mode}.keras"
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    np.testing.assert_allclose(loaded.predict(ids, verbose=0), model.predict(ids, verbose=0), rtol=1e-6, atol=1e-6)
+    words, head = loaded.get_layer("word_embedding"), find_label_head(loaded)
+    assert words.trainable == (mode != "none")
+    if mode == "documents":
+        assert head.embedding is not words and not head.embedding.trainable
+        np.testing.assert_array_equal(head.embedding.embeddings.numpy(), vectors)
+    else:
+        assert head.embedding is words
+    # Zero-shot: unseen labels scored from their descriptions, the same before and after saving.
+    set_labels(model, UNSEEN_LABEL_IDS)
+    set_labels(loaded, UNSEEN_LABEL_IDS)
+    scores = loaded.predict(ids, verbose=0)
+    assert scores.shape == (len(ids), len(UNSEEN_LABEL_IDS))
+    np.testing.assert_allclose(scores, model.predict(ids, verbose=0), rtol=1e-6, atol=1e-6)
+    if mode == "documents":
+        np.testing.assert_allclose(head.encode_labels(), label_means(vectors, UNSEEN_LABEL_IDS), rtol=1e-5, atol=1e-6)
+        # Training the reloaded model still leaves the label side where it was.
+        set_labels(loaded, LABEL_IDS)
+        train_step(loaded)
+        np.testing.assert_array_equal(head.embedding.embeddings.numpy(), vectors)
+
+
+def test_vectors_stay_out_of_the_config():
+    vectors = np.random.default_rng(0).normal(size=(5000, DIM)).astype("float32")
+    model = document_classifier(5000, LABEL_IDS, flat=True, max_tokens=TOKENS, encoder_units=8, word_vectors=vectors)
+    assert len(json.dumps(model.get_config())) < 40_000  # the 40,000 values would take ~800 KB
+
+
+def test_drill_head_and_linear_head():
+    vectors = pretrained()
+    drill = build("documents", vectors, head={"type": "drill", "depth": 1})
+    assert find_label_head(drill).embedding.name == "label_word_embedding"
+    assert tuple(drill(batch()[0]).shape) == (8, 3)
+    linear = build("none", vectors, head="linear")
+    assert not linear.get_layer("word_embedding").trainable
+
+
+def test_argument_errors():
+    vectors = pretrained()
+    common = dict(flat=True, max_tokens=TOKENS)
+    with pytest.raises(ValueError, match=r"`word_vectors` must be .*vocabulary_size=30.*shape \(29, 8\)"):
+        document_classifier(30, LABEL_IDS, word_vectors=vectors[:-1], **common)
+    with pytest.raises(ValueError, match="`word_vectors` must be finite"):
+        document_classifier(30, LABEL_IDS, word_vectors=np.full((30, 8), np.nan), **common)
+    with pytest.raises(ValueError, match=r"`fine_tune_word_vectors` must be one of .* Received: .*='labels'"):
+        document_classifier(30, LABEL_IDS, word_vectors=vectors, fine_tune_word_vectors="labels", **common)
+    with pytest.raises(ValueError, match="pass them too. Received: fine_tune_word_vectors='none'"):
+        document_classifier(30, LABEL_IDS, fine_tune_word_vectors="none", **common)
+    with pytest.raises(ValueError, match=r"`embedding_dim` must match .*\(8\).*Received: embedding_dim=16"):
+        document_classifier(30, LABEL_IDS, word_vectors=vectors, embedding_dim=16, **common)
+    with pytest.raises(ValueError, match=r"leave `embeddings_initializer` .*Received: \{'train_embeddings': False\}"):
+        document_classifier(30, LABEL_IDS, word_vectors=vectors, train_embeddings=False, **common)
+    with pytest.raises(ValueError, match="'documents' .* reads no label descriptions"):
+        document_classifier(30, LABEL_IDS, word_vectors=vectors, fine_tune_word_vectors="documents", head="linear")
+    assert document_classifier(30, LABEL_IDS, word_vectors=vectors, embedding_dim=8, **common).output_shape == (None, 3)
