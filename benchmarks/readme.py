@@ -1,0 +1,159 @@
+"""Keeps the benchmark tables of `benchmarks/README.md` and the README's summary in step with the results.
+
+`benchmarks/README.md` embeds each results table between markers `<!-- results/NAME.md -->` and
+`<!-- /results -->`; the README front page holds the summary table between `<!-- summary -->` and
+`<!-- /summary -->`, built from the `summary` of the JSON files. Both are generated, never typed:
+
+    python -m benchmarks.readme           # rewrites the generated parts
+    python -m benchmarks.readme --check   # exits 1 if they differ from the results (the test suite checks this)
+
+Runs in a second; needs no TensorFlow.
+"""
+
+import argparse
+import json
+import re
+import sys
+
+from benchmarks.report import REPO, RESULTS
+from benchmarks.tables import markdown_table, mean_pm_std
+
+BENCHMARKS_README = REPO / "benchmarks" / "README.md"
+FRONT_PAGE = REPO / "README.md"
+RESULTS_BLOCK = re.compile(r"(<!-- results/(?P<name>[\w.-]+\.md) -->\n)(?P<body>.*?)(<!-- /results -->)", re.S)
+SUMMARY_BLOCK = re.compile(r"(<!-- summary -->\n)(?P<body>.*?)(<!-- /summary -->)", re.S)
+
+
+def load(name):
+    return json.loads((RESULTS / f"{name}.json").read_text())
+
+
+def met(condition):
+    return "met" if condition else "**not met**"
+
+
+def reuters_seen_row(s):
+    gile, gile_std = s["gile_han_micro_f1"], s.get("gile_han_micro_f1_std")
+    linear, linear_std = s["han_linear_micro_f1"], s.get("han_linear_micro_f1_std")
+    # "Level within seed noise": no more than two sample standard deviations of the difference below.
+    noise = 2 * ((gile_std or 0) ** 2 + (linear_std or 0) ** 2) ** 0.5
+    return [
+        "Reuters-21578, 90 seen labels: micro-F1",
+        f"GILE-HAN {mean_pm_std(gile, gile_std)}",
+        f"tuned tf-idf SVM {s['svm_micro_f1']:.4f}; HAN + linear head {mean_pm_std(linear, linear_std)}",
+        "HAN 0.852, SVM 0.861 (CNLE Table 4)",
+        "GILE-HAN level with the linear head and above the SVM: "
+        + met(gile >= linear - noise and gile > s["svm_micro_f1"]),
+        "[reuters](benchmarks/README.md#reuters-21578-modapte-90)",
+    ]
+
+
+def reuters_zero_shot_row(s):
+    avgpr, std = s["zeroshot_avgpr"], s["zeroshot_avgpr_std"]
+    learned = max((k for k in avgpr if k not in ("tfidf_match", "embedding_cosine", "random")), key=avgpr.get)
+    untrained = max((k for k in avgpr if k in ("tfidf_match", "embedding_cosine")), key=avgpr.get)
+    return [
+        "Reuters-21578, 18 unseen labels: average precision",
+        f"{learned} head {mean_pm_std(avgpr[learned], std.get(learned))}",
+        f"untrained {untrained} {avgpr[untrained]:.4f}; random {avgpr['random']:.4f}",
+        "-",
+        "best learned head above untrained word matching: " + met(avgpr[learned] > avgpr[untrained]),
+        "[reuters](benchmarks/README.md#reuters-21578-modapte-90)",
+    ]
+
+
+def label_scaling_row(s):
+    return [
+        "26,104 labels (BioASQ size): training-step speed-up of sampled labels, output layer",
+        f"{s['speedup_at_26104']:.1f}×; sampled step grows {s['sampled_growth_1k_to_100k']:.2f}× from 1k to 100k",
+        f"full BCE (1×; grows {s['full_growth_1k_to_100k']:.0f}×)",
+        "-",
+        "≥ 10× and sampled growth < 2×: " + met(s["speedup_at_26104"] >= 10 and s["sampled_growth_1k_to_100k"] < 2),
+        "[label scaling](benchmarks/README.md#label-scaling-full-vs-sampled-training)",
+    ]
+
+
+def newsgroups_rows(s):
+    error = s["error"]
+    return [
+        [
+            "20 Newsgroups: test error of oh-2LSTMp (150 units per direction)",
+            f"{100 * error['oh_2lstmp']:.2f}%",
+            f"tf-idf SVM {100 * error['svm_bow']:.2f}% (bag of words), {100 * error['svm_123gram']:.2f}% (1-3-grams)",
+            "13.32% (500 units; SVM 17.47%; J&Z Table 3)",
+            "below the SVM: " + met(error["oh_2lstmp"] < min(error["svm_bow"], error["svm_123gram"])),
+            "[20 Newsgroups](benchmarks/README.md#20-newsgroups-oh-2lstmp-region-embeddings)",
+        ],
+        [
+            "oh-2LSTMp: step-time ratio, full gates / no input-output gates",
+            f"{s['speedup_no_gates']:.2f}× (CPU, 150 units)",
+            "full gates (1×)",
+            "1.83× (GPU, 500 units; J&Z Table 1)",
+            "≥ 1.8×: " + met(s["speedup_no_gates"] >= 1.8),
+            "[20 Newsgroups](benchmarks/README.md#20-newsgroups-oh-2lstmp-region-embeddings)",
+        ],
+    ]
+
+
+def language_model_row(s):
+    ppl = s["test_ppl"]
+    drill = ppl["drill_k1"]  # the best DRILL depth on validation in this run
+    return [
+        "Penn Treebank: test perplexity of the output layer (small LSTM, 2 epochs, one seed)",
+        f"DRILL k=1 {drill:.1f}",
+        f"bilinear [G18] {ppl['bilinear']:.1f}; weight tying {ppl['tied']:.1f}",
+        "DRILL 1.3 below tying and below bilinear (AWD-LSTM; DRILL Table 4)",
+        "below tying: " + met(drill < ppl["tied"]) + "; below bilinear: " + met(drill < ppl["bilinear"]),
+        "[language modelling](benchmarks/README.md#language-modelling-drill-output-layers)",
+    ]
+
+
+def summary_table():
+    """The README's summary: one row per claim, our number beside the baseline of the same run."""
+    rows = [reuters_seen_row(load("reuters")["summary"]), reuters_zero_shot_row(load("reuters")["summary"])]
+    rows.append(label_scaling_row(load("label_scaling")["summary"]))
+    rows += newsgroups_rows(load("newsgroups")["summary"])
+    rows.append(language_model_row(load("language_model")["summary"]))
+    header = ["task: measure", "ours", "baseline, same run", "paper", "target", "details"]
+    return markdown_table(header, rows)
+
+
+def fill(text, block, body_of):
+    return block.sub(lambda m: m.group(1) + body_of(m) + m.group(len(m.groups())), text)
+
+
+def generated():
+    """`{path: text}` of the two files with every generated part rebuilt from the results."""
+
+    def results_body(match):
+        path = RESULTS / match.group("name")
+        if not path.exists():
+            raise FileNotFoundError(f"benchmarks/README.md embeds {path.name}, which is not in benchmarks/results/")
+        return path.read_text()
+
+    summary = summary_table() + "\n"
+    return {
+        BENCHMARKS_README: fill(BENCHMARKS_README.read_text(), RESULTS_BLOCK, results_body),
+        FRONT_PAGE: fill(FRONT_PAGE.read_text(), SUMMARY_BLOCK, lambda m: summary),
+    }
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="exit 1 if a generated part differs from the results")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, text in generated().items():
+        if path.read_text() != text:
+            stale.append(path.relative_to(REPO))
+            if not args.check:
+                path.write_text(text)
+    if args.check and stale:
+        print(f"out of date with benchmarks/results: {', '.join(map(str, stale))}; run python -m benchmarks.readme")
+        return 1
+    print("rewrote " + ", ".join(map(str, stale)) if stale else "up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""The baselines every benchmark result stands beside, checked against references."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import label_ranking_average_precision_score, label_ranking_loss
+
+from benchmarks import baselines
+from keras_labelemb.evaluation import ranking_report
+
+
+def test_random_ranking_expectation_matches_monte_carlo():
+    rng = np.random.default_rng(0)
+    y = (rng.random((40, 7)) < 0.25).astype("float32")
+    y[0] = 0  # no relevant label: left out, as ranking_report does
+    y[1] = 1  # every label relevant: ranking loss 0
+    expected = baselines.random_ranking_expectation(y)
+    kept = y[y.sum(axis=1) > 0]
+    draws = [rng.random(kept.shape) for _ in range(3000)]
+    lrap = np.mean([label_ranking_average_precision_score(kept, s) for s in draws])
+    loss = np.mean([label_ranking_loss(kept, s) for s in draws])
+    one_error = np.mean([1.0 - kept[np.arange(len(kept)), s.argmax(axis=1)].mean() for s in draws])
+    assert expected["documents"] == len(kept)
+    assert expected["label_ranking_average_precision"] == pytest.approx(lrap, abs=0.005)
+    assert expected["ranking_loss"] == pytest.approx(loss, abs=0.005)
+    assert expected["one_error"] == pytest.approx(one_error, abs=0.005)
+
+
+def test_tfidf_match_ranks_the_label_whose_words_the_document_uses():
+    train = ["wheat and corn harvest", "interest rates rose", "gold mining output", "the bank said"]
+    labels = ["wheat grain", "interest rates", "gold"]
+    docs = ["the wheat harvest was large", "rates of interest fell", "gold output rose"]
+    scores = baselines.tfidf_match_scores(train, docs, labels)
+    assert scores.shape == (3, 3)
+    np.testing.assert_array_equal(scores.argmax(axis=1), [0, 1, 2])
+    report = ranking_report(np.eye(3), scores)
+    assert report["one_error"] == 0.0
+
+
+def test_embedding_cosine_is_the_cosine_of_mean_vectors_without_padding():
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(size=(10, 4))
+    docs = np.array([[[1, 2, 0], [3, 0, 0]], [[4, 0, 0], [0, 0, 0]]])  # (N, sentences, words)
+    labels = np.array([[5, 6], [7, 0]])
+    scores = baselines.embedding_cosine_scores(docs, labels, vectors)
+
+    def cosine(a, b):
+        return a @ b / np.linalg.norm(a) / np.linalg.norm(b)
+
+    doc_means = [vectors[[1, 2, 3]].mean(axis=0), vectors[[4]].mean(axis=0)]
+    label_means = [vectors[[5, 6]].mean(axis=0), vectors[[7]].mean(axis=0)]
+    reference = [[cosine(d, e) for e in label_means] for d in doc_means]
+    np.testing.assert_allclose(scores, reference, rtol=1e-6)
+
+
+def test_tuned_linear_svc_selects_on_validation():
+    rng = np.random.default_rng(2)
+    words = [f"w{i}" for i in range(30)]
+
+    def corpus(n):
+        texts, y = [], np.zeros((n, 3), "float32")
+        for i in range(n):
+            label = i % 3
+            y[i, label] = 1
+            texts.append(" ".join([f"topic{label}"] * 2 + list(rng.choice(words, 5))))
+        return texts, y
+
+    (train, y_train), (val, y_val), (test, y_test) = corpus(60), corpus(30), corpus(30)
+    decision, info = baselines.tuned_linear_svc(train, y_train, val, y_val, multi_label=True, c_grid=(0.01, 1.0))
+    assert len(info["grid"]) == 2 * len(baselines.NGRAM_GRID)
+    best = max(info["grid"], key=lambda g: g["val_score"])
+    assert info["val_score"] == best["val_score"]
+    np.testing.assert_array_equal(decision(test).argmax(axis=1), y_test.argmax(axis=1))
+    # Multi-class: selected on accuracy, argmax of the decision values.
+    decision, info = baselines.tuned_linear_svc(
+        train, y_train.argmax(1), val, y_val.argmax(1), multi_label=False, ngram_grid=((1, 1),)
+    )
+    assert info["selected_on"] == "validation accuracy" and info["val_score"] == 1.0
+    assert "threshold" not in info

@@ -1,0 +1,45 @@
+"""The README's summary table and the tables of benchmarks/README.md are generated from benchmarks/results."""
+
+import pytest
+
+from benchmarks import readme
+
+
+def test_generated_parts_match_the_results():
+    stale = [str(path) for path, text in readme.generated().items() if path.read_text() != text]
+    assert not stale, f"run `python -m benchmarks.readme`: {stale} differ from benchmarks/results/"
+
+
+def test_every_results_table_is_embedded_and_every_embedded_table_exists():
+    text = readme.BENCHMARKS_README.read_text()
+    embedded = {m.group("name") for m in readme.RESULTS_BLOCK.finditer(text)}
+    assert embedded, "benchmarks/README.md embeds no results table"
+    on_disk = {p.name for p in readme.RESULTS.glob("*.md")}
+    assert embedded <= on_disk
+    # Timing-only runs are quoted in prose; every other results table appears in the write-ups.
+    assert on_disk - embedded <= {"language_model_timing_batch64.md", "language_model_timing_batch128.md"}
+
+
+def test_summary_marks_a_missed_target(monkeypatch):
+    row = readme.reuters_zero_shot_row(
+        {
+            "zeroshot_avgpr": {"gile": 0.5, "tfidf_match": 0.66, "embedding_cosine": 0.3, "random": 0.2},
+            "zeroshot_avgpr_std": {"gile": 0.01},
+        }
+    )
+    assert row[1] == "gile head 0.5000 ± 0.0100"
+    assert "tfidf_match 0.6600" in row[2]
+    assert row[4].endswith("**not met**")
+
+
+def test_results_record_no_absolute_path():
+    for path in readme.RESULTS.glob("*.json"):
+        text = path.read_text()
+        assert '"/work' not in text and '"/home' not in text and '"/tmp' not in text, path.name
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in readme.RESULTS.glob("*.json")))
+def test_every_result_records_command_and_code_version(name):
+    report = readme.load(name)
+    assert report["command"].startswith("python ")
+    assert report["code_version"]
