@@ -66,7 +66,10 @@ def tuned_linear_svc(train_texts, y_train, val_texts, y_val, multi_label, c_grid
 
     def decision(texts):
         x = tfidf.transform(texts)
-        return _masked_decision(model, x, untrained) if multi_label else model.decision_function(x)
+        if multi_label:
+            return _masked_decision(model, x, untrained)
+        scores = model.decision_function(x)
+        return np.stack([-scores, scores], axis=1) if scores.ndim == 1 else scores  # two classes: one column
 
     info = {
         "C": c,

@@ -5,30 +5,35 @@ For each dataset, one process, same data, encoder, epochs and seed for every row
 - GILE-WAN trained with `SampledLabelModel` on every positive label of the
   batch plus 10%, 25% or 50% of the labels as uniform negatives;
 - GILE-WAN trained with full binary cross-entropy (100%: plain `compile`);
-- WAN with the linear head, full binary cross-entropy (the baseline).
+- WAN with the linear head, full binary cross-entropy;
+- a tf-idf LinearSVC with C and n-gram range chosen on validation (the simple
+  baseline; one-vs-rest with a validation threshold on Reuters, multi-class on
+  20 Newsgroups).
 
 Every configuration is trained once per seed (`--seeds`, default 3); the
-table shows the mean (± standard deviation). Micro-F1 on the test set at one threshold chosen on a validation split
-carved
-from train (the epoch with the best validation micro-F1 is kept), and for the
-single-label 20 Newsgroups also accuracy (top-scoring label). Training time
-is measured after training, all configurations taking turns on one batch
-(round-robin, 5 x 20 steps each, median; epoch times of `fit` are recorded too
-but drift with the machine's load); speed-up = the full-BCE GILE model's step
-time / the row's. Candidates per batch = `batch_size` slots for the batch's distinct
-positive labels + the sampled negatives (capped at the label count);
-`dropped positives / step` counts positives that did not fit. Word vectors:
-PPMI + SVD on the training text, as in benchmarks/reuters.py. 20 Newsgroups
-messages are read without their header lines (see `load_newsgroups`).
+table shows the mean ± sample standard deviation. Micro-F1 on the test set at
+one threshold chosen on a validation split carved from train (the epoch with
+the best validation micro-F1 is kept), and accuracy (top-scoring label).
+Training time is measured after training, all configurations taking turns on
+one batch (`benchmarks.timing.round_robin`: 5 rounds x 20 steps each, rotating
+order, median, wall and CPU time; epoch times of `fit` are recorded too but
+drift with the machine's load); speed-up = the full-BCE GILE model's step time
+/ the row's. `jit_compile` follows Keras' "auto" (off on a CPU-only machine).
+Candidates per batch = `batch_size` slots for the batch's distinct positive
+labels + the sampled negatives (capped at the label count); `dropped positives
+/ step` counts positives that did not fit. Word vectors: PPMI + SVD on the
+training text, as in benchmarks/reuters.py. 20 Newsgroups messages are read
+without their header lines (see `load_newsgroups`).
 
-    python benchmarks/sampling_rate.py            # about 30 minutes on 2 CPU cores
-    python benchmarks/sampling_rate.py --quick    # a check of the script
+Run time on 2 CPU cores: about 35 minutes with the defaults; `--quick` about 2.
+
+    python -m benchmarks.sampling_rate            # both datasets, 3 seeds
+    python -m benchmarks.sampling_rate --quick    # a check of the script
 """
 
 import argparse
 import json
 import os
-import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -37,9 +42,11 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import RESULTS, write_report  # noqa: E402
-
+from benchmarks.baselines import svm_classification_report, tuned_linear_svc  # noqa: E402
+from benchmarks.report import RESULTS, write_report  # noqa: E402
+from benchmarks.seeds import seed_summary  # noqa: E402
+from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
+from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps  # noqa: E402
 from keras_labelemb.datasets import load_reuters  # noqa: E402
 from keras_labelemb.evaluation import classification_report, sigmoid  # noqa: E402
 from keras_labelemb.losses import SampledSigmoidLoss  # noqa: E402
@@ -85,9 +92,10 @@ def load(name, args):
         data = load_newsgroups()
     data = data.validation_split(args.validation_fraction, seed=args.seed)
     if args.max_train:
-        keep = slice(0, args.max_train)
+        # A seeded random subset: the loaders list documents grouped by label.
+        keep = np.sort(np.random.default_rng(args.seed).permutation(len(data.train_texts))[: args.max_train])
         data = data.replace(
-            train_texts=data.train_texts[keep], train_labels=data.train_labels[keep], train_ids=data.train_ids[keep]
+            **{field: [getattr(data, field)[i] for i in keep] for field in ("train_texts", "train_labels", "train_ids")}
         )
     return data
 
@@ -118,7 +126,7 @@ def train(setup, head, rate, seed):
         flat=True,
         max_tokens=a.max_tokens,
         embedding_dim=a.embedding_dim,
-        embeddings_initializer=keras.initializers.Constant(setup.vectors),
+        word_vectors=setup.vectors,
         encoder="dense",
         encoder_units=a.units,
         dropout=a.dropout,
@@ -130,10 +138,10 @@ def train(setup, head, rate, seed):
         # labels); batches with more distinct positives drop the excess, counted in `dropped_positives`.
         loss = SampledSigmoidLoss(negative_rate=rate, max_positives=a.batch_size, seed=seed)
         trainer = SampledLabelModel(model, loss)
-        trainer.compile(optimizer, jit_compile=True)
+        trainer.compile(optimizer)
     else:
         trainer = model
-        trainer.compile(optimizer, keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)
+        trainer.compile(optimizer, keras.losses.BinaryCrossentropy(from_logits=True))
     best = BestValidationF1(setup.ids["val"], data.multi_hot("val"))
     timer = EpochTimer()
     history = trainer.fit(
@@ -150,114 +158,118 @@ def train(setup, head, rate, seed):
     result.update(
         train_seconds=round(sum(timer.seconds), 2),
         epoch_seconds=[round(s, 2) for s in timer.seconds],
-        # Steady-state epoch time: the first epoch also traces and compiles.
-        seconds_per_epoch=round(float(np.median(timer.seconds[1:] or timer.seconds)), 3),
+        seconds_per_epoch=round(timer.steady_seconds(), 3),  # the first epoch also traces and compiles
         best_epoch=best.best_epoch + 1,
         val_micro_f1=best.best_f1,
         threshold=best.threshold,
         accuracy=float(np.mean(y_test[np.arange(len(y_test)), scores.argmax(axis=1)] > 0)),
     )
     if rate < 1.0:
-        result["negatives_per_batch"] = loss.negatives_for(data.num_labels)
-        result["candidates_per_batch"] = loss.num_candidates(data.num_labels)
+        result["negatives_per_batch"] = loss.label_sampler.negatives_for(data.num_labels)
+        result["candidates_per_batch"] = loss.label_sampler.num_candidates(data.num_labels)
         result["dropped_positives_per_step"] = float(np.mean(history["dropped_positives"]))
     return result, trainer
 
 
-def interleaved_step_seconds(trainers, x, y, rounds=5, steps=20):
-    """Median seconds per training step of each trainer, timed round-robin on one fixed batch.
-
-    Epoch times on a shared machine drift with other processes' load; taking turns
-    every `steps` steps exposes every configuration to the same drift.
-    """
-    times = {name: [] for name in trainers}
-    for trainer in trainers.values():
-        trainer.train_on_batch(x, y)
-    for _ in range(rounds):
-        for name, trainer in trainers.items():
-            start = time.perf_counter()
-            for _ in range(steps):
-                trainer.train_on_batch(x, y)
-            times[name].append((time.perf_counter() - start) / steps)
-    return {name: float(np.median(t)) for name, t in times.items()}
+SEED_METRICS = ("micro_f1", "accuracy", "precision_at_1", "precision_at_5", "seconds_per_epoch")
 
 
 def train_seeds(setup, head, rate):
-    """Trains one configuration once per seed; returns (mean result with per-seed values, seed 0's trainer)."""
-    runs, first_trainer = [], None
+    """Trains one configuration once per seed; returns (mean ± sample std with every seed's run, seed 0's trainer)."""
+    runs, trainers = [], []
     for seed in [int(v) for v in setup.args.seeds.split(",")]:
         result, trainer = train(setup, head, rate, seed)
         runs.append(result)
-        first_trainer = first_trainer or trainer
-    merged = dict(runs[0])
-    for key in (
-        "micro_f1",
-        "accuracy",
-        "precision_at_1",
-        "precision_at_5",
-        "seconds_per_epoch",
-        "dropped_positives_per_step",
-    ):
-        if key in runs[0]:
-            values = [float(r[key]) for r in runs]
-            merged[key], merged[f"{key}_seeds"] = float(np.mean(values)), values
-            merged[f"{key}_std"] = float(np.std(values))
-    merged["runs"] = runs
-    return merged, first_trainer
+        trainers.append(trainer)
+    keys = SEED_METRICS + (("dropped_positives_per_step",) if rate < 1.0 else ())
+    return seed_summary(runs, keys), trainers[0]
 
 
-class EpochTimer(keras.callbacks.Callback):
-    """Wall time of each epoch's training steps (runs before the validation callback)."""
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self._start = time.perf_counter()
-
-    def on_epoch_end(self, epoch, logs=None):
-        self.seconds = getattr(self, "seconds", []) + [time.perf_counter() - self._start]
+def run_svm(setup):
+    """The tuned tf-idf LinearSVC on the same split: multi-label with a threshold, or multi-class."""
+    data = setup.data
+    if setup.name == "reuters":
+        decision, info = tuned_linear_svc(
+            data.train_texts, data.multi_hot("train"), data.val_texts, data.multi_hot("val"), multi_label=True
+        )
+        report = svm_classification_report(decision, info, data.test_texts, data.multi_hot("test"))
+    else:
+        y = {split: data.multi_hot(split).argmax(axis=1) for split in ("train", "val", "test")}
+        decision, info = tuned_linear_svc(data.train_texts, y["train"], data.val_texts, y["val"], multi_label=False)
+        scores = decision(data.test_texts)
+        report = {"micro_f1": float(np.mean(scores.argmax(axis=1) == y["test"])), **info}
+    y_test = data.multi_hot("test")
+    scores = decision(data.test_texts)
+    report["accuracy"] = float(np.mean(y_test[np.arange(len(y_test)), scores.argmax(axis=1)] > 0))
+    report["precision_at_1"] = report["accuracy"]
+    return report
 
 
 def summary(results):
-    reuters = results.get("reuters", {})
     out = {}
-    if "gile" in reuters:
-        out["micro_f1"] = {rate: r["micro_f1"] for rate, r in reuters["gile"].items()}
-        full = reuters["gile"].get("1.0", {}).get("step_seconds")
-        if full:
-            out["speedup"] = {rate: round(full / r["step_seconds"], 3) for rate, r in reuters["gile"].items()}
+    for name, r in results.items():
+        if isinstance(r, dict) and "gile" in r:
+            out[name] = {
+                "micro_f1": {rate: g["micro_f1"] for rate, g in r["gile"].items()},
+                "micro_f1_std": {rate: g.get("micro_f1_std") for rate, g in r["gile"].items()},
+                "linear_micro_f1": r.get("linear", {}).get("micro_f1"),
+                "svm_micro_f1": r.get("svm", {}).get("micro_f1"),
+                "speedup": {rate: g["speedup"] for rate, g in r["gile"].items() if "speedup" in g},
+            }
     return out
 
 
 def table(results):
-    lines = []
+    out = []
     for name, r in results.items():
         if not isinstance(r, dict) or "gile" not in r:
             continue
-        full = r["gile"].get("1.0", {}).get("step_seconds")
-        lines += [
-            f"{name}: {r['labels']} labels, {r['train_documents']} training documents",
-            "",
-            "| output layer | negatives / candidates per batch | micro-F1 | accuracy | P@1 | s/epoch (fit) "
-            "| ms/step (interleaved) | speed-up vs full | dropped positives / step |",
-            "|---|---|---|---|---|---|---|---|---|",
-        ]
-        rows = [
-            (f"GILE, {float(rate):.0%}", rate, g) for rate, g in sorted(r["gile"].items(), key=lambda kv: float(kv[0]))
-        ]
-        rows += [("linear (full BCE)", "1.0", r["linear"])] if "linear" in r else []
-        for label, rate, g in rows:
-            speed = f"{full / g['step_seconds']:.2f}x" if full and "step_seconds" in g else "-"
-            step = f"{1000 * g['step_seconds']:.1f}" if "step_seconds" in g else "-"
+        rows = [(f"GILE, {float(rate):.0%}", g) for rate, g in sorted(r["gile"].items(), key=lambda kv: float(kv[0]))]
+        rows += [("linear (full BCE)", r["linear"])] if "linear" in r else []
+        lines = []
+        for label, g in rows:
             sampled = (
                 f"{g['negatives_per_batch']} / {g['candidates_per_batch']}" if "negatives_per_batch" in g else "all"
             )
+            speed = f"{g['speedup']['ratio']:.2f}× ({g['speedup']['clock'].split()[0]})" if "speedup" in g else "-"
             dropped = f"{g['dropped_positives_per_step']:.3f}" if "dropped_positives_per_step" in g else "-"
-            std = f" ± {g['micro_f1_std']:.4f}" if g.get("micro_f1_std") else ""
+            step = f"{1000 * g['step_seconds']:.1f}" if "step_seconds" in g else "-"
             lines.append(
-                f"| {label} | {sampled} | {g['micro_f1']:.4f}{std} | {g['accuracy']:.4f} "
-                f"| {g['precision_at_1']:.4f} | {g['seconds_per_epoch']:.1f} | {step} | {speed} | {dropped} |"
+                [
+                    label,
+                    sampled,
+                    mean_pm_std(g["micro_f1"], g.get("micro_f1_std")),
+                    mean_pm_std(g["accuracy"], g.get("accuracy_std")),
+                    f"{g['seconds_per_epoch']:.1f}",
+                    step,
+                    speed,
+                    dropped,
+                ]
             )
-        lines.append("")
-    return "\n".join(lines)
+        if "svm" in r:
+            v = r["svm"]
+            ngrams = "-".join(str(n) for n in sorted(set(v["ngram_range"])))
+            label = f"tf-idf {ngrams}-gram LinearSVC, C={v['C']:g} (tuned on validation)"
+            lines.append([label, "-", f"{v['micro_f1']:.4f}", f"{v['accuracy']:.4f}", "-", "-", "-", "-"])
+        header = [
+            "output layer",
+            "negatives / candidates per batch",
+            "micro-F1",
+            "accuracy",
+            "s/epoch (fit)",
+            "ms/step (round-robin, wall)",
+            "speed-up vs full (clock)",
+            "dropped positives / step",
+        ]
+        seeds = len(r["gile"][next(iter(r["gile"]))].get("seeds", [0]))
+        out += [
+            f"{name}: {r['labels']} labels, {r['train_documents']} training documents; networks: mean ± sample std "
+            f"over {seeds} seed(s)",
+            "",
+            markdown_table(header, lines),
+            "",
+        ]
+    return "\n".join(out)
 
 
 def plot(results, path):
@@ -310,7 +322,7 @@ def main(argv=None):
         write_report(
             args.output,
             "label sampling rate (GILE Fig. 2)",
-            "sampling_rate.py",
+            "benchmarks.sampling_rate",
             args,
             argv,
             results,
@@ -335,13 +347,20 @@ def main(argv=None):
             report()
         print(f"\n== {name}: linear head ==", flush=True)
         results[name]["linear"], trainers[("linear", None)] = train_seeds(setup, "linear", 1.0)
+        print(f"\n== {name}: tf-idf LinearSVC, C and n-grams tuned on validation ==", flush=True)
+        results[name]["svm"] = run_svm(setup)
         batch = slice(0, args.batch_size)
-        print(f"\n== {name}: step times, interleaved ==", flush=True)
-        steps = interleaved_step_seconds(trainers, setup.ids["train"][batch], setup.data.multi_hot("train")[batch])
-        for (head, rate), seconds in steps.items():
-            (results[name]["gile"][rate] if head == "gile" else results[name]["linear"])["step_seconds"] = round(
-                seconds, 5
-            )
+        x, y = setup.ids["train"][batch], setup.data.multi_hot("train")[batch]
+        print(f"\n== {name}: step times, round-robin ==", flush=True)
+        for trainer in trainers.values():
+            trainer.train_on_batch(x, y)  # compiled outside the clock
+        names = {key: f"{key[0]}_{key[1]}" for key in trainers}
+        times = round_robin({names[k]: train_steps(t, x, y, steps=20) for k, t in trainers.items()}, rounds=5)
+        for (head, rate), label in names.items():
+            row = results[name]["gile"][rate] if head == "gile" else results[name]["linear"]
+            row["step_seconds"] = round(times["wall"][label] / 20, 5)
+            row["step_cpu_seconds"] = round(times["cpu"][label] / 20, 5)
+            row["speedup"] = speed_ratio(times, "gile_1.0", label)
         report()
     print("\n" + table(results) + f"\n{json.dumps(summary(results))}\nWall time {time.time() - start:.0f} s")
 
