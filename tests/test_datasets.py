@@ -7,6 +7,7 @@ import json
 import shutil
 import tarfile
 
+import keras
 import numpy as np
 import pytest
 from conftest import skip_missing_data
@@ -65,11 +66,12 @@ def _small_data():
 # ---------------------------------------------------------------- paths
 
 
-def test_default_data_dir_follows_env(monkeypatch, tmp_path):
+def test_default_data_dir_follows_env_else_the_keras_cache(monkeypatch, tmp_path):
     monkeypatch.setenv("KERAS_LABELEMB_DATA", str(tmp_path))
     assert default_data_dir() == tmp_path
     monkeypatch.delenv("KERAS_LABELEMB_DATA")
-    assert default_data_dir().parts[-2:] == ("shared", "data")
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras"))
+    assert default_data_dir() == tmp_path / "keras" / "datasets" / "keras_labelemb"
 
 
 # ---------------------------------------------------------------- Reuters
@@ -225,14 +227,14 @@ def test_reuters_download_path_and_sgml_parsing(tmp_path, monkeypatch):
     _fake_archive(archive)
     calls = []
 
-    def fake_get_file(fname, origin, file_hash, hash_algorithm, cache_dir, cache_subdir):
+    def fake_get_file(fname, origin, file_hash=None, cache_dir=None, cache_subdir=None, **kwargs):
         calls.append((origin, file_hash))
         target = tmp_path / cache_dir / cache_subdir / fname
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(archive, target)
         return str(target)
 
-    monkeypatch.setattr(reuters_module, "_keras_get_file", lambda: fake_get_file)
+    monkeypatch.setattr(keras.utils, "get_file", fake_get_file)
     data_dir = tmp_path / "data" / "reuters21578"
     data = load_reuters(data_dir)
     assert calls == [(reuters_module.REUTERS_URL, reuters_module.REUTERS_SHA256)]

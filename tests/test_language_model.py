@@ -42,7 +42,7 @@ def test_wikitext2_counts(data_dir):
 
 def test_missing_corpus_says_where_it_looked(tmp_path):
     with pytest.raises(FileNotFoundError, match="ptb.train.txt"):
-        load_ptb(tmp_path)
+        load_ptb(tmp_path, download=False)
 
 
 def test_unknown_tokens_map_to_unk_or_raise():

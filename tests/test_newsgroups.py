@@ -94,7 +94,7 @@ def test_original_folder_layout_and_jsonl_agree(tmp_path):
     assert sorted(from_tree.test_texts) == ["", "Mars\n"]
     assert from_tree.train_ids == ["train/alt.atheism/7", "train/sci.space/61"]
     with pytest.raises(FileNotFoundError, match="20news-bydate"):
-        load_newsgroups(tmp_path / "missing")
+        load_newsgroups(tmp_path / "missing", download=False)
     # Cachopo's preprocessing (Johnson & Zhang's copy): the subject line, then the body.
     with_subject = load_newsgroups(tree, keep_subject=True)
     assert sorted(with_subject.train_texts) == ["\nNo gods.\n", "orbit\nThe shuttle flew.\n"]

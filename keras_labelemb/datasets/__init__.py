@@ -8,12 +8,16 @@
   unseen label protocols.
 - `load_newsgroups`: 20 Newsgroups bydate, 20 single-label classes (headers removed by default).
 - `load_ptb`, `load_wikitext2`: language-modelling corpora; `bptt_dataset`: truncated-BPTT batches.
+
+Every real-data loader reads its explicit `data_dir`, else `$KERAS_LABELEMB_DATA/<subfolder>`,
+else the Keras cache, and downloads there with `keras.utils.get_file` when the files are missing
+(`DatasetDownloadError` offline; see `paths`).
 """
 
 from keras_labelemb.datasets.demo import load_demo
 from keras_labelemb.datasets.language_modeling import LanguageModelingData, bptt_dataset, load_ptb, load_wikitext2
-from keras_labelemb.datasets.newsgroups import load_newsgroups
-from keras_labelemb.datasets.paths import default_data_dir
+from keras_labelemb.datasets.newsgroups import download_newsgroups, load_newsgroups
+from keras_labelemb.datasets.paths import DatasetDownloadError, dataset_dir, default_data_dir, keras_cache_dir
 from keras_labelemb.datasets.reuters import download_reuters, load_reuters
 from keras_labelemb.datasets.text_classification_data import TextClassificationData
 from keras_labelemb.datasets.zero_shot import (
@@ -23,11 +27,15 @@ from keras_labelemb.datasets.zero_shot import (
 )
 
 __all__ = [
+    "DatasetDownloadError",
     "LanguageModelingData",
     "TextClassificationData",
     "bptt_dataset",
+    "dataset_dir",
     "default_data_dir",
+    "download_newsgroups",
     "download_reuters",
+    "keras_cache_dir",
     "load_demo",
     "load_newsgroups",
     "load_ptb",

