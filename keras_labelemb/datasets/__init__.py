@@ -21,6 +21,7 @@ from keras_labelemb.datasets.paths import DatasetDownloadError, dataset_dir, def
 from keras_labelemb.datasets.reuters import download_reuters, load_reuters
 from keras_labelemb.datasets.text_classification_data import TextClassificationData
 from keras_labelemb.datasets.zero_shot import (
+    labels_without_training_documents,
     remove_unseen_from_train,
     restrict_labels,
     zero_shot_split,
@@ -36,6 +37,7 @@ __all__ = [
     "download_newsgroups",
     "download_reuters",
     "keras_cache_dir",
+    "labels_without_training_documents",
     "load_demo",
     "load_newsgroups",
     "load_ptb",

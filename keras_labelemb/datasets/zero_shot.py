@@ -13,6 +13,8 @@ then score the held-out labels from their descriptions alone.
 (12, 4)
 """
 
+import warnings
+
 import numpy as np
 
 from keras_labelemb.datasets.text_classification_data import SPLITS
@@ -62,6 +64,34 @@ def zero_shot_split(data, unseen_fraction=0.2, exclude_top=10, seed=0):
     return seen, unseen
 
 
+def labels_without_training_documents(data):
+    """Indices of the labels that no training document carries.
+
+    Such a label is trained as always-negative through its description, and drags down every
+    unseen label whose description is nearly the same (an alias: "soy-oil" next to "soybean").
+    Drop them before training: `restrict_labels(data, [j for j in range(data.num_labels) if j not in
+    labels_without_training_documents(data)])`.
+    """
+    counts = data.label_counts("train")
+    return [j for j in range(data.num_labels) if counts[j] == 0]
+
+
+def _warn_untrained_labels(data, function, ignore=()):
+    # Only where something trains: an evaluation set restricted to held-out labels has no training text.
+    untrained = [j for j in labels_without_training_documents(data) if j not in ignore]
+    if data.train_texts and untrained:
+        names = [data.label_names[j] for j in untrained]
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        warnings.warn(
+            f"{function}: {len(names)} kept label(s) have no training document: {shown}. A model trains "
+            "them as always-negative through their descriptions, which pulls down unseen labels with "
+            "similar descriptions. Drop them: restrict_labels(data, [j for j in range(data.num_labels) "
+            "if j not in labels_without_training_documents(data)]).",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 def _filter_split(data, split, keep):
     texts, labels, ids = data._split(split)
     index = [i for i, doc_labels in enumerate(labels) if keep(doc_labels)]
@@ -84,7 +114,8 @@ def remove_unseen_from_train(data, unseen):
         unseen: iterable of label indices to hold out.
 
     Returns:
-        A new `TextClassificationData`.
+        A new `TextClassificationData`. Warns (`UserWarning`) when a label that stays has no
+        training document left (see `labels_without_training_documents`).
     """
     unseen = set(int(j) for j in unseen)
 
@@ -94,7 +125,9 @@ def remove_unseen_from_train(data, unseen):
     changes = {}
     for split in ("train", "val"):
         changes.update(_filter_split(data, split, keep))
-    return data.replace(**changes)
+    result = data.replace(**changes)
+    _warn_untrained_labels(result, "remove_unseen_from_train", ignore=unseen)
+    return result
 
 
 def restrict_labels(data, label_indices, drop_empty=False):
@@ -111,7 +144,8 @@ def restrict_labels(data, label_indices, drop_empty=False):
             Defaults to False.
 
     Returns:
-        A new `TextClassificationData`.
+        A new `TextClassificationData`. Warns (`UserWarning`) when a kept label has no training
+        document while the result still has training text (see `labels_without_training_documents`).
     """
     label_indices = [int(j) for j in label_indices]
     if len(set(label_indices)) != len(label_indices):
@@ -131,4 +165,6 @@ def restrict_labels(data, label_indices, drop_empty=False):
         changes[f"{split}_texts"] = [texts[i] for i in index]
         changes[f"{split}_labels"] = [new_labels[i] for i in index]
         changes[f"{split}_ids"] = [ids[i] for i in index]
-    return data.replace(**changes)
+    result = data.replace(**changes)
+    _warn_untrained_labels(result, "restrict_labels")
+    return result
