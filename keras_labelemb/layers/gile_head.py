@@ -61,9 +61,9 @@ class GileHead(LabelHead):
             `only_input` use `d_h` / `d` as the paper does; `bilinear` has none.
         variant: one of the forms above. Default `"gile"`.
         activation: `sigma`. Default `"tanh"`. GILE used `"relu"`; with binary
-            cross-entropy over many mostly-negative labels we saw every ReLU unit
-            of the joint space die early on Reuters (constant scores, validation
-            micro-F1 stuck at 0.028), while `tanh` trained.
+            cross-entropy over many mostly-negative labels every ReLU unit of the
+            joint space can die early (we saw it on Reuters: constant scores,
+            nothing learned), while `tanh`, which has no dead region, trains.
         label_encoder: layer mapping `(L, Lw, d)` + mask to `(L, d)`. Default
             `LabelEncoder()` (mean of word vectors).
         num_labels: label count when no `label_ids` are given (set by `from_config`).

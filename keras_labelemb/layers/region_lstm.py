@@ -100,9 +100,8 @@ class RegionLSTM(keras.layers.Layer):
             `RandomNormal(stddev=0.01)` as in the paper. Not Keras' usual
             `"orthogonal"`: without input and output gates the cell adds
             `u_t` to `f_t c_{t-1}` at full strength, and an orthogonal `U`
-            saturates `h` at +-1 whatever the words (on 20 Newsgroups the
-            first epoch then learned almost nothing: 5% vs 22% validation
-            accuracy with the small init).
+            saturates `h` at +-1 whatever the words, and the first epochs
+            learn almost nothing (seen on 20 Newsgroups).
         bias_initializer: initializer of `b`. Default `"zeros"`.
         unit_forget_bias: add 1 to the forget-gate bias at initialisation.
             Default True.

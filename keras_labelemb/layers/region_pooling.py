@@ -100,7 +100,7 @@ class RegionPooling(keras.layers.Layer):
             pooled = sums / ops.where(counts > 0, counts, ops.ones_like(counts))
         else:
             # One segment per (document, region) plus one per document for its padding, which is
-            # dropped: a single pass over the sequence, 4-6x faster than k masked maxima on a CPU.
+            # dropped: a single pass over the sequence instead of k masked maxima.
             k, dim = self.num_regions, inputs.shape[-1]
             batch = ops.shape(inputs)[0]
             offsets = ops.expand_dims(ops.arange(batch, dtype="int32") * (k + 1), 1)

@@ -145,8 +145,8 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
             Metric objects are copied for every model built. The model outputs
             logits, so a metric with a `from_logits` attribute must have it True.
         jit_compile: `compile`'s `jit_compile`: "auto" (default, Keras' own:
-            XLA on a GPU, off on a CPU-only TensorFlow machine, where it made the
-            Reuters HAN epoch 1.9x slower), True or False.
+            XLA on a GPU, off on a CPU-only TensorFlow machine, where XLA made
+            these models slower; see benchmarks/README.md), True or False.
         head_options: dict from head type to fixed options of that head's spec
             (not `joint_dim` of GILE nor `depth` of DRILL: those are searched).
         name: name of the hypermodel (KerasTuner); the models keep
