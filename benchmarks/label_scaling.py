@@ -20,14 +20,17 @@ For each label count L (1k, 10k, 26,104, 100k) three training modes of the same 
 
 `max_positives` is 704 = 64 documents x 11 labels, so no positive can ever be
 dropped. Step times are medians over timed `train_on_batch` calls after
-compilation, all modes of one L interleaved in this one process (ratios, not
+compilation, all modes of one L taking turns in a rotating order in this one
+process (`benchmarks.timing.round_robin`; wall and CPU time; ratios, not
 absolute times, are the result on a shared CPU). Peak memory is measured
 separately: each (L, mode) runs a few steps in a fresh subprocess and reports
 the resident memory that building, compiling and 3 training steps add to it
 (sampled every 2 ms), for the head-only model.
 
-    python benchmarks/label_scaling.py                 # about 15 minutes on 2 CPU cores
-    python benchmarks/label_scaling.py --quick         # tiny label sets, to check the script
+Run time on 2 CPU cores: about 3 minutes with the defaults; `--quick` under a minute.
+
+    python -m benchmarks.label_scaling                 # 1k to 100k labels, head and WAN
+    python -m benchmarks.label_scaling --quick         # tiny label sets, to check the script
 """
 
 import argparse
@@ -42,9 +45,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import RESULTS, write_report  # noqa: E402
-
+from benchmarks.report import REPO, RESULTS, write_report  # noqa: E402
+from benchmarks.timing import round_robin, speed_ratio, train_steps  # noqa: E402
 from keras_labelemb.layers import GileHead  # noqa: E402
 from keras_labelemb.losses import SampledSigmoidLoss  # noqa: E402
 from keras_labelemb.models import gile_wan  # noqa: E402
@@ -65,7 +67,9 @@ def parse_args(argv=None):
     p.add_argument("--units", type=int, default=100)
     p.add_argument("--joint-dim", type=int, default=500)
     p.add_argument("--models", default="head,wan", help="head (output layer alone) and/or wan (with encoder)")
-    p.add_argument("--steps", type=int, default=7, help="timed steps per mode (after 2 warm-up steps)")
+    p.add_argument(
+        "--steps", type=int, default=7, help="round-robin rounds of one timed step per mode (after 2 warm-up steps)"
+    )
     p.add_argument("--no-jit", action="store_true", help="graph mode instead of jit_compile=True")
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory subprocesses")
     p.add_argument("--quick", action="store_true")
@@ -124,19 +128,6 @@ def build(args, kind, mode, label_ids):
     return trainer
 
 
-def step_times(trainer, x, y, steps):
-    trainer.train_on_batch(x, y)  # traces and compiles
-    trainer.train_on_batch(x, y)
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        loss = trainer.train_on_batch(x, y)
-        times.append(time.perf_counter() - start)
-        if not np.isfinite(np.asarray(loss)).all():
-            raise FloatingPointError(f"non-finite loss {loss}")
-    return times
-
-
 def _rss_mb():
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
@@ -173,11 +164,11 @@ def memory_probe(args, kind, num_labels, mode):
 
 
 def measure_memory(args, argv, kind, num_labels, mode):
-    command = [sys.executable, os.path.abspath(__file__), "--memory-probe", kind, str(num_labels), mode]
+    command = [sys.executable, "-m", "benchmarks.label_scaling", "--memory-probe", kind, str(num_labels), mode]
     command += [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--quick"]
     if args.quick:
         command += ["--quick"]
-    out = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    out = subprocess.run(command, capture_output=True, text=True, timeout=1800, cwd=REPO)
     if out.returncode != 0:
         return {"error": out.stderr[-500:]}
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -249,7 +240,7 @@ def main(argv=None):
         return write_report(
             args.output,
             "label_scaling (synthetic, BioASQ-like)",
-            "label_scaling.py",
+            "benchmarks.label_scaling",
             args,
             argv,
             results,
@@ -265,20 +256,19 @@ def main(argv=None):
             label_ids, ids, y = synthetic_batch(args, kind, num_labels)
             x, y = tf.constant(ids), tf.constant(y)
             trainers = {mode: build(args, kind, mode, label_ids) for mode in MODES}
-            times = {mode: [] for mode in MODES}
-            for mode in MODES:  # compile all first, then interleave the timed steps
+            for mode in MODES:  # compile all first (twice: the first call also builds the optimizer)
                 trainers[mode].train_on_batch(x, y)
-            for _ in range(2):
-                for mode in MODES:
-                    times[mode] += step_times(trainers[mode], x, y, max(1, args.steps // 2))
-            median = {mode: float(np.median(v)) for mode, v in times.items()}
-            loss = {mode: trainers[mode].sampled_loss for mode in MODES if mode != "full"}
+                trainers[mode].train_on_batch(x, y)
+            times = round_robin({mode: train_steps(trainers[mode], x, y, 1) for mode in MODES}, args.steps)
+            ratios = {k: speed_ratio(times, "full", k) for k in MODES if k != "full"}
+            sampler = {mode: trainers[mode].sampled_loss.label_sampler for mode in MODES if mode != "full"}
             row = {
-                "median_seconds": {k: round(v, 4) for k, v in median.items()},
-                "all_seconds": {k: [round(t, 4) for t in v] for k, v in times.items()},
-                "speedup": {k: round(median["full"] / median[k], 2) for k in MODES if k != "full"},
-                "candidates": {k: loss[k].num_candidates(num_labels) for k in loss},
-                "negatives": {k: loss[k].negatives_for(num_labels) for k in loss},
+                "median_seconds": {k: round(v, 4) for k, v in times["wall"].items()},
+                "median_cpu_seconds": {k: round(v, 4) for k, v in times["cpu"].items()},
+                "speedup": {k: round(r["ratio"], 2) for k, r in ratios.items()},
+                "speedup_clock": {k: r["clock"] for k, r in ratios.items()},
+                "candidates": {k: sampler[k].num_candidates(num_labels) for k in sampler},
+                "negatives": {k: sampler[k].negatives_for(num_labels) for k in sampler},
                 "distinct_positives_in_batch": int(np.count_nonzero(np.asarray(y).max(axis=0))),
             }
             results[kind][str(num_labels)] = row
