@@ -21,40 +21,35 @@ schedule and seed for every output layer (`drill_lm`, heads from `DrillHead`):
   epoch (829 at batch 32, 0.44 of a WikiText-2 epoch; `--wikitext-epochs`).
 
 Default configuration, sized so that all ten PTB output layers plus WikiText-2
-run in about 40 minutes on 2 CPU cores (the encoder is far smaller than the
-paper's AWD-LSTM, and trains for 2 epochs instead of hundreds):
-1-layer LSTM of 128 units, 128-d tied embedding (uniform +-0.1), dropout 0.3 on
-the word vectors and on the LSTM output, truncated BPTT of 35 steps with batch
-32 (state carried across batches, reset every epoch), 2 epochs on PTB (1,658
-steps), SGD with learning rate 20 decayed along a cosine to 2, global
-gradient norm clipped at 0.25 (the recipe of PyTorch's word-language-model
-example); DRILL: sigmoid, residual to E, variational dropout 0.3 between layers
-(the paper: 0.6 over a much longer training); `jit_compile=True` (XLA: 0.11 s
-vs 0.19 s per tied step at batch 64 in graph mode on this CPU). Adam
-(`--optimizer adam`) was worse here: 2e-3 reached validation perplexity 413
-after one epoch (SGD: 251), and 3e-3 drove some evaluation streams into a
-stuck LSTM state (test perplexity near 10^6 on 2 of 10 rows, predicting rare
-words whose tied embeddings Adam had grown) while validation looked fine.
-Perplexity is computed over the full validation/test streams cut into 10 rows
-(batch 10, as Zaremba et al.), state carried, the remainder that does not fill
-a 35-step window dropped (<0.2% of the tokens).
+train on 2 CPU cores (the encoder is far smaller than the paper's AWD-LSTM, and
+trains for 2 epochs instead of hundreds): 1-layer LSTM of 128 units, 128-d tied
+embedding (uniform +-0.1), dropout 0.3 on the word vectors and on the LSTM
+output, truncated BPTT of 35 steps with batch 32 (state carried across batches,
+reset every epoch), 2 epochs on PTB (1,658 steps), SGD with learning rate 20
+decayed along a cosine to 2, global gradient norm clipped at 0.25 (the recipe of
+PyTorch's word-language-model example); DRILL: sigmoid, residual to E,
+variational dropout 0.3 between layers (the paper: 0.6 over a much longer
+training); `jit_compile=True` (XLA was faster than graph mode for this model on
+CPU; `--no-jit`). Adam (`--optimizer adam`) trained worse with this encoder, and
+at 3e-3 drove some evaluation streams into a stuck LSTM state. Perplexity is
+computed over the full validation/test streams cut into 10 rows (batch 10, as
+Zaremba et al.), state carried, the remainder that does not fill a 35-step
+window dropped (<0.2% of the tokens). `--seeds N` trains every configuration
+with N initialisation seeds and reports mean ± sample std (frequency bands from
+the per-token cross-entropy averaged over the seeds).
 
-Measured on this machine (round-robin step times, XLA, batch 32): tied
-0.070 s/step, DRILL k=4 0.091 s (1.30x), dual 0.075 s; one tied PTB epoch
-(829 steps) took 58-70 s in `fit`, and 1 epoch of this recipe reached
-validation perplexity 251. Expected wall time: about 25 minutes for the PTB
-part, 2 for the timing, 8 for WikiText-2 on an idle machine; up to twice that
-when other processes share the two cores.
+Run time on 2 CPU cores: about 60 minutes with the defaults (one seed, ten
+configurations, WikiText-2); about 8 minutes per configuration and seed;
+`--quick` under 2 minutes.
 
-    python benchmarks/language_model.py                 # full run, about 40 minutes on 2 CPU cores
-    python benchmarks/language_model.py --quick         # a check of the script, under 2 minutes
-    python benchmarks/language_model.py --parts ptb,timing,bands --configs tied,drill_k4
+    python -m benchmarks.language_model                 # the whole ablation, one seed
+    python -m benchmarks.language_model --quick         # a check of the script
+    python -m benchmarks.language_model --parts ptb,bands --configs tied,bilinear,drill_k1 --seeds 3
 """
 
 import argparse
 import json
 import os
-import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -63,9 +58,10 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import RESULTS, write_report  # noqa: E402
-
+from benchmarks.report import RESULTS, write_report  # noqa: E402
+from benchmarks.seeds import seed_summary  # noqa: E402
+from benchmarks.tables import mean_pm_std  # noqa: E402
+from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps  # noqa: E402
 from keras_labelemb.datasets import load_ptb, load_wikitext2  # noqa: E402
 from keras_labelemb.datasets.language_modeling import num_bptt_batches  # noqa: E402
 from keras_labelemb.metrics import Perplexity  # noqa: E402
@@ -129,7 +125,8 @@ def parse_args(argv=None):
     p.add_argument("--max-eval-batches", type=int, default=None, help="cap on evaluation batches per split")
     p.add_argument("--timing-rounds", type=int, default=3)
     p.add_argument("--timing-steps", type=int, default=10)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="the first initialisation seed")
+    p.add_argument("--seeds", type=int, default=1, help="train every configuration with this many seeds")
     p.add_argument("--quick", action="store_true", help="tiny sizes and a few steps, to check the script")
     p.add_argument(
         "--output",
@@ -143,7 +140,7 @@ def parse_args(argv=None):
     if args.quick:
         args.units, args.batch_size, args.eval_batch_size = 32, 16, 16
         args.max_steps, args.max_eval_batches, args.epochs = 8, 4, 1
-        args.timing_rounds, args.timing_steps, args.jit = 1, 2, False
+        args.timing_rounds, args.timing_steps, args.jit = 2, 2, False
     if args.learning_rate is None:
         args.learning_rate = 20.0 if args.optimizer == "sgd" else 2e-3
     if args.output is None:
@@ -151,30 +148,12 @@ def parse_args(argv=None):
     return args
 
 
-class EpochTimer(keras.callbacks.Callback):
-    """Seconds per epoch, and the first batch of the run (tracing and compiling) separately."""
-
-    def __init__(self):
-        super().__init__()
-        self.seconds, self.first_batch = [], None
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self._start = time.perf_counter()
-
-    def on_train_batch_end(self, batch, logs=None):
-        if self.first_batch is None:
-            self.first_batch = time.perf_counter() - self._start
-
-    def on_epoch_end(self, epoch, logs=None):
-        self.seconds.append(time.perf_counter() - self._start)
-
-
-def build(args, vocabulary_size, name, batch_size):
+def build(args, vocabulary_size, name, batch_size, seed=None):
     head, options = CONFIGS[name]
     spec = {"type": head, **options}
     if head == "drill":  # the baselines keep their plain form
         spec = {"dropout": args.head_dropout, "activation": args.head_activation, **spec}
-    keras.utils.set_random_seed(args.seed)  # the same initial encoder for every output layer
+    keras.utils.set_random_seed(args.seed if seed is None else seed)  # the same initial encoder for every layer
     return drill_lm(
         vocabulary_size,
         batch_size=batch_size,
@@ -221,9 +200,9 @@ def token_cross_entropy(model, data, split, args):
     return ce.reshape(-1), y.reshape(-1)
 
 
-def train(args, data, name, epochs, steps_per_epoch):
+def train(args, data, name, epochs, steps_per_epoch, seed=None):
     """Trains one configuration; returns its result, the trained model and the test per-token cross-entropy."""
-    model = build(args, data.vocabulary_size, name, args.batch_size)
+    model = build(args, data.vocabulary_size, name, args.batch_size, seed)
     compile_model(model, args, epochs * steps_per_epoch)
     dataset = data.bptt_dataset("train", args.batch_size, args.bptt).take(steps_per_epoch)
     timer = EpochTimer()
@@ -234,7 +213,6 @@ def train(args, data, name, epochs, steps_per_epoch):
     evaluator.set_weights(model.get_weights())
     val_ce, _ = token_cross_entropy(evaluator, data, "val", args)
     test_ce, test_targets = token_cross_entropy(evaluator, data, "test", args)
-    steady = [s for s in timer.seconds[1:]] or [timer.seconds[0] - (timer.first_batch or 0.0)]
     result = {
         "val_ppl": round(float(np.exp(val_ce.mean())), 3),
         "test_ppl": round(float(np.exp(test_ce.mean())), 3),
@@ -244,7 +222,7 @@ def train(args, data, name, epochs, steps_per_epoch):
         "train_seconds": round(train_seconds, 1),
         "epoch_seconds": [round(s, 1) for s in timer.seconds],
         "first_batch_seconds": round(timer.first_batch or 0.0, 1),
-        "seconds_per_epoch": round(float(np.median(steady)), 1),
+        "seconds_per_epoch": round(timer.steady_seconds(), 1),
         "steps": epochs * steps_per_epoch,
         "val_tokens": int(val_ce.size),
         "test_tokens": int(test_ce.size),
@@ -261,10 +239,16 @@ def run_ptb(args, data, results, state, report):
     steps = steps_per_epoch(args, data)
     results["ptb"] = results.get("ptb", {})
     for name in args.configs.split(","):
-        print(f"\n== PTB: {LABELS[name]} ({name}) ==", flush=True)
-        result, model, test = train(args, data, name, args.epochs, steps)
+        runs, test_ce = [], []
+        for seed in range(args.seed, args.seed + args.seeds):
+            print(f"\n== PTB: {LABELS[name]} ({name}), seed {seed} ==", flush=True)
+            result, model, test = train(args, data, name, args.epochs, steps, seed)
+            runs.append({**result, "seed": seed})
+            test_ce.append(test[0])
+        result = seed_summary(runs, ("val_ppl", "test_ppl", "seconds_per_epoch"))
         results["ptb"][name] = result
-        state["models"][name], state["test_ce"][name] = model, test
+        # Bands read the per-token cross-entropy averaged over the seeds.
+        state["models"][name], state["test_ce"][name] = model, (np.mean(test_ce, axis=0), test[1])
         print(
             json.dumps({k: result[k] for k in ("val_ppl", "test_ppl", "seconds_per_epoch", "head_parameters")}),
             flush=True,
@@ -273,33 +257,30 @@ def run_ptb(args, data, results, state, report):
 
 
 def run_timing(args, data, results, state):
-    """Median seconds per training step of each configuration, round-robin on one fixed batch."""
+    """Seconds per training step of each configuration, round-robin on one fixed batch, compilation excluded."""
     x, y = data.bptt_arrays("train", args.batch_size, args.bptt)
     x, y = x[0], y[0]
-    models = {}
+    turns = {}
     for name in args.configs.split(","):
         model = state["models"].get(name)
         if model is None:  # the timing part alone: untrained models cost the same per step
             model = build(args, data.vocabulary_size, name, args.batch_size)
             compile_model(model, args, 1000)
-        model.train_on_batch(x, y)  # trace and compile outside the timed turns
-        models[name] = model
-    times = {name: [] for name in models}
-    for _ in range(args.timing_rounds):
-        for name, model in models.items():
-            start = time.perf_counter()
-            for _ in range(args.timing_steps):
-                model.train_on_batch(x, y)
-            times[name].append((time.perf_counter() - start) / args.timing_steps)
-    step = {name: float(np.median(t)) for name, t in times.items()}
+        model.train_on_batch(x, y)  # trace and compile outside the clock
+        turns[name] = train_steps(model, x, y, args.timing_steps)
+    times = round_robin(turns, args.timing_rounds)
     timing = {
-        "step_seconds": {k: round(v, 5) for k, v in step.items()},
+        "step_seconds": {k: round(v / args.timing_steps, 5) for k, v in times["wall"].items()},
+        "step_cpu_seconds": {k: round(v / args.timing_steps, 5) for k, v in times["cpu"].items()},
         "mode": "jit_compile=True (XLA)" if args.jit else "TensorFlow graph mode (no XLA)",
-        "note": f"CPU, {args.timing_rounds} rounds x {args.timing_steps} steps round-robin on one batch, median; "
-        "every configuration runs the same steps per epoch, so the step-time ratio is the epoch-time ratio",
+        "note": f"CPU, {args.timing_rounds} round-robin rounds (rotating order) x {args.timing_steps} steps on one "
+        "batch, median; every configuration runs the same steps per epoch, so the step-time ratio is the "
+        "epoch-time ratio",
     }
-    if "tied" in step:
-        timing["ratio_to_tied"] = {k: round(v / step["tied"], 3) for k, v in step.items()}
+    if "tied" in turns:
+        ratios = {k: speed_ratio(times, k, "tied") for k in turns}
+        timing["ratio_to_tied"] = {k: r["ratio"] for k, r in ratios.items()}
+        timing["ratio_clock"] = {k: r["clock"] for k, r in ratios.items()}
     results["timing"] = timing
     print(json.dumps(timing), flush=True)
 
@@ -401,6 +382,7 @@ def summary(results):
     out = {}
     if ptb:
         out["test_ppl"] = {name: ptb[name]["test_ppl"] for name in CONFIGS if name in ptb}
+        out["test_ppl_std"] = {name: ptb[name].get("test_ppl_std") for name in CONFIGS if name in ptb}
     ratio = results.get("timing", {}).get("ratio_to_tied", {})
     if "drill_k4" in ratio:
         out["epoch_time_ratio_drill_k4_vs_tied"] = ratio["drill_k4"]
@@ -419,7 +401,8 @@ def table(args, results):
     ptb, ratio = results.get("ptb", {}), results.get("timing", {}).get("ratio_to_tied", {})
     if ptb:
         lines += [
-            "Penn Treebank (DRILL Table 4 layout)",
+            "Penn Treebank (DRILL Table 4 layout)"
+            + (f"; mean ± sample std over {args.seeds} seeds" if args.seeds > 1 else "; one seed"),
             "",
             "| output layer | #param (all) | #param (head) | validation ppl | test ppl | s/epoch (fit) "
             "| step time / tied |",
@@ -429,9 +412,10 @@ def table(args, results):
             if name in ptb:
                 r = ptb[name]
                 rt = f"{ratio[name]:.2f}" if name in ratio else "-"
+                val, test = (mean_pm_std(r[k], r.get(f"{k}_std"), digits=2) for k in ("val_ppl", "test_ppl"))
                 lines.append(
-                    f"| {LABELS[name]} | {r['parameters']:,} | {r['head_parameters']:,} | {r['val_ppl']:.2f} "
-                    f"| {r['test_ppl']:.2f} | {r['seconds_per_epoch']:.0f} | {rt} |"
+                    f"| {LABELS[name]} | {r['parameters']:,} | {r['head_parameters']:,} | {val} "
+                    f"| {test} | {r['seconds_per_epoch']:.0f} | {rt} |"
                 )
         if "timing" in results:
             lines += ["", f"Step times: {results['timing']['note']}; {results['timing']['mode']}."]
@@ -481,7 +465,7 @@ def main(argv=None):
         write_report(
             args.output,
             "language modelling output layers (DRILL Table 4, Fig. 3)",
-            "language_model.py",
+            "benchmarks.language_model",
             args,
             argv,
             results,
