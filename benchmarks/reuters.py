@@ -195,6 +195,11 @@ def head_of(setup, head, joint_dim=None):
     return {"type": "gile", "variant": head, "joint_dim": joint_dim or a.joint_dim, "activation": a.activation}
 
 
+def fine_tune_mode(mode, head):
+    """The linear head reads no label descriptions: "documents" (label side frozen) is "all" for it."""
+    return "all" if head == "linear" and mode == "documents" else mode
+
+
 def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
     a = setup.args
     return document_classifier(
@@ -205,7 +210,7 @@ def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
         max_sentence_length=a.words,
         embedding_dim=a.embedding_dim,
         word_vectors=vectors,
-        fine_tune_word_vectors=a.fine_tune_word_vectors if vectors is not None else None,
+        fine_tune_word_vectors=fine_tune_mode(a.fine_tune_word_vectors, head) if vectors is not None else None,
         encoder=a.encoder,
         encoder_units=a.units,
         dropout=a.dropout,
