@@ -18,18 +18,20 @@ every model trains on the remaining 90%):
 - oh-LSTMp with full gates (i, f, o; one direction by default, the paper's
   "oh-LSTMp" of Table 1; `--full-gates-direction bidirectional` for the
   gates-only ablation of oh-2LSTMp);
-- LinearSVC (scikit-learn) on tf-idf bag of words and on tf-idf 1-3-grams.
+- LinearSVC (scikit-learn) on tf-idf bag of words and on tf-idf 1-3-grams, C
+  chosen on the validation split (`benchmarks.baselines.tuned_linear_svc`).
 
 Reference error rates (J&Z 2016, Table 3; 500 units per direction, GPU):
 oh-2LSTMp 13.32%, SVM bow 17.47%, SVM 1-3grams 15.85%.
 
 Speed ratios (J&Z Table 1), measured in the same run on the same real
 batches: median seconds per training step over `--speed-rounds` round-robin
-rounds of `--speed-steps` steps each, after a warm-up, under TensorFlow graph mode (`jit_compile=False`) and XLA
-(`jit_compile=True`); the `summary` reports the mode the models train in
-(`--jit-compile`, XLA by default: on this 2-core CPU it trained the chopped
-RegionLSTM about 2x faster than graph mode, and predicted whole 400-word
-documents 2x faster too); both modes are in `results.speed`:
+rounds (rotating order, `benchmarks.timing.round_robin`) of `--speed-steps`
+steps each, after a warm-up, under TensorFlow graph mode (`jit_compile=False`)
+and XLA (`jit_compile=True`); wall and CPU time, the ratio from CPU time when
+wall time is throttled. The `summary` reports the mode the models train in
+(`--jit-compile`, XLA by default: faster than graph mode for the chopped
+RegionLSTM on CPU); both modes are in `results.speed`:
 
 - no i/o gates vs full gates: oh-2LSTMp configuration (bidirectional, chop 50);
 - chop 50 vs no chop: oh-2LSTMp;
@@ -37,15 +39,17 @@ documents 2x faster too); both modes are in `results.speed`:
   `keras.layers.LSTM` over a `keras.layers.Embedding` of the same size
   (embedding dim = units, forward, same chopping and pooling).
 
-Default configuration (2 CPU cores, about 35-40 minutes): 150 units per
-direction, 400 tokens, chop 50, 3 epochs (2 for the tv-embeddings), batch 50,
-Adam 5e-3 (1e-3 for the tv-embeddings), softmax cross-entropy. Paper size on
-a GPU: `--units 500`. The latest README run (about an hour):
-`--epochs 8 --schedule cosine --speed-units 150,500`.
+Default configuration: 150 units per direction, 400 tokens, chop 50, 3 epochs
+(2 for the tv-embeddings), batch 50, Adam 5e-3 (1e-3 for the tv-embeddings),
+softmax cross-entropy. Paper size on a GPU: `--units 500`.
 
-    python benchmarks/newsgroups.py                  # full run
-    python benchmarks/newsgroups.py --quick          # tiny smoke run (under 2 minutes; writes to /tmp)
-    python benchmarks/newsgroups.py --parts svm      # one part; results are rewritten after each part
+Run time on 2 CPU cores: about 40 minutes with the defaults; about an hour for
+the README's run (`--epochs 8 --schedule cosine --speed-units 150,500`);
+`--quick` under 2 minutes.
+
+    python -m benchmarks.newsgroups                  # full run
+    python -m benchmarks.newsgroups --quick          # tiny smoke run (writes to the temporary folder)
+    python -m benchmarks.newsgroups --parts svm      # one part; results are rewritten after each part
 
 Writes benchmarks/results/newsgroups.json (configuration, versions, machine,
 wall time, results, and `summary`: `error` {oh_2lstmp, oh_2lstmp_tv,
@@ -57,8 +61,6 @@ import argparse
 import json
 import os
 import pathlib
-import platform
-import sys
 import tempfile
 import time
 
@@ -66,17 +68,19 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
-import sklearn  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from keras import ops  # noqa: E402
 
+from benchmarks.baselines import tuned_linear_svc  # noqa: E402
+from benchmarks.report import RESULTS  # noqa: E402
+from benchmarks.report import write_report as write_results  # noqa: E402
+from benchmarks.timing import round_robin, speed_ratio  # noqa: E402
 from keras_labelemb.datasets import load_newsgroups  # noqa: E402
 from keras_labelemb.layers import RegionLSTM, RegionPooling  # noqa: E402
 from keras_labelemb.models import oh_2lstmp  # noqa: E402
 from keras_labelemb.text import TextVectorizer  # noqa: E402
 from keras_labelemb.training import train_tv_embeddings  # noqa: E402
 
-RESULTS = pathlib.Path(__file__).resolve().parent / "results"
 PARTS = ("svm", "supervised", "tv", "full", "speed")
 PAPER = {"oh_2lstmp": 0.1332, "svm_bow": 0.1747, "svm_123gram": 0.1585}
 
@@ -213,34 +217,27 @@ class Setup:
 
 
 def run_svm(setup, results):
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.svm import LinearSVC
-
+    """The paper's two SVM baselines, each with C chosen on the validation split."""
     data = setup.data
-    y_train = np.array([labels[0] for labels in data.train_labels])
-    y_val = np.array([labels[0] for labels in data.val_labels])
-    y_test = np.array([labels[0] for labels in data.test_labels])
-    for name, ngrams, min_df in (("svm_bow", (1, 1), 1), ("svm_123gram", (1, 3), 2)):
+    y = {
+        split: np.array([labels[0] for labels in getattr(data, f"{split}_labels")])
+        for split in ("train", "val", "test")
+    }
+    c_grid = tuple(float(v) for v in setup.args.svm_c.split(","))
+    for name, ngrams in (("svm_bow", (1, 1)), ("svm_123gram", (1, 3))):
         print(f"\n== LinearSVC, tf-idf {ngrams} ==", flush=True)
-        start = time.time()
-        tfidf = TfidfVectorizer(ngram_range=ngrams, min_df=min_df, sublinear_tf=True, lowercase=True)
-        x_train = tfidf.fit_transform(data.train_texts)
-        x_val, x_test = tfidf.transform(data.val_texts), tfidf.transform(data.test_texts)
-        by_c = {}
-        for c in [float(v) for v in setup.args.svm_c.split(",")]:
-            svm = LinearSVC(C=c).fit(x_train, y_train)
-            by_c[c] = (float((svm.predict(x_val) != y_val).mean()), svm)
-        best_c = min(by_c, key=lambda c: (by_c[c][0], c))
-        error = float((by_c[best_c][1].predict(x_test) != y_test).mean())
-        results["svm"][name] = {
-            "error": error,
-            "C": best_c,
-            "val_error_by_C": {str(c): v[0] for c, v in by_c.items()},
-            "features": int(x_train.shape[1]),
-            "seconds": round(time.time() - start, 1),
-            "tokenizer": "scikit-learn default (lower-cased), min_df=%d, sublinear tf, l2" % min_df,
-        }
-        print(results["svm"][name], flush=True)
+        decision, info = tuned_linear_svc(
+            data.train_texts,
+            y["train"],
+            data.val_texts,
+            y["val"],
+            multi_label=False,
+            c_grid=c_grid,
+            ngram_grid=(ngrams,),
+        )
+        error = float((decision(data.test_texts).argmax(axis=1) != y["test"]).mean())
+        results["svm"][name] = {"error": error, "val_error": 1.0 - info["val_score"], **info}
+        print({k: v for k, v in results["svm"][name].items() if k != "grid"}, flush=True)
 
 
 # ---------------------------------------------------------------- networks
@@ -467,15 +464,15 @@ def speed_batches(setup, count):
 
 
 def time_configs(setup, configs, jit, units):
-    """Median seconds per training step of each configuration, timed round-robin.
+    """Median seconds per training step of each configuration, timed round-robin (`benchmarks.timing`).
 
-    Every model is built, compiled and warmed up first (2 steps); then `--speed-rounds` rounds
-    each time `--speed-steps` steps of every model, in a rotating order, so that a slow spell of
-    a shared machine hits every configuration alike. Wall and process CPU time are both kept.
+    Every model is built, compiled and warmed up first (2 steps); then `--speed-rounds` rounds each
+    time `--speed-steps` steps of every model, in a rotating order. Returns the `round_robin` result
+    divided by the steps per turn (seconds per step, wall and CPU).
     """
     a = setup.args
     x, y = speed_batches(setup, a.speed_steps + 2)
-    models = {}
+    turns = {}
     for name, (kind, chop) in configs.items():
         keras.utils.set_random_seed(a.seed)
         model = speed_model(setup, kind, chop, units)
@@ -486,28 +483,23 @@ def time_configs(setup, configs, jit, units):
             f"  {units} units, {name:22s} {'xla' if jit else 'graph'}: warm-up {time.perf_counter() - start:.1f} s",
             flush=True,
         )
-        models[name] = model
-    wall = {name: [] for name in configs}
-    cpu = {name: [] for name in configs}
-    names = list(configs)
-    for r in range(a.speed_rounds):
-        for name in names[r % len(names) :] + names[: r % len(names)]:
-            start, start_cpu = time.perf_counter(), time.process_time()
-            models[name].fit(x[2 * a.batch_size :], y[2 * a.batch_size :], batch_size=a.batch_size, verbose=0)
-            wall[name].append((time.perf_counter() - start) / a.speed_steps)
-            cpu[name].append((time.process_time() - start_cpu) / a.speed_steps)
-    return (
-        {name: round(float(np.median(v)), 4) for name, v in wall.items()},
-        {name: round(float(np.median(v)), 4) for name, v in cpu.items()},
-    )
+        turns[name] = lambda model=model: model.fit(
+            x[2 * a.batch_size :], y[2 * a.batch_size :], batch_size=a.batch_size, verbose=0
+        )
+    times = round_robin(turns, a.speed_rounds)
+    return {clock: {k: v / a.speed_steps for k, v in times[clock].items()} for clock in ("wall", "cpu")}
+
+
+RATIOS = {
+    "speedup_no_gates": ("full_chop", "no_io_chop"),
+    "speedup_chop": ("no_io_no_chop", "no_io_chop"),
+    "speedup_onehot_vs_embedding_lstm": ("embedding_lstm_chop", "onehot_forward_chop"),
+}
 
 
 def ratios(times):
-    return {
-        "speedup_no_gates": round(times["full_chop"] / times["no_io_chop"], 3),
-        "speedup_chop": round(times["no_io_no_chop"] / times["no_io_chop"], 3),
-        "speedup_onehot_vs_embedding_lstm": round(times["embedding_lstm_chop"] / times["onehot_forward_chop"], 3),
-    }
+    """Each ratio of `RATIOS` (slow / fast) with `speed_ratio`'s clock rule."""
+    return {key: speed_ratio(times, slow, fast) for key, (slow, fast) in RATIOS.items()}
 
 
 def speed_units(args):
@@ -538,14 +530,15 @@ def run_speed(setup, results):
         )
         timed = {"embedding_dim": a.embedding_dim or units, "modes": {}}
         for mode in a.speed_modes.split(","):
-            wall, cpu = time_configs(setup, configs, jit=mode == "xla", units=units)
+            times = time_configs(setup, configs, jit=mode == "xla", units=units)
+            measured = ratios(times)
             timed["modes"][mode] = {
-                "seconds_per_step": wall,
-                "cpu_seconds_per_step": cpu,
-                **ratios(wall),
-                "cpu_time_ratios": ratios(cpu),
+                "seconds_per_step": {k: round(v, 4) for k, v in times["wall"].items()},
+                "cpu_seconds_per_step": {k: round(v, 4) for k, v in times["cpu"].items()},
+                **{key: r["ratio"] for key, r in measured.items()},
+                "ratios": measured,
             }
-            print(units, mode, "wall:", ratios(wall), "cpu:", ratios(cpu), flush=True)
+            print(units, mode, json.dumps(measured), flush=True)
         speed["by_units"][str(units)] = timed
     trained_in = "xla" if a.jit_compile == "true" else "graph"
     modes = a.speed_modes.split(",")
@@ -563,15 +556,6 @@ def run_speed(setup, results):
 
 
 # ---------------------------------------------------------------- report
-
-
-def machine():
-    return {
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "gpus": [d.name for d in tf.config.list_physical_devices("GPU")],
-    }
 
 
 def summary(results):
@@ -622,7 +606,7 @@ def table(results, args):
     for key, label in (("svm_bow", "LinearSVC, tf-idf bag of words"), ("svm_123gram", "LinearSVC, tf-idf 1-3-grams")):
         r = results["svm"].get(key)
         if r:
-            lines.append(f"| {label} | {100 * r['error']:.2f}% | {100 * PAPER[key]:.2f}% | - | - |")
+            lines.append(f"| {label}, C={r['C']:g} | {100 * r['error']:.2f}% | {100 * PAPER[key]:.2f}% | - | - |")
     speed = results.get("speed")
     if speed:
         columns = [(units, mode) for units, timed in speed["by_units"].items() for mode in timed["modes"]]
@@ -637,40 +621,36 @@ def table(results, args):
         for key, description in speed["configurations"].items():
             lines.append(
                 f"| {key}: {description} | "
-                + " | ".join(f"{speed['by_units'][u]['modes'][m][key]:.2f}x" for u, m in columns)
+                + " | ".join(_ratio_cell(speed["by_units"][u]["modes"][m], key) for u, m in columns)
                 + " |"
             )
         lines.append(
-            f"\nMedian wall time per step over {speed['rounds']} round-robin rounds of "
-            f"{speed['steps_per_round']} steps; the summary reports {speed['summary_units']} units, "
-            f"`{speed['summary_mode']}` (the size and mode the models trained in, when timed)."
+            f"\nMedian time per step over {speed['rounds']} round-robin rounds of {speed['steps_per_round']} "
+            "steps, from wall time, or from CPU time (marked) where wall time was throttled; the summary reports "
+            f"{speed['summary_units']} units, `{speed['summary_mode']}` (the size and mode the models trained in)."
         )
     return "\n".join(lines)
 
 
+def _ratio_cell(mode, key):
+    ratio = mode.get("ratios", {}).get(key)
+    if ratio is None:  # results written before the harness: wall time only
+        return f"{mode[key]:.2f}x"
+    return f"{ratio['ratio']:.2f}×" + (" (CPU)" if ratio["clock"].startswith("cpu") else "")
+
+
 def write_report(args, argv, results, start):
-    report = {
-        "benchmark": "20 Newsgroups bydate, oh-2LSTMp (Johnson & Zhang 2016)",
-        "command": "python benchmarks/newsgroups.py " + " ".join(sys.argv[1:] if argv is None else argv),
-        "config": vars(args),
-        "versions": {
-            "python": platform.python_version(),
-            "keras": keras.__version__,
-            "tensorflow": tf.__version__,
-            "scikit_learn": sklearn.__version__,
-            "numpy": np.__version__,
-        },
-        "machine": machine(),
-        "wall_seconds": round(time.time() - start, 1),
-        "paper_error": PAPER,
-        "results": results,
-        "summary": summary(results),
-    }
-    output = pathlib.Path(args.output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(report, indent=2))
-    output.with_suffix(".md").write_text(f"`{report['command']}`\n\n{table(results, args)}\n")
-    return report
+    return write_results(
+        args.output,
+        "20 Newsgroups bydate, oh-2LSTMp (Johnson & Zhang 2016)",
+        "benchmarks.newsgroups",
+        args,
+        argv,
+        {**results, "paper_error": PAPER},
+        summary(results),
+        table(results, args),
+        start,
+    )
 
 
 def main(argv=None):
