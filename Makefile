@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench-reuters clean
+.PHONY: demo test clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,9 +23,13 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	TF_CPP_MIN_LOG_LEVEL=3 $(PY) -m pytest
 
-# Takes about half an hour on 2 CPU cores; writes benchmarks/results/reuters.json.
-bench-reuters: $(STAMP)
-	TF_CPP_MIN_LOG_LEVEL=3 $(PY) benchmarks/reuters.py
+# make bench-reuters runs python -m benchmarks.reuters (results in benchmarks/results/); `--help` says how long.
+bench-%: $(STAMP)
+	TF_CPP_MIN_LOG_LEVEL=3 $(PY) -m benchmarks.$*
+
+# make tune-label_heads_demo runs python -m tuning.label_heads_demo (results in tuning/results/).
+tune-%: $(STAMP)
+	TF_CPP_MIN_LOG_LEVEL=3 $(PY) -m tuning.$*
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache

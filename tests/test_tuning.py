@@ -247,3 +247,16 @@ def test_bad_vocabulary_and_label_ids():
         LabelHeadHyperModel(5, LABELS, **FLAT)
     with pytest.raises(ValueError, match="label_ids"):
         LabelHeadHyperModel(VOCAB, np.zeros((0, 3), "int32"), **FLAT)
+
+
+def test_every_fixed_builder_argument_is_accepted():
+    """The hypermodel's list of document_classifier arguments follows the builder's signature."""
+    import inspect
+
+    from keras_labelemb.models import document_classifier
+    from keras_labelemb.tuning import label_head_hypermodel
+
+    parameters = set(inspect.signature(document_classifier).parameters)
+    searched_or_given = set(label_head_hypermodel._SEARCHED) | {"vocabulary_size", "label_ids", "num_labels", "head"}
+    assert parameters - searched_or_given <= label_head_hypermodel._BUILDER_ARGS
+    assert label_head_hypermodel._BUILDER_ARGS <= parameters

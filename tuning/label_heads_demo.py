@@ -14,12 +14,11 @@ Runs in under a minute on 2 CPU cores. `TUNE_TRIALS` and `TUNE_EPOCHS` change
 the search size; the tuner's files go to `artifacts/tune_label_head/`; the best
 configuration and the trial table to `tuning/results/label_heads_demo.json` and `.md`.
 
-    python tuning/label_heads_demo.py
+    python -m tuning.label_heads_demo
 """
 
 import os
 import pathlib
-import sys
 import time
 import warnings
 from types import SimpleNamespace
@@ -30,14 +29,12 @@ import keras  # noqa: E402
 import keras_tuner  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+from benchmarks.report import write_report  # noqa: E402
 from keras_labelemb.datasets import load_demo, remove_unseen_from_train, restrict_labels  # noqa: E402
 from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid  # noqa: E402
 from keras_labelemb.text import TextVectorizer  # noqa: E402
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors  # noqa: E402
 from keras_labelemb.tuning import LabelHeadHyperModel  # noqa: E402
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
-from report import write_report  # noqa: E402
 
 RESULT = pathlib.Path(__file__).resolve().parent / "results" / "label_heads_demo.json"
 
@@ -158,7 +155,7 @@ def main():
     write_report(
         RESULT,
         "demo dataset, label-head search (GILE d_j / DRILL depth)",
-        "tuning/label_heads_demo.py",
+        "tuning.label_heads_demo",
         SimpleNamespace(trials=TRIALS, epochs=EPOCHS),
         [],
         results,

@@ -1,6 +1,6 @@
 """KerasTuner search of GILE-HAN's head on Reuters-21578 seen labels: can any setting close the gap?
 
-`benchmarks/reuters.py --seen-seeds 3` puts GILE-HAN (d_j = 500, dropout 0.3,
+`python -m benchmarks.reuters` puts GILE-HAN (d_j = 500, dropout 0.3,
 Adam 2e-3) 1.7 points of micro-F1 below the same HAN with a linear head. This
 searches GILE's joint-space dimension `d_j`, the encoder dropout and Adam's
 learning rate with `keras_tuner.RandomSearch` over `LabelHeadHyperModel`
@@ -8,10 +8,10 @@ learning rate with `keras_tuner.RandomSearch` over `LabelHeadHyperModel`
 on validation micro-F1 at the best threshold (`BestValidationF1`). The best
 trial's model is then scored on the test documents at the threshold chosen on
 validation. The bar to clear is the linear head's validation micro-F1 in
-`reuters_seeds.json` (mean over its seeds), read from there when present.
+`benchmarks/results/reuters.json` (mean over its seeds), read from there when present.
 
-    python tuning/label_heads_reuters.py                 # 6 trials x at most 12 epochs, ~20 min on 2 CPU cores
-    python tuning/label_heads_reuters.py --trials 2 --epochs 2 --output /tmp/label_heads_reuters.json   # smoke run
+    python -m tuning.label_heads_reuters                 # 6 trials x at most 12 epochs, ~20 min on 2 CPU cores
+    python -m tuning.label_heads_reuters --trials 2 --epochs 2 --output /tmp/label_heads_reuters.json   # smoke run
 
 Writes tuning/results/label_heads_reuters.json and .md. It reuses benchmarks/reuters.py's encoder,
 word vectors and split (the same code as the Reuters benchmark).
@@ -20,7 +20,6 @@ word vectors and split (the same code as the Reuters benchmark).
 import argparse
 import json
 import os
-import sys
 import tempfile
 import time
 import warnings
@@ -31,9 +30,8 @@ import keras  # noqa: E402
 import keras_tuner  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "benchmarks"))
-import reuters  # noqa: E402
-from report import RESULTS, write_report  # noqa: E402
+from benchmarks import reuters  # noqa: E402
+from benchmarks.report import RESULTS, write_report  # noqa: E402
 
 TUNING_RESULTS = os.path.join(HERE, "results")
 
@@ -56,8 +54,8 @@ def parse_args(argv=None):
 
 
 def linear_head_bar():
-    """Validation micro-F1 of the linear head in reuters_seeds.json (mean over seeds), or None."""
-    path = RESULTS / "reuters_seeds.json"
+    """Validation micro-F1 of the linear head in reuters.json (mean over seeds), or None."""
+    path = RESULTS / "reuters.json"
     if not path.is_file():
         return None
     seen = json.loads(path.read_text())["results"]["seen"].get("han_linear")
@@ -67,7 +65,7 @@ def linear_head_bar():
         else {
             "val_micro_f1": seen["val_micro_f1"],
             "test_micro_f1": seen["micro_f1"],
-            "source": "benchmarks/results/reuters_seeds.json (mean over seeds)",
+            "source": "benchmarks/results/reuters.json (mean over seeds)",
         }
     )
 
@@ -92,7 +90,7 @@ def main(argv=None):
         max_sentences=base.sentences,
         max_sentence_length=base.words,
         embedding_dim=base.embedding_dim,
-        embeddings_initializer=keras.initializers.Constant(vectors),
+        word_vectors=vectors,
         encoder=base.encoder,
         encoder_units=base.units,
         head_options={"gile": {"activation": base.activation}},
@@ -166,7 +164,7 @@ def main(argv=None):
     report = write_report(
         args.output,
         "reuters21578 ModApte-90, GILE-HAN head search",
-        "tuning/label_heads_reuters.py",
+        "tuning.label_heads_reuters",
         args,
         argv,
         results,

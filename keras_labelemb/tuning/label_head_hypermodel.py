@@ -30,6 +30,8 @@ _BUILDER_ARGS = frozenset(
         "embedding_dim",
         "embeddings_initializer",
         "train_embeddings",
+        "word_vectors",
+        "fine_tune_word_vectors",
         "encoder",
         "encoder_units",
         "attention_units",
