@@ -4,7 +4,15 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import pathlib
 
+import keras
+import numpy as np
 import pytest
+from datasets_helpers import *  # noqa: F403
+
+from keras_labelemb.datasets import (
+    load_demo,
+    load_reuters,
+)
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
@@ -46,8 +54,6 @@ def pytest_terminal_summary(terminalreporter):
 @pytest.fixture(scope="module")
 def top_k_setup():
     """A GILE-WAN over 23 labels and 37 documents with its dense predictions (the top-k tests' reference)."""
-    import keras
-    import numpy as np
 
     from keras_labelemb.models import document_classifier
 
@@ -68,3 +74,21 @@ def top_k_setup():
     x = rng.integers(0, VOCAB, (NUM_DOCS, TOKENS)).astype("int32")
     full = model.predict(x, verbose=0)
     return model, x, full, label_ids
+
+
+@pytest.fixture(scope="module")
+def reuters_dir(data_dir):
+    path = data_dir / "reuters21578"
+    if not (path / "original").is_dir():
+        skip_missing_data("Reuters-21578", path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def reuters(reuters_dir):
+    return load_reuters(reuters_dir, download=False)
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return load_demo()

@@ -1,6 +1,7 @@
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 from keras import ops
 
 from keras_labelemb.layers import HierarchicalAttention
@@ -111,3 +112,31 @@ def test_attention_scores_on_request_from_a_built_layer():
     flat = HierarchicalAttention("gru", 4, flat=True)
     _, flat_scores = flat(x[:, 0], mask=mask[:, 0], return_attention_scores=True)
     assert flat_scores.shape == (3, 5)
+
+
+@pytest.mark.parametrize("share", ["encoders", "attention", "both"])
+def test_mhan_sharing_modes_share_exactly_what_they_say(share):
+    mhan = HierarchicalAttention("gru", 4, "dense", 3, num_languages=2, share=share)
+    x = np.random.default_rng(4).normal(size=(2, 3, 5, 6)).astype("float32")
+    mhan(x, language=0)
+    for level in ("word", "sentence"):
+        for part in ("encoder", "attention"):
+            shared = share in (part + "s" if part == "encoder" else part, "both")
+            assert (
+                mhan._sublayers(level, 0)[part == "attention"] is mhan._sublayers(level, 1)[part == "attention"]
+            ) == shared
+    # The German loss reaches the shared weights, and only its own unshared ones.
+    with tf.GradientTape() as tape:
+        loss_de = tf.reduce_sum(mhan(x, language=1) ** 2)
+    english_only = {
+        id(w) for level in ("word", "sentence") for layer in mhan._sublayers(level, 0) for w in layer.trainable_weights
+    } - {
+        id(w) for level in ("word", "sentence") for layer in mhan._sublayers(level, 1) for w in layer.trainable_weights
+    }
+    grads = tape.gradient(loss_de, mhan.trainable_weights)
+    for weight, grad in zip(mhan.trainable_weights, grads):
+        reached = grad is not None and float(tf.reduce_max(tf.abs(tf.convert_to_tensor(grad)))) > 0
+        assert reached == (id(weight) not in english_only), weight.path
+    # Different languages give different encodings unless everything is shared.
+    differs = not np.allclose(mhan(x, language=0), mhan(x, language=1))
+    assert differs == (share != "both")

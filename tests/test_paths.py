@@ -11,6 +11,7 @@ import pytest
 from keras_labelemb.datasets import (
     DatasetDownloadError,
     dataset_dir,
+    default_data_dir,
     load_newsgroups,
     load_ptb,
     load_reuters,
@@ -124,3 +125,11 @@ def test_no_download_when_asked_not_to(monkeypatch, no_env, load):
     monkeypatch.setattr(keras.utils, "get_file", offline_get_file)
     with pytest.raises(FileNotFoundError):
         load(download=False)
+
+
+def test_default_data_dir_follows_env_else_the_keras_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("KERAS_LABELEMB_DATA", str(tmp_path))
+    assert default_data_dir() == tmp_path
+    monkeypatch.delenv("KERAS_LABELEMB_DATA")
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras"))
+    assert default_data_dir() == tmp_path / "keras" / "datasets" / "keras_labelemb"

@@ -2,13 +2,13 @@
 
 The shared contract checks (config, save/load, XLA fit step, mixed precision,
 mask invariance) run through `run_layer_test` in tests/test_layer_contracts.py
-and tests/test_jax_backend.py (cases in tests/layer_cases.py).
-"""
+and tests/test_jax_backend.py (cases in tests/layer_cases.py)."""
 
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from region_lstm_helpers import numpy_region_pooling
 
 from keras_labelemb.layers import RegionLSTM, RegionPooling
 
@@ -73,20 +73,6 @@ def numpy_region_lstm(layer, ids, mask=None, side_inputs=None):
     return np.concatenate(outs, axis=-1)
 
 
-def numpy_region_pooling(h, mask, k, mode):
-    batch, _, dim = h.shape
-    out = np.zeros((batch, k, dim))
-    for b in range(batch):
-        positions = np.flatnonzero(mask[b])
-        n = len(positions)
-        for j in range(k):
-            members = [p for r, p in enumerate(positions) if (r * k) // n == j]
-            if members:
-                values = h[b, members]
-                out[b, j] = values.max(axis=0) if mode == "max" else values.mean(axis=0)
-    return out.reshape(batch, k * dim)
-
-
 def random_ids(rng, shape=(4, 9)):
     ids = rng.integers(1, VOCAB, size=shape).astype("int32")
     ids[0, 6:] = 0  # right padding
@@ -102,9 +88,6 @@ def built(layer, ids, **call_kwargs):
     rng = np.random.default_rng(1)
     layer.set_weights([rng.normal(scale=0.7, size=w.shape).astype("float32") for w in layer.get_weights()])
     return layer
-
-
-# ---------------------------------------------------------------- the cell vs NumPy
 
 
 @pytest.mark.parametrize("direction", ["forward", "backward", "bidirectional"])
@@ -151,9 +134,6 @@ def test_weight_shapes_are_one_lookup_table_per_direction():
     np.testing.assert_array_equal(np.asarray(full.bias)[:, 6:12], 1.0)
 
 
-# ---------------------------------------------------------------- directions
-
-
 def test_bidirectional_is_time_aligned_concat_of_both_directions():
     rng = np.random.default_rng(3)
     ids = random_ids(rng)
@@ -183,9 +163,6 @@ def test_backward_equals_forward_on_reversed_documents():
     forward(ids)
     forward.set_weights(backward.get_weights())
     np.testing.assert_allclose(np.asarray(backward(ids)), np.asarray(forward(ids[:, ::-1]))[:, ::-1], atol=1e-6)
-
-
-# ---------------------------------------------------------------- chopping
 
 
 @pytest.mark.parametrize("chop_size,overlap", [(9, 0), (12, 0), (9, 3), (20, 5)])
@@ -243,9 +220,6 @@ def test_chopping_pads_length_to_a_multiple_and_pools_the_whole_document():
     np.testing.assert_allclose(np.asarray(layer(ids, training=True)), expected, atol=1e-6)
 
 
-# ---------------------------------------------------------------- masks and pooling
-
-
 @pytest.mark.parametrize("pooling,k", [("max", 1), ("max", 3), ("average", 4)])
 @pytest.mark.parametrize("chop_size", [None, 3])
 def test_extra_padding_never_changes_the_pooled_output(pooling, k, chop_size):
@@ -276,29 +250,6 @@ def test_all_padding_document_pools_to_zeros():
         np.testing.assert_array_equal(out[1], 0.0)
         # Two words, four regions: regions 1 and 3 are empty.
         np.testing.assert_array_equal(out[0].reshape(4, 6)[[1, 3]], 0.0)
-
-
-@pytest.mark.parametrize("mode", ["max", "average"])
-@pytest.mark.parametrize("k", [1, 2, 3, 5])
-def test_region_pooling_matches_numpy(mode, k):
-    rng = np.random.default_rng(10 + k)
-    h = rng.normal(size=(5, 11, 3)).astype("float32") - 5.0  # negative: padding zeros would win a max
-    mask = rng.random((5, 11)) > 0.3
-    mask[0] = True
-    mask[1] = False
-    mask[2] = False
-    mask[2, 4] = True  # a single word
-    out = RegionPooling(k, mode)(h, mask=mask)
-    np.testing.assert_allclose(np.asarray(out), numpy_region_pooling(h, mask, k, mode), atol=1e-5)
-
-
-def test_region_pooling_without_mask_splits_the_whole_length():
-    h = np.arange(24, dtype="float32").reshape(1, 8, 3)
-    out = np.asarray(RegionPooling(4, "average")(h))
-    np.testing.assert_allclose(out.reshape(4, 3), h[0].reshape(4, 2, 3).mean(axis=1))
-
-
-# ---------------------------------------------------------------- side inputs
 
 
 def test_side_inputs_enter_every_gate_pre_activation():
@@ -355,9 +306,6 @@ def test_side_encoders_are_frozen_by_default_and_feed_the_gates():
     assert len(trainable.trainable_weights) == 5 + 4 and not trainable.non_trainable_weights
 
 
-# ---------------------------------------------------------------- gradients
-
-
 @pytest.mark.parametrize("gates", ["no_io", "full"])
 def test_gradients_reach_every_weight(gates):
     rng = np.random.default_rng(14)
@@ -391,9 +339,6 @@ def test_trains_under_xla_with_chopping():
     model.compile(keras.optimizers.Adam(0.05), keras.losses.CategoricalCrossentropy(from_logits=True), jit_compile=True)
     losses = model.fit(ids, y, batch_size=8, epochs=8, verbose=0).history["loss"]
     assert np.all(np.isfinite(losses)) and losses[-1] < losses[0]
-
-
-# ---------------------------------------------------------------- arguments
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ import keras
 import numpy as np
 import pytest
 
+from keras_labelemb.layers import DrillHead
 from keras_labelemb.models import document_classifier, find_label_head, set_labels
 
 VOCABULARY_SIZE, DIM, TOKENS = 30, 8, 6
@@ -144,3 +145,36 @@ def test_argument_errors():
     with pytest.raises(ValueError, match="'documents' .* reads no label descriptions"):
         document_classifier(30, LABEL_IDS, word_vectors=vectors, fine_tune_word_vectors="documents", head="linear")
     assert document_classifier(30, LABEL_IDS, word_vectors=vectors, embedding_dim=8, **common).output_shape == (None, 3)
+
+
+LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
+
+
+def test_a_label_head_layer_brings_its_embedding_into_the_builder():
+    embedding = keras.layers.Embedding(40, 6, mask_zero=True)
+    head = DrillHead(embedding, LABELS, depth=1, input_projection=True)
+    model = document_classifier(40, head=head, flat=True, max_tokens=6, encoder_units=5)
+    assert model.get_layer(embedding.name) is embedding
+    assert find_label_head(model) is head
+    with pytest.raises(ValueError, match="embedding_dim"):
+        document_classifier(
+            40, head=DrillHead(keras.layers.Embedding(40, 6), LABELS, depth=1), flat=True, max_tokens=6, embedding_dim=8
+        )
+    with pytest.raises(ValueError, match="own label set"):
+        document_classifier(40, LABELS, head=head, flat=True, max_tokens=6)
+
+
+@pytest.mark.parametrize(
+    "spec,match",
+    [
+        ({"type": "gile", "depth": 2}, r"\['depth'\] belong to another head"),
+        ({"type": "drill", "activation": "tanh", "num_languages": 2}, r"\['num_languages'\]"),
+        ({"type": "linear", "joint_dim": 4}, r"\['joint_dim'\]"),
+        ({"type": "gile", "bias_initializer": "zeros"}, r"\['bias_initializer'\]"),
+        ({"type": "softmax"}, "head\\['type'\\]"),
+        ("deep", "head='deep'"),
+    ],
+)
+def test_head_specs_reject_arguments_of_another_head(spec, match):
+    with pytest.raises(ValueError, match=match):
+        document_classifier(40, LABELS, flat=True, max_tokens=6, head=spec)

@@ -1,4 +1,4 @@
-"""make_dataset: static shapes, batching, shuffling, caching, errors, other backends."""
+"""Tests of `make_dataset`."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,9 @@ import tensorflow as tf
 from keras_labelemb.text import TextVectorizer, make_dataset, multi_hot
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
+
 TEXTS = [f"doc {w} common. second sentence" for w in WORDS]
+
 TARGETS = multi_hot([[i % 4] for i in range(10)], num_labels=4)
 
 

@@ -1,0 +1,69 @@
+"""run_layer_test, the one helper every layer's tests call, catches the defects it exists for."""
+
+import keras
+import numpy as np
+import pytest
+from keras import ops
+
+from keras_labelemb.testing import run_layer_test
+
+
+@keras.saving.register_keras_serializable(package="test_layer_test")
+class Scale(keras.layers.Layer):
+    """A dense layer times a constant; `forget_factor=True` leaves the factor out of its config."""
+
+    def __init__(self, factor=1.0, forget_factor=False, **kwargs):
+        super().__init__(**kwargs)
+        self.factor, self.forget_factor = factor, forget_factor
+        self.dense = keras.layers.Dense(2)
+
+    def build(self, input_shape):
+        self.dense.build(input_shape)
+
+    def call(self, inputs):
+        return self.factor * self.dense(inputs)
+
+    def compute_output_shape(self, input_shape):
+        return (*input_shape[:-1], 2)
+
+    def get_config(self):
+        config = super().get_config()
+        if not self.forget_factor:
+            config.update(factor=self.factor)
+        config.update(forget_factor=self.forget_factor)
+        return config
+
+
+@keras.saving.register_keras_serializable(package="test_layer_test")
+class LeakyMean(keras.layers.Layer):
+    """Claims to support masks but averages masked steps too."""
+
+    supports_masking = True
+
+    def call(self, inputs, mask=None):
+        return ops.mean(inputs, axis=1)
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0], input_shape[2])
+
+
+DATA = np.random.default_rng(0).normal(size=(3, 4)).astype("float32")
+
+
+def test_a_correct_layer_passes():
+    run_layer_test(Scale, {"factor": 3.0}, DATA, (3, 2), run_mixed_precision=False)
+
+
+def test_a_config_that_loses_an_argument_fails():
+    with pytest.raises(AssertionError):
+        run_layer_test(Scale, {"factor": 3.0, "forget_factor": True}, DATA, (3, 2), run_mixed_precision=False)
+
+
+def test_a_layer_that_reads_masked_positions_fails():
+    x = np.random.default_rng(1).normal(size=(2, 5, 3)).astype("float32")
+    mask = np.array([[True] * 5, [True, True, False, False, False]])
+    with pytest.raises(AssertionError):
+        run_layer_test(LeakyMean, {}, x, (2, 3), mask=mask, run_training=False, run_mixed_precision=False)

@@ -1,0 +1,29 @@
+"""Tests of `reports`."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score, label_ranking_average_precision_score, label_ranking_loss
+
+from keras_labelemb.evaluation import (
+    assign_labels,
+    classification_report,
+    ranking_report,
+)
+
+RNG = np.random.default_rng(0)
+
+Y = (RNG.random((60, 8)) > 0.7).astype("float32")
+
+S = np.clip(Y * 0.3 + RNG.random((60, 8)) * 0.7, 0, 1)
+
+
+def test_reports_match_scikit_learn():
+    report = classification_report(Y, S, 0.5)
+    assert report["micro_f1"] == pytest.approx(f1_score(Y, assign_labels(S, 0.5), average="micro"), abs=1e-6)
+    ranking = ranking_report(Y, S)
+    keep = Y.sum(1) > 0
+    assert ranking["documents"] == keep.sum() < len(Y)
+    assert ranking["label_ranking_average_precision"] == pytest.approx(
+        label_ranking_average_precision_score(Y[keep], S[keep]), abs=1e-6
+    )
+    assert ranking["ranking_loss"] == pytest.approx(label_ranking_loss(Y[keep], S[keep]), abs=1e-6)

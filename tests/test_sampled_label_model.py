@@ -1,0 +1,101 @@
+"""Tests of `sampled_label_model`."""
+
+import keras
+import numpy as np
+import pytest
+
+from keras_labelemb.losses import SampledSigmoidLoss
+from keras_labelemb.models import gile_wan, wan
+from keras_labelemb.training import SampledLabelModel
+
+NUM_LABELS = 12
+
+
+def _wan_data(num_labels=NUM_LABELS, seed=0):
+    rng = np.random.default_rng(seed)
+    labels = np.stack([np.arange(2, 2 + num_labels), np.arange(2 + num_labels, 2 + 2 * num_labels)], 1)
+    ids = rng.integers(2, 2 + 2 * num_labels, size=(32, 10)).astype("int32")
+    y = np.zeros((32, num_labels), "float32")
+    for row, tokens in enumerate(ids):  # a label is on when its first word occurs: learnable
+        y[row, np.unique(tokens[tokens < 2 + num_labels]) - 2] = 1.0
+    return labels.astype("int32"), ids, y
+
+
+def test_more_negatives_than_labels_and_wrong_targets_raise_clear_errors():
+    labels, ids, y = _wan_data()
+    model = gile_wan(40, labels, max_tokens=10, encoder_units=6, head={"joint_dim": 6})
+    with pytest.raises(ValueError, match="num_negatives"):
+        SampledLabelModel(model, SampledSigmoidLoss(num_negatives=NUM_LABELS + 1)).compile("adam")
+    trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=3))
+    with pytest.raises(ValueError, match="loss"):
+        trainer.compile("adam", loss="mse")
+    trainer.compile("adam")
+    with pytest.raises(ValueError, match="multi-hot"):
+        trainer.fit(ids, y[:, :5], epochs=1, verbose=0)
+    with pytest.raises(ValueError, match="model"):
+        SampledLabelModel(keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)]))
+
+
+@pytest.mark.parametrize("head", ["gile", "linear"])
+def test_sampled_fit_under_xla_learns_and_evaluates_every_label(head):
+    labels, ids, y = _wan_data()
+    keras.utils.set_random_seed(0)
+    prior = float(np.log(y.mean() / (1 - y.mean())))  # these documents carry ~40% of the labels, not ~1
+    if head == "linear":
+        model = wan(40, num_labels=NUM_LABELS, max_tokens=10, encoder_units=16, prior_logit=prior)
+    else:
+        model = gile_wan(40, labels, max_tokens=10, encoder_units=16, head={"joint_dim": 16}, prior_logit=prior)
+    trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=4, max_positives=12, seed=0))
+    trainer.compile(
+        keras.optimizers.Adam(0.02),
+        metrics=[keras.metrics.AUC(from_logits=True, multi_label=True, name="auc")],
+        jit_compile=True,
+    )
+    before = float(trainer.evaluate(ids, y, verbose=0, return_dict=True)["loss"])
+    history = trainer.fit(ids, y, batch_size=16, epochs=15, verbose=0).history
+    assert set(history) == {"loss", "dropped_positives"}
+    assert max(history["dropped_positives"]) == 0
+    after = trainer.evaluate(ids, y, verbose=0, return_dict=True)
+    assert after["loss"] < 0.8 * before, (before, after)
+    assert after["auc"] > 0.8
+    np.testing.assert_allclose(
+        trainer.predict(ids, verbose=0), model.predict(ids, verbose=0), atol=1e-5
+    )  # XLA vs graph
+
+
+def test_dropped_positives_are_reported_when_the_candidate_budget_is_too_small():
+    labels, ids, y = _wan_data()
+    model = gile_wan(40, labels, max_tokens=10, encoder_units=6, head={"joint_dim": 6})
+    trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=1, max_positives=1, seed=0))
+    trainer.compile("adam")
+    history = trainer.fit(ids, y, batch_size=32, epochs=1, verbose=0).history
+    assert history["dropped_positives"][0] == np.count_nonzero(y.max(axis=0)) - 1  # one positive slot
+
+
+def test_mixed_precision_sampled_fit_is_finite():
+    labels, ids, y = _wan_data()
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        model = gile_wan(40, labels, max_tokens=10, encoder_units=6, head={"joint_dim": 6})
+        trainer = SampledLabelModel(model, SampledSigmoidLoss(negative_rate=0.3, seed=0))
+        trainer.compile("adam", jit_compile=True)
+        loss = trainer.fit(ids, y, batch_size=16, epochs=1, verbose=0).history["loss"][0]
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    assert np.isfinite(loss)
+
+
+def test_trainer_and_trained_model_save_and_reload_with_identical_predictions(tmp_path):
+    labels, ids, y = _wan_data()
+    model = gile_wan(40, labels, max_tokens=10, encoder_units=6, head={"joint_dim": 6})
+    trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=3, sampler="log_uniform", seed=4))
+    trainer.compile("adam")
+    trainer.fit(ids, y, epochs=1, verbose=0)
+    model.save(tmp_path / "model.keras")
+    np.testing.assert_array_equal(
+        keras.models.load_model(tmp_path / "model.keras").predict(ids, verbose=0), model.predict(ids, verbose=0)
+    )
+    trainer.save(tmp_path / "trainer.keras")
+    restored = keras.models.load_model(tmp_path / "trainer.keras")
+    assert restored.sampled_loss.get_config() == trainer.sampled_loss.get_config()
+    np.testing.assert_array_equal(restored.predict(ids, verbose=0), model.predict(ids, verbose=0))
