@@ -413,3 +413,130 @@ def run_case(name, seed=0):
 
     layer_cls, kwargs = CASES[name](np.random.default_rng(seed))
     return run_layer_test(layer_cls, **kwargs)
+
+
+# ---------------------------------------------------------------- CNLE (issue 14)
+
+CNLE_LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8]], "int32")  # 3 label names / descriptions
+CNLE_SEQUENCES = np.array([[0, 2, 3], [1, 3, -1], [2, 3, -1]], "int32")  # teacher forcing: labels, end = 3, -1
+
+
+def co_attention(rng):
+    """Words attend over 3 labels (one padded) and labels over words; attention scores returned.
+
+    `run_layer_test` asks `compute_output_shape(inputs_shape)` before any label is seen, and
+    CoAttention's label count is a call-time property: this subclass only fixes that count.
+    """
+    import keras
+
+    from keras_labelemb.layers import CoAttention
+
+    labels = rng.normal(size=(3, 4)).astype("float32")
+
+    @keras.saving.register_keras_serializable(package="keras_labelemb_tests")
+    class CoAttentionOverThreeLabels(CoAttention):
+        def compute_output_shape(self, inputs_shape, labels_shape=labels.shape):
+            return super().compute_output_shape(inputs_shape, labels_shape)
+
+    return CoAttentionOverThreeLabels, dict(
+        init_kwargs={"num_heads": 2, "attention_dim": 6, "return_attention_scores": True},
+        input_data=rng.normal(size=(3, 5, 4)).astype("float32"),
+        expected_output_shape=((3, 5, 4), (3, 3, 4), (3, 2, 5, 3), (3, 2, 3, 5)),
+        mask=sequence_mask(),
+        call_kwargs={"labels": labels, "labels_mask": np.array([True, True, False])},
+        # The fit step trains the first output, X_fuse, which the label side does not feed: the label side
+        # trains in the adaptive_label_decoder cases.
+        frozen_weights=("label_attention/", "label_ffn_", "label_layer_norm/"),
+    )
+
+
+def co_attention_without_label_embedding(rng):
+    """The "w/o label embedding" ablation: text only, X_fuse = LN(FFN(X) + X)."""
+    from keras_labelemb.layers import CoAttention
+
+    return CoAttention, dict(
+        init_kwargs={"use_label_embedding": False, "intermediate_dim": 5},
+        input_data=rng.normal(size=(3, 5, 4)).astype("float32"),
+        expected_output_shape=(3, 5, 4),
+        mask=sequence_mask(),
+        expected_num_trainable_weights=6,  # two Dense, one LayerNormalization
+    )
+
+
+def _adaptive_label_decoder(output_mode, teacher_forcing=False, encoder=True, text_to_label=True):
+    """The decoder head, over the co-attentive encoder (inputs: word vectors) or alone (inputs: X_fin).
+
+    Only the encoder-free cases run the XLA fit steps: compiling the gradient of the encoder's four
+    BiLSTM passes takes ~30 s per step on 2 CPU cores. The encoder's gradients and mixed precision are
+    checked eagerly in tests/test_adaptive_label_decoder.py.
+    """
+
+    def case(rng):
+        import keras
+
+        from keras_labelemb.layers import AdaptiveLabelDecoder, CoAttentiveEncoder
+
+        def init_kwargs():
+            kwargs = {
+                "embedding": keras.layers.Embedding(12, 6, mask_zero=True),
+                "label_ids": CNLE_LABELS,
+                "max_steps": 3,
+                "output_mode": output_mode,
+            }
+            if encoder:
+                kwargs["encoder"] = CoAttentiveEncoder(
+                    model_dim=4, num_heads=2, use_text_to_label_attention=text_to_label
+                )
+            return kwargs
+
+        shape = {"logits": (3, 3, 4), "sequence": (3, 3), "multi_hot": (3, 3)}[output_mode]
+        return AdaptiveLabelDecoder, dict(
+            init_kwargs=init_kwargs,
+            input_data=rng.normal(size=(3, 5, 6)).astype("float32"),
+            expected_output_shape=shape,
+            mask=sequence_mask(),
+            call_kwargs={"label_sequence": CNLE_SEQUENCES} if teacher_forcing else None,
+            run_training=not encoder,
+            run_mixed_precision=not encoder,
+            # Embedding rows of words in no label description get no gradient.
+            frozen_weights=("embeddings",),
+        )
+
+    return case
+
+
+def adaptive_label_decoder_without_label_embedding(rng):
+    """The "w/o label embedding" ablation: per-label input embeddings and a linear classifier."""
+    from keras_labelemb.layers import AdaptiveLabelDecoder, CoAttentiveEncoder
+
+    def init_kwargs():
+        return {
+            "encoder": CoAttentiveEncoder(model_dim=4, num_heads=2, use_label_embedding=False),
+            "num_labels": 3,
+            "max_steps": 3,
+            "output_mode": "sequence",
+        }
+
+    return AdaptiveLabelDecoder, dict(
+        init_kwargs=init_kwargs,
+        input_data=rng.normal(size=(3, 5, 6)).astype("float32"),
+        expected_output_shape=(3, 3),
+        mask=sequence_mask(),
+        run_training=False,  # see _adaptive_label_decoder
+        run_mixed_precision=False,
+    )
+
+
+CASES.update(
+    {
+        "co_attention": co_attention,
+        "co_attention_without_label_embedding": co_attention_without_label_embedding,
+        "adaptive_label_decoder_teacher_forcing": _adaptive_label_decoder("logits", True, encoder=False),
+        "adaptive_label_decoder_greedy_logits": _adaptive_label_decoder("logits", encoder=False),
+        "adaptive_label_decoder_multi_hot": _adaptive_label_decoder("multi_hot"),
+        "adaptive_label_decoder_sequence_without_text_to_label": _adaptive_label_decoder(
+            "sequence", text_to_label=False
+        ),
+        "adaptive_label_decoder_without_label_embedding": adaptive_label_decoder_without_label_embedding,
+    }
+)

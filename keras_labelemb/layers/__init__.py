@@ -1,6 +1,9 @@
 """Keras layers: document encoders, label encoders and label-aware output heads."""
 
+from keras_labelemb.layers.adaptive_label_decoder import AdaptiveLabelDecoder
 from keras_labelemb.layers.attention_pooling import AttentionPooling
+from keras_labelemb.layers.co_attention import CoAttention
+from keras_labelemb.layers.co_attentive_encoder import CoAttentiveEncoder
 from keras_labelemb.layers.drill_head import DrillHead
 from keras_labelemb.layers.gile_head import GileHead, joint_dim_matching_linear
 from keras_labelemb.layers.hierarchical_attention import HierarchicalAttention
@@ -11,7 +14,10 @@ from keras_labelemb.layers.region_lstm import RegionLSTM
 from keras_labelemb.layers.region_pooling import RegionPooling
 
 __all__ = [
+    "AdaptiveLabelDecoder",
     "AttentionPooling",
+    "CoAttention",
+    "CoAttentiveEncoder",
     "DrillHead",
     "GileHead",
     "HierarchicalAttention",
