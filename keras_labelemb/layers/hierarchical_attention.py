@@ -218,7 +218,7 @@ class HierarchicalAttention(keras.layers.Layer):
         pooled, scores = attention(hidden, mask=mask)
         # Dropout on the pooled vectors rather than on every word's hidden state: the same
         # regularisation point as HAN implementations, ~T times fewer random numbers (XLA's
-        # CPU random number generator made word-level dropout a 15x slowdown under jit_compile).
+        # CPU random number generator made word-level dropout many times slower under jit_compile).
         return self.encoder_dropout(pooled, training=training), scores
 
     def call(self, inputs, mask=None, training=None, language=None, return_attention_scores=None):
