@@ -289,7 +289,7 @@ def run_zero_shot(setup, results):
     untrained = labels_without_training_documents(train_data)
     if setup.args.untrained_seen_labels == "drop" and untrained:
         seen = [j for i, j in enumerate(seen) if i not in untrained]
-        train_data = restrict_labels(remove_unseen_from_train(data, unseen), seen)
+        train_data = restrict_labels(remove_unseen_from_train_quiet(data, unseen), seen)
     train_data = train_data.validation_split(setup.args.validation_fraction, seed=setup.args.seed)
     unseen_test = restrict_labels(data, unseen).multi_hot("test")
     results["zero_shot"]["split"] = {
