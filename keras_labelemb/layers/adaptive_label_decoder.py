@@ -193,6 +193,17 @@ class AdaptiveLabelDecoder(LabelHead):
         """Width of the step softmax: the labels, plus the end symbol when multi-label."""
         return self.num_labels + int(self.multi_label)
 
+    @property
+    def input(self):
+        """The text word vectors this head was called on (without the Keras mask that came with them).
+
+        Keras passes the embedding's mask to `call` and records it among the
+        call's inputs; `split_at_head` cuts the model at the head's input,
+        which is the word vectors (their mask travels with them).
+        """
+        value = super().input
+        return value[0] if isinstance(value, (list, tuple)) else value
+
     def score_subset(self, inputs, label_indices, training=None):
         raise ValueError(
             "AdaptiveLabelDecoder encodes its label set as one sequence (a BiLSTM over the labels, then "
