@@ -11,7 +11,7 @@ from keras_labelemb.datasets.language_modeling import bptt_arrays, num_bptt_batc
 def test_ptb_counts(data_dir):
     if not (data_dir / "ptb").is_dir():
         skip_missing_data("PTB", data_dir / "ptb")
-    data = load_ptb(data_dir / "ptb")
+    data = load_ptb(data_dir / "ptb", download=False)
     assert data.vocabulary_size == 10_000
     assert (len(data.train), len(data.val), len(data.test)) == (929_589, 73_760, 82_430)
     assert data.vocabulary[0] == "the" and "<eos>" in data.vocabulary and "<unk>" in data.vocabulary
@@ -22,7 +22,7 @@ def test_ptb_counts(data_dir):
 def test_wikitext2_counts(data_dir):
     if not (data_dir / "wikitext2").is_dir():
         skip_missing_data("WikiText-2", data_dir / "wikitext2")
-    data = load_wikitext2(data_dir / "wikitext2")
+    data = load_wikitext2(data_dir / "wikitext2", download=False)
     assert data.vocabulary_size == 33_278
     assert (len(data.train), len(data.val), len(data.test)) == (2_088_628, 217_646, 245_569)
 

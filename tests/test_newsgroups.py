@@ -21,7 +21,7 @@ def newsgroups_dir(data_dir):
 
 @pytest.fixture(scope="module")
 def newsgroups(newsgroups_dir):
-    return load_newsgroups(newsgroups_dir)
+    return load_newsgroups(newsgroups_dir, download=False)
 
 
 def test_counts_and_labels(newsgroups):
@@ -54,7 +54,7 @@ def test_label_descriptions_are_readable(newsgroups):
 
 
 def test_headers_removed_by_default(newsgroups_dir, newsgroups):
-    with_headers = load_newsgroups(newsgroups_dir, remove_headers=False)
+    with_headers = load_newsgroups(newsgroups_dir, remove_headers=False, download=False)
     starts = sum(t.startswith("From:") for t in with_headers.train_texts)
     assert starts > 0.9 * len(with_headers.train_texts)
     # A few bodies start with a forwarded message's own "From:" line.
@@ -64,7 +64,7 @@ def test_headers_removed_by_default(newsgroups_dir, newsgroups):
 
 
 def test_custom_label_descriptions(newsgroups_dir):
-    data = load_newsgroups(newsgroups_dir, label_descriptions={"sci.space": "outer space", "nope": "x"})
+    data = load_newsgroups(newsgroups_dir, label_descriptions={"sci.space": "outer space", "nope": "x"}, download=False)
     assert data.label_descriptions[data.label_names.index("sci.space")] == "outer space"
 
 
@@ -88,7 +88,7 @@ def test_original_folder_layout_and_jsonl_agree(tmp_path):
         with gzip.open(jsonl / f"{split}.jsonl.gz", "wt", encoding="utf-8") as f:
             for group, number, text in items:
                 f.write(json.dumps({"id": f"{group}/{number}", "label": group, "text": text}) + "\n")
-    from_tree, from_jsonl = load_newsgroups(tree), load_newsgroups(jsonl)
+    from_tree, from_jsonl = load_newsgroups(tree, download=False), load_newsgroups(jsonl, download=False)
     assert from_tree.label_names == ["alt.atheism", "sci.space"]
     assert sorted(from_tree.train_texts) == sorted(from_jsonl.train_texts) == ["No gods.\n", "The shuttle flew.\n"]
     assert sorted(from_tree.test_texts) == ["", "Mars\n"]
@@ -96,7 +96,7 @@ def test_original_folder_layout_and_jsonl_agree(tmp_path):
     with pytest.raises(FileNotFoundError, match="20news-bydate"):
         load_newsgroups(tmp_path / "missing", download=False)
     # Cachopo's preprocessing (Johnson & Zhang's copy): the subject line, then the body.
-    with_subject = load_newsgroups(tree, keep_subject=True)
+    with_subject = load_newsgroups(tree, keep_subject=True, download=False)
     assert sorted(with_subject.train_texts) == ["\nNo gods.\n", "orbit\nThe shuttle flew.\n"]
     assert sorted(with_subject.test_texts) == ["\n", "x\nMars\n"]
     assert with_subject.train_labels == from_tree.train_labels

