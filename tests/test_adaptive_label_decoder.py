@@ -1,17 +1,13 @@
 """AdaptiveLabelDecoder (CNLE eqs. 10-13): NumPy reference, greedy decoding rules, XLA = eager, gradients.
 
-The shared contract checks run through `run_layer_test` (tests/layer_cases.py: adaptive_label_decoder_*).
-"""
+The shared contract checks run through `run_layer_test` (tests/layer_cases.py: adaptive_label_decoder_*)."""
 
 import keras
 import numpy as np
 import pytest
-import tensorflow as tf
+from adaptive_label_decoder_helpers import decoder_with_encoder, randomized, text
 
 from keras_labelemb.layers import AdaptiveLabelDecoder, CoAttentiveEncoder
-from keras_labelemb.losses.label_sequence_loss import LabelSequenceLoss
-from keras_labelemb.text.label_sequences import frequency_order, label_sequences, label_sequences_to_multi_hot
-from keras_labelemb.training.warmup_schedule import WarmupSchedule
 
 LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 2, 0]], "int32")
 
@@ -57,33 +53,6 @@ def numpy_teacher_forced(decoder, x, mask, sequence):
     return np.stack(out, 1)
 
 
-def randomized(layer, *args, **kwargs):
-    layer(*args, **kwargs)
-    rng = np.random.default_rng(7)
-    layer.set_weights([rng.normal(scale=0.6, size=w.shape).astype("float32") for w in layer.get_weights()])
-    return layer
-
-
-def text(seed=0, batch=4, length=6, width=6):
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=(batch, length, width)).astype("float32")
-    mask = np.ones((batch, length), bool)
-    mask[0, 4:] = False
-    mask[3] = False
-    return x, mask
-
-
-def decoder_with_encoder(max_steps=4, **kwargs):
-    embedding = keras.layers.Embedding(12, 6, mask_zero=True)
-    return AdaptiveLabelDecoder(
-        embedding,
-        LABELS,
-        encoder=CoAttentiveEncoder(model_dim=6, num_heads=2, **kwargs),
-        max_steps=max_steps,
-        output_mode="sequence",
-    )
-
-
 def test_teacher_forcing_matches_numpy_equations():
     x, mask = text()
     sequence = np.array([[0, 2, 4, -1], [1, 4, -1, -1], [3, 0, 1, 4], [4, -1, -1, -1]], "int32")
@@ -91,28 +60,6 @@ def test_teacher_forcing_matches_numpy_equations():
     randomized(decoder, x, label_sequence=sequence, mask=mask)
     got = np.asarray(decoder(x, label_sequence=sequence, mask=mask))
     np.testing.assert_allclose(got, numpy_teacher_forced(decoder, x, mask, sequence), atol=1e-4)
-
-
-def test_greedy_decoding_never_repeats_and_pads_after_the_end():
-    x, mask = text(batch=8)
-    decoder = randomized(decoder_with_encoder(max_steps=7), x, mask=mask)
-    longest = 0
-    for seed in range(3):
-        decoder.set_weights([w * (1 + seed) for w in decoder.get_weights()])
-        sequences = np.asarray(decoder(x, mask=mask))
-        for row in sequences:
-            labels = [p for p in row if 0 <= p < 4]
-            assert len(labels) == len(set(labels)), row
-            longest = max(longest, len(labels))
-            if 4 in row.tolist():
-                end = row.tolist().index(4)
-                assert all(p == -1 for p in row[end + 1 :]), row
-                assert all(0 <= p < 4 for p in row[:end]), row
-        # The multi-hot output is the decoded set of each sequence.
-        decoder.output_mode = "multi_hot"
-        np.testing.assert_array_equal(np.asarray(decoder(x, mask=mask)), label_sequences_to_multi_hot(sequences, 4))
-        decoder.output_mode = "sequence"
-    assert longest >= 2  # the check saw sequences of several labels
 
 
 def test_greedy_choices_follow_the_step_logits():
@@ -138,39 +85,6 @@ def test_xla_decoding_equals_eager_decoding():
     model = keras.Model([inputs, mask_input], decoder(inputs, mask=mask_input))
     model.compile(jit_compile=True)
     np.testing.assert_array_equal(model.predict([x, mask], verbose=0), eager)
-
-
-def test_gradients_reach_every_weight_in_teacher_forced_training():
-    x, mask = text()
-    sequence = label_sequences(np.array([[1, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 0], [1, 1, 1, 1]]), max_steps=4)
-    for kwargs in ({}, {"use_text_to_label_attention": False}):
-        decoder = decoder_with_encoder(**kwargs)
-        decoder(x, mask=mask)
-        with tf.GradientTape() as tape:
-            loss = LabelSequenceLoss()(sequence, decoder(x, label_sequence=sequence, mask=mask))
-        grads = tape.gradient(loss, decoder.trainable_weights)
-        missing = [
-            w.path for w, g in zip(decoder.trainable_weights, grads) if g is None or not np.any(tf.convert_to_tensor(g))
-        ]
-        assert not missing, missing
-
-
-def test_mixed_precision_forward_and_gradients_are_finite():
-    previous = keras.config.dtype_policy()
-    keras.config.set_dtype_policy("mixed_float16")
-    try:
-        x, mask = text()
-        decoder = decoder_with_encoder()
-        sequence = np.array([[0, 4, -1, -1]] * 4, "int32")
-        with tf.GradientTape() as tape:
-            logits = decoder(x, label_sequence=sequence, mask=mask)
-            loss = LabelSequenceLoss()(sequence, logits)
-        assert logits.dtype == "float16"
-        grads = tape.gradient(loss, decoder.trainable_weights)
-        assert all(np.all(np.isfinite(np.asarray(tf.convert_to_tensor(g)))) for g in grads if g is not None)
-        assert np.all(np.asarray(decoder(x, mask=mask)) >= -1)
-    finally:
-        keras.config.set_dtype_policy(previous)
 
 
 def test_fully_padded_text_decodes_finitely():
@@ -236,45 +150,3 @@ def test_multi_class_is_one_step_over_the_labels():
 def test_arguments_are_validated(kwargs, match):
     with pytest.raises(ValueError, match=match):
         AdaptiveLabelDecoder(keras.layers.Embedding(12, 6), LABELS, **kwargs)
-
-
-# ---------------------------------------------------------------- label sequences, loss, schedule
-
-
-def test_label_sequences_round_trip_in_a_fixed_order():
-    targets = np.array([[0, 1, 1, 0], [1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 1]])
-    sequences = label_sequences(targets, max_steps=5)
-    assert sequences.tolist() == [[1, 2, 4, -1, -1], [0, 3, 4, -1, -1], [4, -1, -1, -1, -1], [0, 1, 2, 3, 4]]
-    np.testing.assert_array_equal(label_sequences_to_multi_hot(sequences, 4), targets)
-    order = frequency_order(targets)
-    assert order.tolist() == [0, 1, 2, 3]  # ties keep the label-set order
-    assert label_sequences(targets, max_steps=3, order=[3, 2, 1, 0]).tolist()[3] == [3, 2, 4]  # truncated, ended
-    assert label_sequences(np.eye(4)[[2, 0]], multi_label=False).tolist() == [[2], [0]]
-    with pytest.raises(ValueError, match="exactly one label"):
-        label_sequences(targets, multi_label=False)
-    with pytest.raises(ValueError, match="permutation"):
-        label_sequences(targets, order=[0, 0, 1, 2])
-
-
-def test_loss_is_masked_after_the_end_symbol():
-    rng = np.random.default_rng(0)
-    logits = rng.normal(size=(2, 3, 5)).astype("float32")
-    y = np.array([[1, 4, -1], [4, -1, -1]])
-    log_p = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
-    expected = (-(log_p[0, 0, 1] + log_p[0, 1, 4]) - log_p[1, 0, 4]) / 2
-    np.testing.assert_allclose(float(LabelSequenceLoss()(y, logits)), expected, rtol=1e-5)
-    changed = logits.copy()
-    changed[0, 2] = 100.0  # a padded step
-    np.testing.assert_allclose(float(LabelSequenceLoss()(y, changed)), expected, rtol=1e-5)
-
-
-def test_warmup_schedule_rises_then_decays_and_serializes():
-    schedule = WarmupSchedule(model_dim=256, warmup_steps=800)
-    rates = [float(schedule(step)) for step in (0, 399, 799, 3199)]
-    assert rates[0] < rates[1] < rates[2] and rates[3] < rates[2]
-    np.testing.assert_allclose(rates[2], 256**-0.5 * 800**-0.5, rtol=1e-5)
-    np.testing.assert_allclose(rates[3], rates[2] / 2, rtol=1e-4)
-    clone = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(schedule))
-    assert float(clone(100)) == float(schedule(100))
-    with pytest.raises(ValueError, match="warmup_steps"):
-        WarmupSchedule(warmup_steps=0)

@@ -8,6 +8,9 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 COVERED_ELSEWHERE = {
     # The base class of OneError and the ranking metrics: every metric's tests exercise it.
     "document_average_metric": "tests/test_one_error.py, test_ranking_loss.py, test_label_ranking_average_precision.py",
+    # CNLE's encoder runs inside AdaptiveLabelDecoder(encoder=...): its outputs are only observable through
+    # the decoder (and the layer-test cases of both), in test_adaptive_label_decoder.py and test_cnle.py.
+    "co_attentive_encoder": "tests/test_adaptive_label_decoder.py, tests/test_cnle.py, tests/layer_cases.py",
 }
 
 
