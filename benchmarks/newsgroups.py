@@ -45,7 +45,7 @@ softmax cross-entropy. Paper size on a GPU: `--units 500`.
 
 Run time on 2 CPU cores: about 40 minutes with the defaults; about an hour for
 the README's run (`--epochs 8 --schedule cosine --speed-units 150,500`);
-`--quick` under 2 minutes.
+`--quick` about 2 minutes (122 s measured while another benchmark shared the cores).
 
     python -m benchmarks.newsgroups                  # full run
     python -m benchmarks.newsgroups --quick          # tiny smoke run (writes to the temporary folder)
@@ -72,8 +72,8 @@ import tensorflow as tf  # noqa: E402
 from keras import ops  # noqa: E402
 
 from benchmarks.baselines import tuned_linear_svc  # noqa: E402
-from benchmarks.report import RESULTS  # noqa: E402
-from benchmarks.report import write_report as write_results  # noqa: E402
+from benchmarks.report import RESULTS, write_report  # noqa: E402
+from benchmarks.tables import markdown_table  # noqa: E402
 from benchmarks.timing import round_robin, speed_ratio  # noqa: E402
 from keras_labelemb.datasets import load_newsgroups  # noqa: E402
 from keras_labelemb.layers import RegionLSTM, RegionPooling  # noqa: E402
@@ -583,14 +583,7 @@ def table(results, args):
         "subject": "subject line kept, other headers removed",
         "kept": "headers kept",
     }[args.headers]
-    lines = [
-        f"20 Newsgroups bydate, {headers}, "
-        f"{args.units} units per direction, {args.max_length} tokens, chop {args.chop_size}, "
-        f"{args.epochs} epochs (test error at the best validation epoch)",
-        "",
-        "| model | test error | paper (Table 3) | s / epoch | best epoch |",
-        "|---|---|---|---|---|",
-    ]
+    rows = []
     names = [
         ("oh_2lstmp", "oh-2LSTMp (no i/o gates)"),
         ("oh_2lstmp_tv", "oh-2LSTMp + tv-embeddings"),
@@ -600,35 +593,35 @@ def table(results, args):
         r = results["models"].get(key)
         if r:
             paper = f"{100 * PAPER[key]:.2f}%" if key in PAPER else "-"
-            lines.append(
-                f"| {label} | {100 * r['error']:.2f}% | {paper} | {r['seconds_per_epoch']:.0f} | {r['best_epoch']} |"
-            )
+            rows.append([label, f"{100 * r['error']:.2f}%", paper, f"{r['seconds_per_epoch']:.0f}", r["best_epoch"]])
     for key, label in (("svm_bow", "LinearSVC, tf-idf bag of words"), ("svm_123gram", "LinearSVC, tf-idf 1-3-grams")):
         r = results["svm"].get(key)
         if r:
-            lines.append(f"| {label}, C={r['C']:g} | {100 * r['error']:.2f}% | {100 * PAPER[key]:.2f}% | - | - |")
+            rows.append([f"{label}, C={r['C']:g}", f"{100 * r['error']:.2f}%", f"{100 * PAPER[key]:.2f}%", "-", "-"])
+    lines = [
+        f"20 Newsgroups bydate, {headers}, "
+        f"{args.units} units per direction, {args.max_length} tokens, chop {args.chop_size}, "
+        f"{args.epochs} epochs (test error at the best validation epoch)",
+        "",
+        markdown_table(["model", "test error", "paper (Table 3)", "s / epoch", "best epoch"], rows),
+    ]
     speed = results.get("speed")
     if speed:
         columns = [(units, mode) for units, timed in speed["by_units"].items() for mode in timed["modes"]]
+        ratio_rows = [
+            [f"{key}: {description}", *(_ratio_cell(speed["by_units"][u]["modes"][m], key) for u, m in columns)]
+            for key, description in speed["configurations"].items()
+        ]
         lines += [
             "",
             f"Speed ratios, seconds per training step (batch {speed['batch_size']}), same run "
             "(paper Table 1, 500 units, GPU: no i/o gates 1.83x faster)",
             "",
-            "| ratio | " + " | ".join(f"{u} units, {m}" for u, m in columns) + " |",
-            "|---|" + "---|" * len(columns),
-        ]
-        for key, description in speed["configurations"].items():
-            lines.append(
-                f"| {key}: {description} | "
-                + " | ".join(_ratio_cell(speed["by_units"][u]["modes"][m], key) for u, m in columns)
-                + " |"
-            )
-        lines.append(
+            markdown_table(["ratio", *(f"{u} units, {m}" for u, m in columns)], ratio_rows),
             f"\nMedian time per step over {speed['rounds']} round-robin rounds of {speed['steps_per_round']} "
             "steps, from wall time, or from CPU time (marked) where wall time was throttled; the summary reports "
-            f"{speed['summary_units']} units, `{speed['summary_mode']}` (the size and mode the models trained in)."
-        )
+            f"{speed['summary_units']} units, `{speed['summary_mode']}` (the size and mode the models trained in).",
+        ]
     return "\n".join(lines)
 
 
@@ -639,8 +632,9 @@ def _ratio_cell(mode, key):
     return f"{ratio['ratio']:.2f}×" + (" (CPU)" if ratio["clock"].startswith("cpu") else "")
 
 
-def write_report(args, argv, results, start):
-    return write_results(
+def save_report(args, argv, results, start):
+    """Writes the run's JSON and Markdown through `benchmarks.report.write_report`."""
+    return write_report(
         args.output,
         "20 Newsgroups bydate, oh-2LSTMp (Johnson & Zhang 2016)",
         "benchmarks.newsgroups",
@@ -672,8 +666,8 @@ def main(argv=None):
     ):
         if part in parts:
             run(setup, results)
-            write_report(args, argv, results, start)
-    report = write_report(args, argv, results, start)
+            save_report(args, argv, results, start)
+    report = save_report(args, argv, results, start)
     print("\n" + table(results, args) + f"\n\nWall time {report['wall_seconds']:.0f} s. Results: {args.output}")
     print(json.dumps(report["summary"], indent=2))
 
