@@ -3,6 +3,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from keras import ops
+from sampled_sigmoid_loss_helpers import NUM_LABELS as SAMPLED_NUM_LABELS
+from sampled_sigmoid_loss_helpers import _head as sampled_head
 
 from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead, joint_dim_matching_linear
 
@@ -103,15 +105,18 @@ def test_label_set_is_saved_with_the_model(tmp_path):
     assert loaded.layers[-1].embedding is loaded.layers[0], "label and word embeddings must stay one table"
 
 
-def test_linear_head_cannot_take_another_label_set():
-    head = LinearHead(num_labels=4)
-    head.build((None, 7))
-    with pytest.raises(ValueError, match="cannot score another label set"):
-        head.set_labels(LABELS[:2])
-    with pytest.raises(ValueError, match="call-time labels"):
-        head(np.zeros((1, 7), "float32"), label_ids=LABELS)
-    with pytest.raises(ValueError, match="reads no label descriptions"):
-        LinearHead(num_labels=4, label_ids=LABELS)
+@pytest.mark.parametrize("variant", ["gile", "bilinear", "only_label"])
+def test_score_subset_equals_the_matching_columns_of_the_full_scores(variant):
+    head = sampled_head(variant)
+    h = np.random.default_rng(1).normal(size=(3, 4)).astype("float32")
+    indices = np.array([7, 0, 11, 3])
+    np.testing.assert_allclose(head.score_subset(h, indices), np.asarray(head(h))[:, indices], rtol=1e-5, atol=1e-6)
+
+
+def test_score_subset_rejects_out_of_range_label_indices():
+    head = sampled_head()
+    with pytest.raises(ValueError, match="label_indices"):
+        head.score_subset(np.zeros((2, 4), "float32"), np.array([0, SAMPLED_NUM_LABELS]))
 
 
 def test_gradients_reach_label_word_embeddings():

@@ -35,8 +35,8 @@ def test_ties_conventions():
     assert result_of(klm.PrecisionAtK(k=2), y, tied) == pytest.approx(0.5)
 
 
-def test_default_names():
-    assert klm.PrecisionAtK(k=3).name == "precision_at_3"
-    assert klm.NDCGAtK().name == "ndcg_at_5"
-    assert klm.PrecisionAtK(k=3, name="p3").name == "p3"
-    assert klm.AveragePrecision is klm.LabelRankingAveragePrecision
+def test_average_precision_is_sklearns_label_ranking_average_precision():
+    y_true, scores = make_data(4, 20, 6)
+    assert stream(klm.AveragePrecision(), y_true, scores) == pytest.approx(
+        sklearn_reference("lrap", y_true, scores), abs=1e-5
+    )

@@ -11,11 +11,17 @@ VOCAB = 30
 
 def test_oh_2lstmp_builder():
     model = oh_2lstmp(VOCAB, num_labels=4, max_tokens=12, units=3, num_regions=3, chop_size=5)
-    assert model.name == "oh_2lstmp" and model.output.shape == (None, 4)
+    assert model.output.shape == (None, 4)
+    # oh-2LSTMp: two directions, each word's one-hot row feeds only the forget gate and the cell input
+    # (input/output gates removed), so the kernels are 2 * units wide.
+    kernels = {w.path.split("/")[-1]: tuple(w.shape) for w in model.get_layer("region_lstm").weights}
+    assert kernels["forward_kernel"] == kernels["backward_kernel"] == (VOCAB, 2 * 3)
     region = model.get_layer("region_lstm")
     assert (region.gates, region.direction, region.pooling, region.chop_size) == ("no_io", "bidirectional", "max", 5)
     full = oh_2lstmp(VOCAB, num_labels=4, units=3, gates="full", direction="forward")
-    assert full.name == "oh_lstmp" and full.get_layer("region_lstm").output.shape == (None, 10 * 3)
+    assert full.get_layer("region_lstm").output.shape == (None, 10 * 3)
+    kernels = {w.path.split("/")[-1]: tuple(w.shape) for w in full.get_layer("region_lstm").weights}
+    assert kernels["forward_kernel"] == (VOCAB, 4 * 3) and "backward_kernel" not in kernels  # one LSTM, 4 gates
     labels = np.array([[2, 3], [4, 0]], "int32")
     gile = oh_2lstmp(VOCAB, max_tokens=12, units=3, head={"type": "gile", "joint_dim": 4}, label_ids=labels)
     assert gile(np.random.default_rng(0).integers(0, VOCAB, (16, 12))).shape == (16, 2)

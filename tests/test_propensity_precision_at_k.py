@@ -222,10 +222,10 @@ def test_label_count_mismatch():
         metric.update_state(np.zeros((2, 4)), np.zeros((2, 4)))
 
 
-def test_names_config_round_trip_and_registration():
+def test_config_round_trip_and_registration():
+    # The default names (psp_at_3, raw_psp_at_3) are checked where they matter: as the keys that
+    # test_compiled_evaluate_matches_reference reads from model.evaluate.
     p = np.array([0.2, 0.5, 0.9])
-    assert klm.PropensityPrecisionAtK(p, k=3).name == "psp_at_3"
-    assert klm.PropensityPrecisionAtK(p, k=3, normalize=False).name == "raw_psp_at_3"
     metric = klm.PropensityPrecisionAtK(p, k=2, normalize=False, name="psp2")
     config = metric.get_config()
     restored = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(metric))
