@@ -1,6 +1,7 @@
 """Tests of `label_sampler`."""
 
 import numpy as np
+import pytest
 from sampled_sigmoid_loss_helpers import _targets
 
 from keras_labelemb.losses import SampledSigmoidLoss
@@ -59,3 +60,12 @@ def test_frequency_sampler_prefers_frequent_labels_and_hard_sampler_takes_top_sc
     hard = SampledSigmoidLoss(num_negatives=3, sampler="hard", max_positives=2)
     candidates, keep, _ = hard.label_sampler.sample_candidates(y, 20, scores=scores)
     assert np.asarray(candidates)[np.asarray(keep)].tolist() == [19, 18, 17, 16]
+
+
+def test_targets_and_scores_of_another_width_name_both_shapes():
+    loss = SampledSigmoidLoss(num_negatives=2, seed=0)
+    with pytest.raises(ValueError, match=r"`y_true` must be multi-hot over the 5 labels.*\(2, 4\)"):
+        loss.label_sampler.sample_candidates(np.zeros((2, 4), "float32"), 5)
+    hard = SampledSigmoidLoss(num_negatives=2, sampler="hard")
+    with pytest.raises(ValueError, match=r"`y_true` and `scores`"):
+        hard.label_sampler.sample_candidates(np.zeros((2, 5), "float32"), 5, scores=np.zeros((2, 6), "float32"))

@@ -1,5 +1,5 @@
-"""SampledSigmoidLoss and SampledLabelModel: sampled training equals full BCE in the limit,
-keeps every positive, is unbiased when asked, compiles under XLA and is seeded."""
+"""SampledSigmoidLoss: sampled training equals full BCE in the limit, is unbiased when asked,
+corrects sampled logits by log q, and checks its arguments (the candidates themselves: test_label_sampler.py)."""
 
 import keras
 import numpy as np
@@ -40,6 +40,7 @@ def test_sampling_every_negative_gives_full_bce_and_its_gradients(weighting):
         np.testing.assert_allclose(sampled_grad, full_grad, rtol=1e-4, atol=1e-7)
 
 
+@pytest.mark.slow  # 200 sampled losses per case: ~17-25 s each on 2 shared cores
 @pytest.mark.parametrize("sampler", ["uniform", "log_uniform"])
 def test_unbiased_weighting_estimates_the_full_loss(sampler):
     rng = np.random.default_rng(5)
@@ -116,15 +117,10 @@ def test_bad_arguments_raise_naming_the_argument(kwargs, match):
         SampledSigmoidLoss(**kwargs)
 
 
-def test_targets_and_scores_of_another_width_name_both_shapes():
+def test_targets_and_logits_of_another_width_name_both_shapes():
     loss = SampledSigmoidLoss(num_negatives=2, seed=0)
     with pytest.raises(ValueError, match=r"`y_true` and `y_pred`.*\(2, 4\).*\(2, 5\)"):
         loss(np.zeros((2, 4), "float32"), np.zeros((2, 5), "float32"))
-    with pytest.raises(ValueError, match=r"`y_true` must be multi-hot over the 5 labels.*\(2, 4\)"):
-        loss.label_sampler.sample_candidates(np.zeros((2, 4), "float32"), 5)
-    hard = SampledSigmoidLoss(num_negatives=2, sampler="hard")
-    with pytest.raises(ValueError, match=r"`y_true` and `scores`"):
-        hard.label_sampler.sample_candidates(np.zeros((2, 5), "float32"), 5, scores=np.zeros((2, 6), "float32"))
 
 
 def test_full_loss_equals_keras_binary_crossentropy_from_logits():
