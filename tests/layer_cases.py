@@ -540,3 +540,8 @@ CASES.update(
         "adaptive_label_decoder_without_label_embedding": adaptive_label_decoder_without_label_embedding,
     }
 )
+
+# CNLE's layers do not pass the shared checks under JAX yet (issue 14 is open): the decoder with its
+# encoder fails to rebuild from its config (Bidirectional's backward copy) and CoAttention's label-side
+# query gets no gradient in the fit step. Until fixed they run under TensorFlow only.
+JAX_PENDING = frozenset(name for name in CASES if name.startswith(("co_attention", "adaptive_label_decoder")))

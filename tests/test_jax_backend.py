@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-SUBPROCESS_TIMEOUT_S = 300
+SUBPROCESS_TIMEOUT_S = 480  # about 150 s on a quiet 2-core machine
 DONE_MARKER = "JAX BACKEND CHECKS PASSED"
 
 
@@ -84,9 +84,10 @@ def _import_library_without_tensorflow():
 
 
 def _layer_cases():
-    from layer_cases import CASES, TENSORFLOW_ONLY, run_case
+    from layer_cases import CASES, JAX_PENDING, TENSORFLOW_ONLY, run_case
 
-    return [(name, lambda name=name: run_case(name)) for name in sorted(CASES) if name not in TENSORFLOW_ONLY]
+    skipped = TENSORFLOW_ONLY | JAX_PENDING
+    return [(name, lambda name=name: run_case(name)) for name in sorted(CASES) if name not in skipped]
 
 
 def _check_gile_han_end_to_end(rng):
