@@ -6,7 +6,7 @@ import tensorflow as tf
 from keras import ops
 
 from keras_labelemb.layers import AttentionPooling, HierarchicalAttention, LabelEncoder, RegionPooling
-from keras_labelemb.layers.masks import zero_masked
+from keras_labelemb.layers.masks import masked_softmax, zero_masked
 
 RNG = np.random.default_rng(5)
 
@@ -64,3 +64,17 @@ def test_zero_masked_selects_rather_than_multiplies():
         ops.convert_to_numpy(zero_masked(x, np.array([[False, True]]))), [[[0.0, 0.0], [2.0, 3.0]]]
     )
     assert zero_masked(x, None) is x
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_masked_softmax_is_the_softmax_over_unmasked_positions_and_zero_for_an_empty_row(dtype):
+    scores = np.array([[1.0, 30.0, -2.0, 0.5], [3.0, -1.0, 60.0, 2.0], [5.0, 5.0, 5.0, 5.0]], dtype)
+    mask = np.array([[True, False, True, True], [True, True, False, False], [False] * 4])
+    got = ops.convert_to_numpy(masked_softmax(scores, mask)).astype("float64")
+    expected = np.zeros((3, 4))
+    for i in range(2):
+        e = np.exp(scores[i][mask[i]].astype("float64") - scores[i][mask[i]].max())
+        expected[i][mask[i]] = e / e.sum()
+    np.testing.assert_allclose(got, expected, atol=2e-3 if dtype == "float16" else 1e-6)
+    unmasked = ops.convert_to_numpy(masked_softmax(scores[:2], None)).astype("float64")
+    np.testing.assert_allclose(unmasked.sum(-1), [1.0, 1.0], atol=2e-3)

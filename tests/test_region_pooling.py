@@ -25,3 +25,10 @@ def test_region_pooling_without_mask_splits_the_whole_length():
     h = np.arange(24, dtype="float32").reshape(1, 8, 3)
     out = np.asarray(RegionPooling(4, "average")(h))
     np.testing.assert_allclose(out.reshape(4, 3), h[0].reshape(4, 2, 3).mean(axis=1))
+
+
+def test_bad_arguments_raise_value_errors():
+    with pytest.raises(ValueError, match="num_regions"):
+        RegionPooling(num_regions=-1)
+    with pytest.raises(ValueError, match="mode"):
+        RegionPooling(mode="min")
