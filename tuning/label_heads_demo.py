@@ -10,18 +10,20 @@ at a fixed threshold instead, which stays at 0 for the first epochs while no
 probability has reached 0.5 yet). The best model is then evaluated on the test
 documents of the seen labels at the threshold chosen on the validation split.
 
-Runs in under a minute on 2 CPU cores. `TUNE_TRIALS` and `TUNE_EPOCHS` change
-the search size; the tuner's files go to `artifacts/tune_label_head/`; the best
-configuration and the trial table to `tuning/results/label_heads_demo.json` and `.md`.
+Run time on 2 CPU cores: about 70 seconds with the defaults (6 trials x 4
+epochs; 106 s while another benchmark shared the cores); `--quick` (2 trials x
+2 epochs) under a minute (47 s on the shared cores). The tuner's files go
+to `--tuner-dir`; the best configuration and the trial table to `--output`
+(`tuning/results/label_heads_demo.json` and `.md`).
 
     python -m tuning.label_heads_demo
+    python -m tuning.label_heads_demo --quick --output /tmp/label_heads_demo.json   # a check of the script
 """
 
+import argparse
 import os
-import pathlib
 import time
 import warnings
-from types import SimpleNamespace
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -29,22 +31,32 @@ import keras  # noqa: E402
 import keras_tuner  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from benchmarks.report import write_report  # noqa: E402
+from benchmarks.report import REPO, write_report  # noqa: E402
+from benchmarks.tables import markdown_table  # noqa: E402
 from keras_labelemb.datasets import load_demo, remove_unseen_from_train, restrict_labels  # noqa: E402
 from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid  # noqa: E402
 from keras_labelemb.text import TextVectorizer  # noqa: E402
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors  # noqa: E402
 from keras_labelemb.tuning import LabelHeadHyperModel  # noqa: E402
 
-RESULT = pathlib.Path(__file__).resolve().parent / "results" / "label_heads_demo.json"
-
-OUT = pathlib.Path(os.environ.get("TUNE_OUTPUT", "artifacts/tune_label_head"))
-TRIALS = int(os.environ.get("TUNE_TRIALS", 6))
-EPOCHS = int(os.environ.get("TUNE_EPOCHS", 4))
 SENTENCES, WORDS, LABEL_WORDS, DIM = 12, 24, 16, 64
 
 
-def main():
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--trials", type=int, default=6)
+    p.add_argument("--epochs", type=int, default=4, help="per trial")
+    p.add_argument("--tuner-dir", default="artifacts/tune_label_head", help="KerasTuner's working files")
+    p.add_argument("--quick", action="store_true", help="2 trials x 2 epochs: checks the script end to end")
+    p.add_argument("--output", default=str(REPO / "tuning" / "results" / "label_heads_demo.json"))
+    args = p.parse_args(argv)
+    if args.quick:
+        args.trials, args.epochs = 2, 2
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
     start = time.time()
     tf.get_logger().setLevel("ERROR")  # every trial retraces predict for its new model: expected, not a problem
     keras.utils.set_random_seed(0)
@@ -79,6 +91,8 @@ def main():
         max_sentences=SENTENCES,
         max_sentence_length=WORDS,
         embedding_dim=DIM,
+        # A Constant initializer, not `word_vectors=` (which draws the embedding's random start before
+        # replacing it): the same random draws as the run in tuning/results/label_heads_demo.
         embeddings_initializer=keras.initializers.Constant(vectors),
         encoder="dense",
         encoder_units=DIM,
@@ -86,10 +100,10 @@ def main():
     tuner = keras_tuner.RandomSearch(
         hypermodel,
         objective=keras_tuner.Objective("val_micro_f1", direction="max"),
-        max_trials=TRIALS,
+        max_trials=args.trials,
         seed=0,
         overwrite=True,
-        directory=str(OUT),
+        directory=args.tuner_dir,
         project_name="search",
     )
     tuner.search_space_summary()
@@ -98,20 +112,20 @@ def main():
         x_train,
         y_train,
         validation_data=(x_val, y_val),
-        epochs=EPOCHS,
+        epochs=args.epochs,
         batch_size=32,
         verbose=0,
         callbacks=[BestValidationF1(x_val, y_val)],
     )
     search_time = time.time() - search_start
-    tuner.results_summary(num_trials=TRIALS)
+    tuner.results_summary(num_trials=args.trials)
 
     best_hp = tuner.get_best_hyperparameters()[0]
     best_trial = tuner.oracle.get_best_trials()[0]
     with warnings.catch_warnings():  # the rebuilt model has no optimizer state to load: harmless
         warnings.filterwarnings("ignore", message="Skipping variable loading for optimizer")
         model = tuner.get_best_models()[0]  # the weights of the best epoch of the best trial
-    print(f"\nSearch: {TRIALS} trials x {EPOCHS} epochs in {search_time:.0f} s")
+    print(f"\nSearch: {args.trials} trials x {args.epochs} epochs in {search_time:.0f} s")
     print("Best hyperparameters: " + ", ".join(f"{k}={_fmt(v)}" for k, v in best_hp.values.items()))
     print(f"Best validation micro-F1 (at the best threshold): {best_trial.score:.3f}")
 
@@ -129,16 +143,20 @@ def main():
     )
     trials = [
         {"hyperparameters": t.hyperparameters.values, "val_micro_f1": t.score}
-        for t in tuner.oracle.get_best_trials(num_trials=TRIALS)
+        for t in tuner.oracle.get_best_trials(num_trials=args.trials)
     ]
-    lines = ["| trial | head | d_j / depth | dropout | learning rate | val micro-F1 |", "|---|---|---|---|---|---|"]
-    for rank, trial in enumerate(trials, start=1):
-        hp = trial["hyperparameters"]
-        size = hp.get("joint_dim", hp.get("depth"))
-        lines.append(
-            f"| {rank} | {hp['head']} | {size} | {hp['dropout']:.3f} | {hp['learning_rate']:.2e} | "
-            f"{trial['val_micro_f1']:.4f} |"
-        )
+    rows = [
+        [
+            rank,
+            t["hyperparameters"]["head"],
+            t["hyperparameters"].get("joint_dim", t["hyperparameters"].get("depth")),
+            f"{t['hyperparameters']['dropout']:.3f}",
+            f"{t['hyperparameters']['learning_rate']:.2e}",
+            f"{t['val_micro_f1']:.4f}",
+        ]
+        for rank, t in enumerate(trials, start=1)
+    ]
+    lines = [markdown_table(["trial", "head", "d_j / depth", "dropout", "learning rate", "val micro-F1"], rows)]
     lines += [
         "",
         f"Best model on the seen-label test documents: micro-F1 {report['micro_f1']:.4f}, "
@@ -153,17 +171,17 @@ def main():
     }
     summary = {"best": best_hp.values, "val_micro_f1": best_trial.score, "test_micro_f1": float(report["micro_f1"])}
     write_report(
-        RESULT,
+        args.output,
         "demo dataset, label-head search (GILE d_j / DRILL depth)",
         "tuning.label_heads_demo",
-        SimpleNamespace(trials=TRIALS, epochs=EPOCHS),
-        [],
+        args,
+        argv,
         results,
         summary,
         "\n".join(lines),
         start,
     )
-    print(f"\nDone in {time.time() - start:.0f} s. Results: {RESULT}")
+    print(f"\nDone in {time.time() - start:.0f} s. Results: {args.output}")
 
 
 def _fmt(value):
