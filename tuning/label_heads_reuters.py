@@ -1,20 +1,24 @@
 """KerasTuner search of GILE-HAN's head on Reuters-21578 seen labels: can any setting close the gap?
 
 `python -m benchmarks.reuters` puts GILE-HAN (d_j = 500, dropout 0.3,
-Adam 2e-3) 1.7 points of micro-F1 below the same HAN with a linear head. This
-searches GILE's joint-space dimension `d_j`, the encoder dropout and Adam's
-learning rate with `keras_tuner.RandomSearch` over `LabelHeadHyperModel`
-(same encoder, word vectors, split and epoch budget as reuters.py), selecting
-on validation micro-F1 at the best threshold (`BestValidationF1`). The best
-trial's model is then scored on the test documents at the threshold chosen on
-validation. The bar to clear is the linear head's validation micro-F1 in
-`benchmarks/results/reuters.json` (mean over its seeds), read from there when present.
+Adam 2e-3) below the same HAN with a linear head. This searches GILE's
+joint-space dimension `d_j`, the encoder dropout and Adam's learning rate with
+`keras_tuner.RandomSearch` over `LabelHeadHyperModel` (the encoder, word
+vectors, split and batch size of `benchmarks.reuters`, from its own `Setup`),
+selecting on validation micro-F1 at the best threshold (`BestValidationF1`).
+The best trial's model is then scored on the test documents at the threshold
+chosen on validation. The bar to clear is the linear head's validation
+micro-F1 in `benchmarks/results/reuters.json` (mean over its seeds), read from
+there when present.
 
-    python -m tuning.label_heads_reuters                 # 6 trials x at most 12 epochs, ~20 min on 2 CPU cores
-    python -m tuning.label_heads_reuters --trials 2 --epochs 2 --output /tmp/label_heads_reuters.json   # smoke run
+Run time on 2 CPU cores: about 15 minutes with the defaults (6 trials x at most
+12 epochs; an estimate from about 10 s per epoch, no stored run); `--quick`
+(2 trials x 2 epochs) under 2 minutes (83 s while another benchmark shared the cores).
 
-Writes tuning/results/label_heads_reuters.json and .md. It reuses benchmarks/reuters.py's encoder,
-word vectors and split (the same code as the Reuters benchmark).
+    python -m tuning.label_heads_reuters
+    python -m tuning.label_heads_reuters --quick --output /tmp/label_heads_reuters.json   # a check of the script
+
+Writes tuning/results/label_heads_reuters.json and .md.
 """
 
 import argparse
@@ -29,12 +33,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import keras  # noqa: E402
 import keras_tuner  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 from benchmarks import reuters  # noqa: E402
-from benchmarks.report import RESULTS, write_report  # noqa: E402
-
-TUNING_RESULTS = os.path.join(HERE, "results")
-
+from benchmarks.report import REPO, RESULTS, write_report  # noqa: E402
+from benchmarks.tables import markdown_table  # noqa: E402
 from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid  # noqa: E402
 from keras_labelemb.training import BestValidationF1  # noqa: E402
 from keras_labelemb.tuning import LabelHeadHyperModel  # noqa: E402
@@ -49,8 +50,12 @@ def parse_args(argv=None):
     p.add_argument("--dropout", default="0.1,0.5", help="min,max")
     p.add_argument("--learning-rate", default="5e-4,5e-3", help="min,max (log-uniform)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--output", default=os.path.join(TUNING_RESULTS, "label_heads_reuters.json"))
-    return p.parse_args(argv)
+    p.add_argument("--quick", action="store_true", help="2 trials x 2 epochs: checks the script end to end")
+    p.add_argument("--output", default=str(REPO / "tuning" / "results" / "label_heads_reuters.json"))
+    args = p.parse_args(argv)
+    if args.quick:
+        args.trials, args.epochs = 2, 2
+    return args
 
 
 def linear_head_bar():
@@ -65,7 +70,7 @@ def linear_head_bar():
         else {
             "val_micro_f1": seen["val_micro_f1"],
             "test_micro_f1": seen["micro_f1"],
-            "source": "benchmarks/results/reuters.json (mean over seeds)",
+            "source": "benchmarks/results/reuters.json, mean over seeds",
         }
     )
 
@@ -134,17 +139,20 @@ def main(argv=None):
         },
         "linear_head": linear_head_bar(),
     }
+    rows = [
+        [
+            t["hyperparameters"]["joint_dim"],
+            f"{t['hyperparameters']['dropout']:.3f}",
+            f"{t['hyperparameters']['learning_rate']:.2e}",
+            f"{t['val_micro_f1']:.4f}",
+        ]
+        for t in trials
+    ]
     lines = [
         "GILE-HAN head search on Reuters seen labels (validation micro-F1 at the best threshold)",
         "",
-        "| d_j | dropout | learning rate | val micro-F1 |",
-        "|---|---|---|---|",
+        markdown_table(["d_j", "dropout", "learning rate", "val micro-F1"], rows),
     ]
-    for t in trials:
-        hp = t["hyperparameters"]
-        lines.append(
-            f"| {hp['joint_dim']} | {hp['dropout']:.3f} | {hp['learning_rate']:.2e} | {t['val_micro_f1']:.4f} |"
-        )
     lines += [
         "",
         f"Best trial on test: micro-F1 {test['micro_f1']:.4f}, P@1 {test['precision_at_1']:.4f} "
@@ -153,7 +161,7 @@ def main(argv=None):
     if results["linear_head"]:
         bar = results["linear_head"]
         lines.append(
-            f"Linear head (same encoder, {bar['source']}): validation {bar['val_micro_f1']:.4f}, "
+            f"Linear head (same encoder; {bar['source']}): validation {bar['val_micro_f1']:.4f}, "
             f"test {bar['test_micro_f1']:.4f}."
         )
     summary = {
