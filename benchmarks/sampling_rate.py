@@ -22,7 +22,7 @@ drift with the machine's load); speed-up = the full-BCE GILE model's step time
 Candidates per batch = `batch_size` slots for the batch's distinct positive
 labels + the sampled negatives (capped at the label count); `dropped positives
 / step` counts positives that did not fit. Word vectors: PPMI + SVD on the
-training text, as in benchmarks/reuters.py. 20 Newsgroups messages are read
+training text, as in `benchmarks.reuters`. 20 Newsgroups messages are read
 without their header lines (see `load_newsgroups`).
 
 Run time on 2 CPU cores: about 30 minutes with the defaults (the last full runs,

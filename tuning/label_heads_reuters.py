@@ -78,7 +78,7 @@ def linear_head_bar():
 def main(argv=None):
     args = parse_args(argv)
     start = time.time()
-    base = reuters.parse_args(["--seed", str(args.seed)])  # reuters.py's encoder, vectors and split
+    base = reuters.parse_args(["--seed", str(args.seed)])  # benchmarks.reuters' encoder, vectors and split
     setup = reuters.Setup(base)
     data = setup.data.validation_split(base.validation_fraction, seed=base.seed)
     x_train, y_train = setup.ids(data.train_texts), data.multi_hot("train")
