@@ -76,6 +76,7 @@ def test_greedy_choices_follow_the_step_logits():
         np.testing.assert_allclose(forced[b, :steps], logits[b, :steps], atol=1e-5)
 
 
+@pytest.mark.slow  # ~6 s on 2 cores: XLA compiles the unrolled greedy decoder
 def test_xla_decoding_equals_eager_decoding():
     x, mask = text()
     decoder = randomized(decoder_with_encoder(max_steps=4), x, mask=mask)

@@ -254,6 +254,7 @@ def test_gradients_reach_shared_weights_from_every_language_and_only_own_w_b():
         assert b_grad[language] != 0 and b_grad[other] == 0
 
 
+@pytest.mark.slow  # ~6 s on 2 cores (66 s under load): trains and saves a two-language model
 def test_two_language_model_trains_jointly_and_round_trips(tmp_path):
     keras.utils.set_random_seed(0)
     embedding = keras.layers.Embedding(20, 4, mask_zero=True)

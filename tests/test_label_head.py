@@ -23,6 +23,7 @@ def test_every_head_is_a_label_head():
     assert [head.scores_label_sets for head in heads] == [True, True, False]
 
 
+@pytest.mark.slow  # ~5 s on 2 cores: loads the model in a fresh Python process
 def test_huge_label_set_stays_out_of_the_config_and_round_trips_in_a_fresh_process(tmp_path):
     """26,104 labels x 35 tokens (BioASQ-sized): a few-KB config; the .keras file keeps the label set exactly."""
     labels = RNG.integers(1, 30_000, size=(26_104, 35)).astype("int32")

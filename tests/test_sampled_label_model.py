@@ -36,6 +36,7 @@ def test_more_negatives_than_labels_and_wrong_targets_raise_clear_errors():
         SampledLabelModel(keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)]))
 
 
+@pytest.mark.slow  # 6-7 s per head on 2 cores: XLA-compiled sampled fit
 @pytest.mark.parametrize("head", ["gile", "linear"])
 def test_sampled_fit_under_xla_learns_and_evaluates_every_label(head):
     labels, ids, y = _wan_data()
