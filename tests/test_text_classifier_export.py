@@ -37,6 +37,7 @@ def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
+@pytest.mark.slow  # ~5.5 s on 2 cores: writes and reloads a SavedModel
 def test_served_scores_equal_in_memory_predictions(trained, tmp_path):
     model, vectorizer, ids = trained
     expected = sigmoid(model.predict(ids, verbose=0))
@@ -50,6 +51,7 @@ def test_served_scores_equal_in_memory_predictions(trained, tmp_path):
     np.testing.assert_allclose(signature(texts=tf.constant(TEXTS))["scores"].numpy(), expected, atol=1e-6)
 
 
+@pytest.mark.slow  # ~5.5 s on 2 cores: writes and reloads a SavedModel
 def test_served_model_scores_labels_added_after_training(trained, tmp_path):
     model, vectorizer, ids = trained
     export_text_classifier(model, vectorizer, str(tmp_path / "served"), description_length=4)
