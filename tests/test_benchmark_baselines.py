@@ -8,6 +8,7 @@ from benchmarks import baselines
 from keras_labelemb.evaluation import ranking_report
 
 
+@pytest.mark.slow  # ~14 s on 2 cores: the Monte Carlo side of the comparison
 def test_random_ranking_expectation_matches_monte_carlo():
     rng = np.random.default_rng(0)
     y = (rng.random((40, 7)) < 0.25).astype("float32")

@@ -132,6 +132,7 @@ def test_hierarchical_inputs_and_builder_kwargs_pass_through():
     assert tuple(model(np.ones((2, 3, 5), "int32")).shape) == (2, len(LABELS))
 
 
+@pytest.mark.slow  # ~7 s on 2 cores: three search trials
 def test_tiny_random_search_on_micro_f1(tmp_path):
     x, y = data(32, seed=0)
     x_val, y_val = data(16, seed=1)

@@ -40,7 +40,7 @@ def test_sampling_every_negative_gives_full_bce_and_its_gradients(weighting):
         np.testing.assert_allclose(sampled_grad, full_grad, rtol=1e-4, atol=1e-7)
 
 
-@pytest.mark.slow  # 200 sampled losses per case: ~17-25 s each on 2 shared cores
+@pytest.mark.slow  # 200 sampled losses per case: ~10 s each on 2 cores
 @pytest.mark.parametrize("sampler", ["uniform", "log_uniform"])
 def test_unbiased_weighting_estimates_the_full_loss(sampler):
     rng = np.random.default_rng(5)

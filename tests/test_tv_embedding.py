@@ -64,7 +64,7 @@ def test_objective_matches_numpy(direction):
     np.testing.assert_allclose(actual, numpy_objective(ids, sequences, model, negatives), rtol=1e-5)
 
 
-@pytest.mark.parametrize("jit_compile", [False, True])
+@pytest.mark.parametrize("jit_compile", [False, pytest.param(True, marks=pytest.mark.slow)])  # XLA: ~9 s on 2 cores
 def test_trains_a_few_steps_on_tiny_data(jit_compile):
     ids = tiny_ids()
     keras.utils.set_random_seed(0)
@@ -85,6 +85,7 @@ def test_negatives_are_redrawn_every_batch():
     assert not np.array_equal(*draws)
 
 
+@pytest.mark.slow  # ~13 s on 2 cores: trains the tv-embedding, then the region LSTM on it
 def test_trained_encoder_plugs_into_region_lstm_as_frozen_side_input():
     ids = tiny_ids()
     tv = train_tv_embeddings(
