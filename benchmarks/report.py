@@ -83,7 +83,7 @@ def command_line(module, argv=None):
     return " ".join([f"python -m {module}", *arguments]).strip()
 
 
-def write_report(output, benchmark, module, args, argv, results, summary, table, start):
+def write_report(output, benchmark, module, args, argv, results, summary, table, start, version=None):
     """Writes `output` (JSON) and the same name with `.md` (the tables under command and code version).
 
     Args:
@@ -95,12 +95,14 @@ def write_report(output, benchmark, module, args, argv, results, summary, table,
         results, summary: JSON-ready mappings.
         table: the Markdown tables of the run.
         start: `time.time()` at the start of the run.
+        version: the code version the run started from (default: `code_version()` now; a long run
+            passes the one it read at its start, so later edits of the checkout do not show in it).
     """
     config = {k: relative(v) if k.endswith(("dir", "output", "path")) and v else v for k, v in vars(args).items()}
     report = {
         "benchmark": benchmark,
         "command": command_line(module, argv),
-        "code_version": code_version(),
+        "code_version": version or code_version(),
         "config": config,
         "versions": versions(),
         "machine": machine(),

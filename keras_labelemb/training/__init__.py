@@ -1,6 +1,7 @@
 """Training code: sampled-label training, tv-embedding and word-vector pretraining, callbacks."""
 
 from keras_labelemb.training.best_validation_f1 import BestValidationF1
+from keras_labelemb.training.decoded_validation import DecodedValidation, decoded_set_scores
 from keras_labelemb.training.reset_states import ResetStates, reset_states
 from keras_labelemb.training.sampled_label_model import SampledLabelModel
 from keras_labelemb.training.tv_embedding import TvEmbedding, train_tv_embeddings, window_target_counts
@@ -8,9 +9,11 @@ from keras_labelemb.training.word_vectors import pretrain_word_vectors
 
 __all__ = [
     "BestValidationF1",
+    "DecodedValidation",
     "ResetStates",
     "SampledLabelModel",
     "TvEmbedding",
+    "decoded_set_scores",
     "pretrain_word_vectors",
     "reset_states",
     "train_tv_embeddings",

