@@ -2,15 +2,16 @@
 
 The backend is fixed when keras is first imported, and this pytest process has
 already imported keras with the TensorFlow backend, so the test runs THIS FILE
-as a script in one fresh subprocess with `KERAS_BACKEND=jax`. The script runs
-every case of tests/layer_cases.py through the shared `run_layer_test` (the
-same cases tests/test_layer_contracts.py runs under TensorFlow), trains a small `gile_han` model end to end with
-`jit_compile=True`, swaps
-its label set with `set_labels`, and trains with `SampledLabelModel`.
+as a script in fresh subprocesses with `KERAS_BACKEND=jax`, one per group of
+checks so that pytest's two workers share them. The script runs every case of
+tests/layer_cases.py through the shared `run_layer_test` (the same cases
+tests/test_layer_contracts.py runs under TensorFlow), trains a small `gile_han`
+model end to end with `jit_compile=True`, swaps its label set with `set_labels`,
+trains with `SampledLabelModel`, and trains and decodes a small CNLE under XLA.
 
-Run the script alone to debug a failure:
+Run the script alone to debug a failure (group `layers` or `cnle`):
 
-    KERAS_BACKEND=jax JAX_PLATFORMS=cpu python tests/test_jax_backend.py
+    KERAS_BACKEND=jax JAX_PLATFORMS=cpu python tests/test_jax_backend.py cnle
 """
 
 import os
@@ -24,12 +25,14 @@ import numpy as np
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-SUBPROCESS_TIMEOUT_S = 480  # about 150 s on a quiet 2-core machine
+SUBPROCESS_TIMEOUT_S = 480  # each group about 100 s on a quiet 2-core machine
 DONE_MARKER = "JAX BACKEND CHECKS PASSED"
+GROUPS = ("layers", "cnle")
 
 
 @pytest.mark.slow
-def test_every_public_layer_runs_under_jax(request):
+@pytest.mark.parametrize("group", GROUPS)
+def test_every_public_layer_runs_under_jax(request, group):
     pytest.importorskip("jax")
     env = dict(os.environ)
     env.update(KERAS_BACKEND="jax", TF_CPP_MIN_LOG_LEVEL="3", JAX_PLATFORMS="cpu")
@@ -43,7 +46,7 @@ def test_every_public_layer_runs_under_jax(request):
     start = time.perf_counter()
     try:
         result = subprocess.run(
-            [sys.executable, __file__],
+            [sys.executable, __file__, group],
             cwd=REPO,
             env=env,
             capture_output=True,
@@ -83,11 +86,11 @@ def _import_library_without_tensorflow():
     )
 
 
-def _layer_cases():
-    from layer_cases import CASES, JAX_PENDING, TENSORFLOW_ONLY, run_case
+def _layer_cases(group):
+    from layer_cases import CASES, CNLE_CASES, TENSORFLOW_ONLY, run_case
 
-    skipped = TENSORFLOW_ONLY | JAX_PENDING
-    return [(name, lambda name=name: run_case(name)) for name in sorted(CASES) if name not in skipped]
+    names = CNLE_CASES if group == "cnle" else set(CASES) - CNLE_CASES - TENSORFLOW_ONLY
+    return [(name, lambda name=name: run_case(name)) for name in sorted(names)]
 
 
 def _check_gile_han_end_to_end(rng):
@@ -145,15 +148,51 @@ def _check_sampled_training(rng):
     assert model.predict(ids, verbose=0).shape == (16, 20)
 
 
-def main():
+def _check_cnle_end_to_end(rng):
+    import keras
+
+    from keras_labelemb.models import cnle, cnle_training_model, compile_cnle_training_model
+    from keras_labelemb.text.label_sequences import label_sequences, label_sequences_to_multi_hot
+
+    labels = np.array([[2, 3], [4, 0], [5, 6]], "int32")
+    ids = rng.integers(1, 30, size=(8, 7)).astype("int32")
+    ids[:, 5:] = 0  # padded words
+    ids[1] = 0  # an empty text
+    targets = np.zeros((8, 3), "float32")
+    targets[np.arange(8), ids[:, 0] % 3] = 1.0
+    sequences = label_sequences(targets, max_steps=3)
+    model = cnle(30, labels, max_tokens=7, max_steps=3, model_dim=8, num_heads=2, attention_dim=4, embedding_dim=6)
+    training = compile_cnle_training_model(cnle_training_model(model), keras.optimizers.Adam(1e-2), jit_compile=True)
+    before = [np.array(w) for w in model.get_weights()]
+    history = training.fit({"token_ids": ids, "label_sequence": sequences}, sequences, epochs=2, verbose=0).history
+    assert np.isfinite(history["loss"]).all(), history
+    assert any(not np.array_equal(b, np.array(a)) for b, a in zip(before, model.get_weights())), "fit changed nothing"
+    model.compile(jit_compile=True)
+    decoded = model.predict(ids, verbose=0)
+    np.testing.assert_array_equal(decoded, np.asarray(model(ids)))  # XLA decoding equals eager decoding
+    assert set(np.unique(decoded)) <= {0.0, 1.0}
+    from keras_labelemb.models import find_label_head
+
+    find_label_head(model).output_mode = "sequence"
+    sequence = np.asarray(model(ids))
+    np.testing.assert_array_equal(label_sequences_to_multi_hot(sequence, 3), decoded)
+
+
+def main(group="layers"):
+    if group not in GROUPS:
+        sys.exit(f"unknown group {group!r}; choose from {GROUPS}")
     _import_library_without_tensorflow()
     import keras
 
     rng = np.random.default_rng(0)
-    checks = _layer_cases() + [
-        ("gile_han_end_to_end", lambda: _check_gile_han_end_to_end(rng)),
-        ("sampled_training", lambda: _check_sampled_training(rng)),
-    ]
+    checks = _layer_cases(group)
+    if group == "layers":
+        checks += [
+            ("gile_han_end_to_end", lambda: _check_gile_han_end_to_end(rng)),
+            ("sampled_training", lambda: _check_sampled_training(rng)),
+        ]
+    else:
+        checks.append(("cnle_end_to_end", lambda: _check_cnle_end_to_end(rng)))
     failed = []
     for name, check in checks:  # run them all, so one failure does not hide the others
         start = time.perf_counter()
@@ -174,4 +213,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(*sys.argv[1:])

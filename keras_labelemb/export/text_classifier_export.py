@@ -3,7 +3,11 @@
 import keras
 import tensorflow as tf
 
+from keras_labelemb.layers.adaptive_label_decoder import AdaptiveLabelDecoder
 from keras_labelemb.models.label_head_access import split_at_head
+
+# What a label-sequence decoder serves, by its `output_mode`.
+DECODER_OUTPUTS = {"multi_hot": "labels", "sequence": "label_sequence", "logits": "step_logits"}
 
 
 def export_text_classifier(model, vectorizer, filepath, description_length=None):
@@ -18,6 +22,12 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
       descriptions given with the request, so a served model scores labels added
       after training (heads without per-label parameters: `head.scores_label_sets`).
       An empty description encodes to the zero vector, which gives a finite score.
+
+    A model whose head decodes label sets (CNLE's `AdaptiveLabelDecoder`)
+    serves what its decoder emits instead of scores: `{"labels": (B, L)}` 0/1
+    of the decoded sets (`output_mode="multi_hot"`, the default), or
+    `{"label_sequence": (B, T)}` / `{"step_logits": (B, T, L + 1)}` for the
+    other output modes; `serve_with_labels` decodes over the labels given.
 
     Loading needs `import tensorflow_text` in the serving process (its ops
     register on import); `load_text_classifier` does that.
@@ -40,14 +50,19 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
     archive.track(model)
     archive.track(vectorizer)
 
+    encoder, head = split_at_head(model)
+    if isinstance(head, AdaptiveLabelDecoder):
+        key = DECODER_OUTPUTS[head.output_mode]
+        served = lambda outputs: {key: outputs if head.output_mode == "sequence" else tf.cast(outputs, tf.float32)}  # noqa: E731
+    else:
+        served = lambda logits: {"scores": tf.sigmoid(tf.cast(logits, tf.float32))}  # noqa: E731
+
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="texts")])
     def serve(texts):
-        logits = model(vectorizer.vectorize(texts), training=False)
-        return {"scores": tf.sigmoid(tf.cast(logits, tf.float32))}
+        return served(model(vectorizer.vectorize(texts), training=False))
 
     archive.add_endpoint("serve", serve)
 
-    encoder, head = split_at_head(model)
     if head.scores_label_sets and head.label_ids is not None:
         archive.track(encoder)
         length = description_length or head.label_ids.shape[1]
@@ -59,10 +74,11 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
             ]
         )
         def serve_with_labels(texts, label_descriptions):
-            document = encoder(vectorizer.vectorize(texts), training=False)
+            ids = vectorizer.vectorize(texts)
             label_ids = vectorizer.vectorize_labels(label_descriptions, length)
-            logits = head(document, label_ids=label_ids)
-            return {"scores": tf.sigmoid(tf.cast(logits, tf.float32))}
+            if isinstance(head, AdaptiveLabelDecoder):  # reads the words, whose mask a call with labels needs
+                return served(head(encoder(ids, training=False), label_ids=label_ids, mask=tf.not_equal(ids, 0)))
+            return served(head(encoder(ids, training=False), label_ids=label_ids))
 
         archive.add_endpoint("serve_with_labels", serve_with_labels)
     archive.write_out(filepath, verbose=False)

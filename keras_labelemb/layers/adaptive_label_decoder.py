@@ -300,8 +300,8 @@ class AdaptiveLabelDecoder(LabelHead):
         else:
             classifier = None
         count = self.num_labels if l_fin is None else l_fin.shape[1]
-        if count is None:
-            raise ValueError("The label count must be known when the decoder is traced. Received: None")
+        if count is None:  # labels given at call time in a graph traced for any count (a served request)
+            count = ops.shape(l_fin)[1]
         batch_size = ops.shape(x_fin)[0]
         previous = ops.zeros((batch_size, self._label_width if self.reads_labels else self._units), self.compute_dtype)
         context = ops.zeros((batch_size, self._units), self.compute_dtype)

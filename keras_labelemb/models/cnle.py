@@ -158,12 +158,16 @@ class TeacherForcing(keras.layers.Layer):
 
     def __init__(self, head, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True  # the text mask is taken (and passed on explicitly), not propagated
         if not isinstance(head, AdaptiveLabelDecoder):
             raise ValueError(f"`head` must be an AdaptiveLabelDecoder. Received: head={head!r}")
         self.head = head
 
     def call(self, inputs, label_sequence, mask=None, training=None):
         return self.head.call(inputs, label_sequence=label_sequence, mask=mask, training=training)
+
+    def compute_mask(self, inputs, label_sequence=None, mask=None):
+        return None
 
     def compute_output_spec(self, inputs, label_sequence, mask=None, training=None):
         return keras.KerasTensor(

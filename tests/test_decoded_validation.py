@@ -1,0 +1,71 @@
+"""DecodedValidation: the decoded label sets' validation score in the logs, Keras' EarlyStopping on it."""
+
+import keras
+import numpy as np
+import pytest
+from sklearn.metrics import accuracy_score, f1_score
+
+from keras_labelemb.models import cnle, cnle_training_model, compile_cnle_training_model
+from keras_labelemb.text.label_sequences import label_sequences
+from keras_labelemb.training import DecodedValidation, decoded_set_scores
+
+LABEL_WORDS = np.array([[2, 3], [4, 0], [5, 6]])
+
+
+def test_decoded_set_scores_equal_scikit_learn():
+    rng = np.random.default_rng(0)
+    y_true = (rng.random((40, 5)) < 0.3).astype("float32")
+    decoded = (rng.random((40, 5)) < 0.3).astype("float32")
+    scores = decoded_set_scores(y_true, decoded)
+    assert scores["micro_f1"] == pytest.approx(f1_score(y_true, decoded, average="micro"))
+    assert scores["accuracy"] == pytest.approx(accuracy_score(y_true, decoded))  # subset accuracy
+    # One label per document: accuracy is the ordinary one.
+    classes, predicted = rng.integers(0, 4, 30), rng.integers(0, 4, 30)
+    one_hot = decoded_set_scores(np.eye(4)[classes], np.eye(4)[predicted])
+    assert one_hot["accuracy"] == pytest.approx(np.mean(classes == predicted))
+
+
+def test_decoded_set_scores_edge_cases_and_errors():
+    assert decoded_set_scores(np.zeros((3, 2)), np.zeros((3, 2))) == {"micro_f1": 0.0, "accuracy": 1.0}
+    assert decoded_set_scores(np.zeros((0, 2)), np.zeros((0, 2))) == {"micro_f1": 0.0, "accuracy": 0.0}
+    with pytest.raises(ValueError, match=r"\(3, 2\) and \(3, 3\)"):
+        decoded_set_scores(np.zeros((3, 2)), np.zeros((3, 3)))
+
+
+def small_task():
+    rng = np.random.default_rng(1)
+    ids = rng.integers(1, 20, (24, 6)).astype("int32")
+    targets = np.eye(3, dtype="float32")[ids[:, 0] % 3]
+    return ids, targets
+
+
+@pytest.mark.slow  # ~10 s: four epochs of a tiny CNLE
+def test_decoded_validation_logs_the_decoded_score_and_restores_the_best_epoch():
+    keras.utils.set_random_seed(0)
+    ids, targets = small_task()
+    model = cnle(20, LABEL_WORDS, max_tokens=6, max_steps=2, model_dim=8, num_heads=2, attention_dim=4, embedding_dim=6)
+    training = compile_cnle_training_model(cnle_training_model(model), keras.optimizers.Adam(1e-2))
+    sequences = label_sequences(targets, max_steps=2)
+    callback = DecodedValidation(model, ids, targets, patience=None)
+    history = training.fit(
+        {"token_ids": ids, "label_sequence": sequences}, sequences, epochs=4, verbose=0, callbacks=[callback]
+    )
+    curve = history.history["val_decoded_micro_f1"]
+    assert len(history.history["val_decoded_accuracy"]) == 4
+    assert callback.best_score == pytest.approx(max(curve))
+    assert callback.best_epoch == int(np.argmax(curve))
+    # The shared weights are the best epoch's: decoding now gives the best score.
+    now = decoded_set_scores(targets, model.predict(ids, verbose=0))["micro_f1"]
+    assert now == pytest.approx(callback.best_score)
+
+
+def test_decoded_validation_checks_its_arguments():
+    ids, targets = small_task()
+    model = cnle(20, LABEL_WORDS, max_tokens=6, max_steps=2, model_dim=8, num_heads=2, attention_dim=4, embedding_dim=6)
+    with pytest.raises(ValueError, match="metric='f1'"):
+        DecodedValidation(model, ids, targets, metric="f1")
+    with pytest.raises(ValueError, match="patience"):
+        DecodedValidation(model, ids, targets, patience=-1)
+    with pytest.raises(ValueError, match="model="):
+        DecodedValidation("model", ids, targets)
+    assert DecodedValidation(model, ids, targets, metric="accuracy").monitor == "val_decoded_accuracy"
