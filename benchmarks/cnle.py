@@ -54,7 +54,7 @@ import tensorflow as tf  # noqa: E402
 
 from benchmarks import reuters as reuters_benchmark  # noqa: E402
 from benchmarks.baselines import svm_classification_report, tuned_linear_svc  # noqa: E402
-from benchmarks.report import RESULTS, code_version, command_line, write_report  # noqa: E402
+from benchmarks.report import RESULTS, code_version, command_line, results_header, write_report  # noqa: E402
 from benchmarks.tables import markdown_table  # noqa: E402
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps  # noqa: E402
 from keras_labelemb.datasets import load_newsgroups, load_reuters  # noqa: E402
@@ -105,6 +105,11 @@ def parse_args(argv=None):
         "--quick", action="store_true", help="600 training texts, 1 epoch, small model: checks the script end to end"
     )
     p.add_argument("--output", default=None, help="JSON path (default benchmarks/results/cnle.json)")
+    p.add_argument(
+        "--report-only",
+        action="store_true",
+        help="rewrite the summary and .md of --output from its results; no training",
+    )
     args = p.parse_args(argv)
     for option, given, known in (
         ("--datasets", args.datasets, DATASETS),
@@ -466,6 +471,9 @@ def table(results):
             f"per text; command `{r['command']}` at code version {r['code_version']}."
         )
         parts.append(f"**{title}**\n\n{markdown_table(header, rows)}\n\n{note}")
+        if "attention_plot" in r:
+            plot = r["attention_plot"]
+            parts.append(f"![CNLE attention, {name} test document {plot['test_document']}]({plot['path']})")
         if "timing" in r:
             t = r["timing"]["cnle_vs_gile_han"]
             parts.append(
@@ -480,6 +488,13 @@ def main(argv=None):
     args = parse_args(argv)
     start, version = time.time(), code_version()
     results = {}
+    if args.report_only:  # the tables of a finished run, rebuilt by today's table code
+        report = json.loads(pathlib.Path(args.output).read_text())
+        report.update(summary=summary(report["results"]))
+        pathlib.Path(args.output).write_text(json.dumps(report, indent=2) + "\n")
+        header = results_header(report)
+        pathlib.Path(args.output).with_suffix(".md").write_text(f"{header}\n\n{table(report['results'])}\n")
+        return
 
     def save():
         merged = dict(results)

@@ -6,6 +6,7 @@ inside `tf.data.Dataset.map` and in exported SavedModels (which need
 """
 
 from keras_labelemb.text.document_tokens import document_tokens
+from keras_labelemb.text.label_sequences import frequency_order, label_sequences, label_sequences_to_multi_hot
 from keras_labelemb.text.make_dataset import make_dataset
 from keras_labelemb.text.multi_hot import multi_hot
 from keras_labelemb.text.normalize_text import NUM_TOKEN, normalize_text
@@ -33,13 +34,16 @@ __all__ = [
     "NUM_TOKEN",
     "PAD_TOKEN",
     "STOP_WORDS",
-    "UNK_TOKEN",
     "TextVectorizer",
+    "UNK_TOKEN",
     "WordVectorCoverage",
     "build_vocabulary",
     "count_tokens",
     "document_tokens",
     "download_glove_6b",
+    "frequency_order",
+    "label_sequences",
+    "label_sequences_to_multi_hot",
     "load_glove_6b",
     "load_vocabulary",
     "load_word_vectors",

@@ -5,6 +5,7 @@ from keras_labelemb.training.decoded_validation import DecodedValidation, decode
 from keras_labelemb.training.reset_states import ResetStates, reset_states
 from keras_labelemb.training.sampled_label_model import SampledLabelModel
 from keras_labelemb.training.tv_embedding import TvEmbedding, train_tv_embeddings, window_target_counts
+from keras_labelemb.training.warmup_schedule import WarmupSchedule
 from keras_labelemb.training.word_vectors import pretrain_word_vectors
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "ResetStates",
     "SampledLabelModel",
     "TvEmbedding",
+    "WarmupSchedule",
     "decoded_set_scores",
     "pretrain_word_vectors",
     "reset_states",
