@@ -50,13 +50,13 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
 
 from benchmarks import reuters as reuters_benchmark  # noqa: E402
 from benchmarks.baselines import svm_classification_report, tuned_linear_svc  # noqa: E402
 from benchmarks.report import RESULTS, code_version, command_line, results_header, write_report  # noqa: E402
 from benchmarks.tables import markdown_table  # noqa: E402
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps  # noqa: E402
+from benchmarks.token_ids import token_ids  # noqa: E402
 from keras_labelemb.datasets import load_newsgroups, load_reuters  # noqa: E402
 from keras_labelemb.evaluation import classification_report, sigmoid  # noqa: E402
 from keras_labelemb.models import (  # noqa: E402
@@ -153,7 +153,7 @@ class Setup:
         self.vectorizer = TextVectorizer(max_tokens=self.max_tokens)
         self.vectorizer.adapt(self.data.train_texts, min_count=2, max_size=args.vocabulary_size + 2)
         self.label_ids = self.vectorizer.encode_labels(self.data.label_descriptions, args.label_words)
-        self.ids = {s: self._encode(getattr(self.data, f"{s}_texts")) for s in ("train", "val", "test")}
+        self.ids = {s: token_ids(self.vectorizer, getattr(self.data, f"{s}_texts")) for s in ("train", "val", "test")}
         self.y = {s: self.data.multi_hot(s) for s in ("train", "val", "test")}
         steps = int(self.y["train"].sum(axis=1).max()) + 1 if self.multi_label else 1
         self.max_steps = min(steps, 12)  # Reuters ModApte: at most 15 labels; 11 + end covers all but a handful
@@ -177,13 +177,6 @@ class Setup:
         }
         self._vectors = {}
         print(f"{name}: {self.info}", flush=True)
-
-    def _encode(self, texts, batch=2048):
-        parts = [
-            self.vectorizer(tf.constant(texts[i : i + batch], dtype=tf.string)).numpy()
-            for i in range(0, len(texts), batch)
-        ]
-        return np.concatenate(parts).astype("int32")
 
     def word_vectors(self, kind):
         if kind not in self._vectors:

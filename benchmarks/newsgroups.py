@@ -75,6 +75,7 @@ from benchmarks.baselines import tuned_linear_svc  # noqa: E402
 from benchmarks.report import RESULTS, write_report  # noqa: E402
 from benchmarks.tables import markdown_table  # noqa: E402
 from benchmarks.timing import round_robin, speed_ratio  # noqa: E402
+from benchmarks.token_ids import token_ids  # noqa: E402
 from keras_labelemb.datasets import load_newsgroups  # noqa: E402
 from keras_labelemb.layers import RegionLSTM, RegionPooling  # noqa: E402
 from keras_labelemb.models import oh_2lstmp  # noqa: E402
@@ -189,8 +190,11 @@ class Setup:
         start = time.time()
         self.vectorizer = TextVectorizer(max_tokens=args.max_length)
         self.vectorizer.adapt(self.data.train_texts, max_size=args.vocabulary_size + 2)
-        self.ids = {split: self._encode(getattr(self.data, f"{split}_texts")) for split in ("train", "val", "test")}
-        self.unlabeled_ids = self._encode(self.all_train_texts)
+        self.ids = {
+            split: token_ids(self.vectorizer, getattr(self.data, f"{split}_texts"))
+            for split in ("train", "val", "test")
+        }
+        self.unlabeled_ids = token_ids(self.vectorizer, self.all_train_texts)
         self.y = {split: self.data.multi_hot(split) for split in ("train", "val", "test")}
         lengths = (self.ids["train"] != 0).sum(axis=1)
         self.info = {
@@ -204,13 +208,6 @@ class Setup:
             "vectorize_seconds": round(time.time() - start, 1),
         }
         print(self.info, flush=True)
-
-    def _encode(self, texts, batch=2048):
-        parts = [
-            self.vectorizer(tf.constant(texts[i : i + batch], dtype=tf.string)).numpy()
-            for i in range(0, len(texts), batch)
-        ]
-        return np.concatenate(parts).astype("int32")
 
 
 # ---------------------------------------------------------------- SVMs

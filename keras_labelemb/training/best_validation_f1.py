@@ -1,16 +1,14 @@
 """A callback that logs the validation micro-F1 at a tuned threshold and keeps the best epoch's weights."""
 
-import math
-
-import keras
 import numpy as np
 
-from keras_labelemb.argument_checks import check_bool, check_non_negative_int, check_positive_int
+from keras_labelemb.argument_checks import check_bool, check_positive_int
 from keras_labelemb.evaluation.reports import sigmoid
 from keras_labelemb.evaluation.thresholds import choose_threshold
+from keras_labelemb.training.best_epoch_stopping import BestEpochStopping
 
 
-class BestValidationF1(keras.callbacks.EarlyStopping):
+class BestValidationF1(BestEpochStopping):
     """After each epoch, logs `val_micro_f1` at the best threshold; restores the best epoch's weights.
 
     Each epoch ends with the validation set scored, the threshold with the best
@@ -55,27 +53,17 @@ class BestValidationF1(keras.callbacks.EarlyStopping):
     """
 
     def __init__(self, x_val, y_val, from_logits=True, patience=None, batch_size=256):
-        patience = check_non_negative_int("patience", patience, allow_none=True)
-        super().__init__(
-            monitor="val_micro_f1",
-            mode="max",
-            patience=math.inf if patience is None else patience,
-            restore_best_weights=True,
-        )
+        super().__init__("val_micro_f1", patience)
         self.x_val, self.y_val = x_val, np.asarray(y_val)
         self.from_logits = check_bool("from_logits", from_logits)
         self.batch_size = check_positive_int("batch_size", batch_size)
         # The threshold belongs to the best epoch's weights, so it is kept beside them;
         # EarlyStopping keeps the rest (best value, epoch, weights, patience count).
         self.threshold = 0.5
-        self.best_epoch = -1
 
     @property
     def best_f1(self):
-        # EarlyStopping's `best` starts as None (Keras 3.15) or -inf (older Keras 3 releases).
-        if self.best is None or not np.isfinite(self.best):
-            return -1.0
-        return float(self.best)
+        return self.best_value
 
     def on_train_begin(self, logs=None):
         super().on_train_begin(logs)

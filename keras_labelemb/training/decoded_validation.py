@@ -1,11 +1,10 @@
 """A callback that scores the label sets a decoder emits on validation data and keeps the best epoch's weights."""
 
-import math
-
 import keras
 import numpy as np
 
-from keras_labelemb.argument_checks import check_non_negative_int, check_positive_int
+from keras_labelemb.argument_checks import check_positive_int
+from keras_labelemb.training.best_epoch_stopping import BestEpochStopping
 
 
 def decoded_set_scores(y_true, decoded):
@@ -32,7 +31,7 @@ def decoded_set_scores(y_true, decoded):
     return {"micro_f1": micro_f1, "accuracy": accuracy}
 
 
-class DecodedValidation(keras.callbacks.EarlyStopping):
+class DecodedValidation(BestEpochStopping):
     """After each epoch, logs `val_decoded_<metric>` of the decoded label sets; restores the best epoch's weights.
 
     A label-sequence decoder (CNLE's `AdaptiveLabelDecoder`) trains with
@@ -42,9 +41,7 @@ class DecodedValidation(keras.callbacks.EarlyStopping):
     model being trained), scores the sets (`decoded_set_scores`) and writes
     `val_decoded_micro_f1` and `val_decoded_accuracy` to the logs, so the
     progress bar, `History` and KerasTuner see them. It is Keras'
-    `EarlyStopping(monitor=f"val_decoded_{metric}", mode="max",
-    restore_best_weights=True)`: one callback, so the score is in the logs
-    before it is monitored. An epoch is better only when strictly higher.
+    `EarlyStopping` on `val_decoded_{metric}` (`BestEpochStopping`).
 
     Args:
         model: the inference model whose `predict` returns multi-hot decoded
@@ -80,27 +77,17 @@ class DecodedValidation(keras.callbacks.EarlyStopping):
     def __init__(self, model, x_val, y_val, metric="micro_f1", patience=None, batch_size=256):
         if metric not in ("micro_f1", "accuracy"):
             raise ValueError(f"`metric` must be 'micro_f1' or 'accuracy'. Received: metric={metric!r}")
-        patience = check_non_negative_int("patience", patience, allow_none=True)
-        super().__init__(
-            monitor=f"val_decoded_{metric}",
-            mode="max",
-            patience=math.inf if patience is None else patience,
-            restore_best_weights=True,
-        )
+        super().__init__(f"val_decoded_{metric}", patience)
         if not isinstance(model, keras.Model):
             raise ValueError(f"`model` must be the inference keras.Model. Received: model={model!r}")
         self.inference_model = model
         self.x_val, self.y_val = x_val, np.asarray(y_val)
         self.metric = metric
         self.batch_size = check_positive_int("batch_size", batch_size)
-        self.best_epoch = -1
 
     @property
     def best_score(self):
-        # EarlyStopping's `best` starts as None (Keras 3.15) or -inf (older Keras 3 releases).
-        if self.best is None or not np.isfinite(self.best):
-            return -1.0
-        return float(self.best)
+        return self.best_value
 
     def on_epoch_end(self, epoch, logs=None):
         logs = {} if logs is None else logs
