@@ -126,3 +126,27 @@ def test_cnle_export_serves_the_decoded_label_sets(tmp_path):
     assert served.serve(tf.constant([], dtype=tf.string))["labels"].shape == (0, len(LABELS))
     odd = served.serve(tf.constant([b"\xff\xfe wheat"]))["labels"].numpy()
     assert odd.shape == (1, len(LABELS)) and np.isin(odd, (0.0, 1.0)).all()
+
+
+@pytest.mark.slow  # ~9 s on 2 busy cores: an untrained tiny CNLE written and reloaded
+def test_cnle_sequence_export_refuses_a_request_without_labels_clearly(tmp_path):
+    from keras_labelemb.models import cnle
+
+    vectorizer = TextVectorizer(max_tokens=6, vocabulary=["wheat", "gold", "grain"])
+    label_ids = vectorizer.encode_labels(["wheat grain", "gold"], 2)
+    model = cnle(
+        vectorizer.vocabulary_size,
+        label_ids,
+        max_tokens=6,
+        max_steps=2,
+        model_dim=4,
+        num_heads=1,
+        attention_dim=4,
+        output_mode="sequence",
+    )
+    served = load_text_classifier(export_text_classifier(model, vectorizer, str(tmp_path / "sequence")))
+    sequence = served.serve_with_labels(tf.constant(["wheat"]), tf.constant(["gold"]))["label_sequence"]
+    assert sequence.shape == (1, 2) and sequence.dtype == tf.int32
+    # A label sequence over no labels has no defined end symbol: a clear error, not the decoder's opaque one.
+    with pytest.raises(tf.errors.InvalidArgumentError, match="pass at least one"):
+        served.serve_with_labels(tf.constant(["wheat"]), tf.constant([], tf.string))

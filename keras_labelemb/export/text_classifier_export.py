@@ -21,13 +21,23 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
     - `serve_with_labels(texts, label_descriptions)`: scores the `(L',)` label
       descriptions given with the request, so a served model scores labels added
       after training (heads without per-label parameters: `head.scores_label_sets`).
-      An empty description encodes to the zero vector, which gives a finite score.
+      An empty description encodes to the zero vector, which gives a finite score;
+      a description of only unknown words reads as the unknown word's vector;
+      no descriptions give `(B, 0)`.
 
     A model whose head decodes label sets (CNLE's `AdaptiveLabelDecoder`)
     serves what its decoder emits instead of scores: `{"labels": (B, L)}` 0/1
     of the decoded sets (`output_mode="multi_hot"`, the default), or
     `{"label_sequence": (B, T)}` / `{"step_logits": (B, T, L + 1)}` for the
-    other output modes; `serve_with_labels` decodes over the labels given.
+    other output modes; `serve_with_labels` decodes over the labels given
+    (no labels: `(B, 0)` empty sets; the other modes raise a clear
+    `InvalidArgumentError`).
+
+    Malformed requests give defined outputs: a batch of no texts gives
+    `(0, L)`; an empty text, or one of only punctuation, reads as no words
+    (an all-padding row); bytes that are not valid UTF-8 fail no request (the
+    tokenizer reads the valid words around them). The outputs have the
+    shapes above and are finite.
 
     Loading needs `import tensorflow_text` in the serving process (its ops
     register on import); `load_text_classifier` does that.
@@ -76,9 +86,19 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
         def serve_with_labels(texts, label_descriptions):
             ids = vectorizer.vectorize(texts)
             label_ids = vectorizer.vectorize_labels(label_descriptions, length)
-            if isinstance(head, AdaptiveLabelDecoder):  # reads the words, whose mask a call with labels needs
+            if not isinstance(head, AdaptiveLabelDecoder):
+                return served(head(encoder(ids, training=False), label_ids=label_ids))
+
+            def decode():  # reads the words, whose mask a call with labels needs
                 return served(head(encoder(ids, training=False), label_ids=label_ids, mask=tf.not_equal(ids, 0)))
-            return served(head(encoder(ids, training=False), label_ids=label_ids))
+
+            # The decoder's label BiLSTM fails with an opaque error on no labels: answer that request here.
+            count = tf.shape(label_ids)[0]
+            if head.output_mode == "multi_hot":  # the set decoded over no labels is empty
+                return tf.cond(count > 0, decode, lambda: {key: tf.zeros([tf.shape(ids)[0], 0], tf.float32)})
+            message = "serve_with_labels decodes over the label descriptions given: pass at least one. Received: none"
+            with tf.control_dependencies([tf.debugging.assert_positive(count, message=message)]):
+                return decode()
 
         archive.add_endpoint("serve_with_labels", serve_with_labels)
     archive.write_out(filepath, verbose=False)

@@ -3,7 +3,7 @@
 from keras_labelemb.models.cnle import cnle, cnle_optimizer, cnle_training_model, compile_cnle_training_model
 from keras_labelemb.models.document_classifier import document_classifier, gile_han, gile_wan, han, wan
 from keras_labelemb.models.label_head_access import find_label_head, set_labels, split_at_head
-from keras_labelemb.models.language_model import drill_lm
+from keras_labelemb.models.language_model import drill_lm, stateless_language_model
 from keras_labelemb.models.oh_2lstmp import oh_2lstmp
 from keras_labelemb.models.walk_layers import walk_layers
 
@@ -21,6 +21,7 @@ __all__ = [
     "oh_2lstmp",
     "set_labels",
     "split_at_head",
+    "stateless_language_model",
     "walk_layers",
     "wan",
 ]
