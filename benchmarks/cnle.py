@@ -401,6 +401,11 @@ MODEL_NAMES = {
 }
 
 
+def paper_figure(dataset, key):
+    figure = PAPER.get(dataset, {}).get(key)
+    return "-" if figure is None else f"{figure:.3f}"
+
+
 def table(results):
     parts = []
     for name, metric, title in (
@@ -420,7 +425,7 @@ def table(results):
                     f"{run[f'val_{metric}']:.4f}",
                     f"{run['best_epoch']}/{run['epochs_run']}",
                     f"{np.median(run['epoch_seconds']):.0f}" if run["epoch_seconds"] else "-",
-                    PAPER.get(name, {}).get(key, "-"),
+                    paper_figure(name, key),
                 ]
             )
         svm = r["svm"]
@@ -432,7 +437,7 @@ def table(results):
                 f"{svm['val_score']:.4f}",
                 "-",
                 "-",
-                PAPER.get(name, {}).get("svm", "-"),
+                paper_figure(name, "svm"),
             ]
         )
         if "gile_han" in r:
@@ -445,7 +450,7 @@ def table(results):
                     f"{g['val_micro_f1']:.4f}",
                     f"{g['best_epoch']}/{g['epochs_run']}",
                     f"{g['epoch_seconds_mean']:.0f}",
-                    PAPER[name]["gile_han"],
+                    paper_figure(name, "gile_han"),
                 ]
             )
         header = [

@@ -57,21 +57,21 @@ class DecodedValidation(BestEpochStopping):
         best_score: the best monitored score so far (-1.0 before the first epoch).
         best_epoch: index of the best epoch (-1 before training).
 
-    Example:
+    Example (a stand-in decoder: any model that predicts multi-hot sets, here thresholded scores):
 
-    >>> from keras_labelemb.models import cnle, cnle_training_model, compile_cnle_training_model
-    >>> from keras_labelemb.text.label_sequences import label_sequences
-    >>> ids = np.random.default_rng(0).integers(1, 30, (16, 6)).astype("int32")
-    >>> targets = np.eye(3, dtype="float32")[ids[:, 0] % 3]
-    >>> model = cnle(30, np.array([[2, 3], [4, 0], [5, 6]]), max_tokens=6, max_steps=2, model_dim=8,
-    ...              num_heads=2, attention_dim=4, embedding_dim=6)
-    >>> training = compile_cnle_training_model(cnle_training_model(model))
-    >>> sequences = label_sequences(targets, max_steps=2)
-    >>> best = DecodedValidation(model, ids, targets, patience=1)
-    >>> history = training.fit({"token_ids": ids, "label_sequence": sequences}, sequences, epochs=2, verbose=0,
-    ...                        callbacks=[best])
+    >>> x = np.random.default_rng(0).normal(size=(32, 4)).astype("float32")
+    >>> y = (x[:, :3] > 0).astype("float32")
+    >>> scorer = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+    >>> decoder = keras.Model(scorer.inputs, keras.layers.Lambda(lambda t: keras.ops.cast(t > 0, "float32"))(
+    ...     scorer.outputs[0]))
+    >>> scorer.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True))
+    >>> best = DecodedValidation(decoder, x, y, patience=1)
+    >>> history = scorer.fit(x, y, epochs=3, verbose=0, callbacks=[best])
     >>> best.best_score == max(history.history["val_decoded_micro_f1"])
     True
+
+    With CNLE, `model` is the `cnle` model and the callback goes to the
+    `cnle_training_model`'s `fit` (see the README).
     """
 
     def __init__(self, model, x_val, y_val, metric="micro_f1", patience=None, batch_size=256):
