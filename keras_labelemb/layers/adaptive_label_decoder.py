@@ -299,9 +299,8 @@ class AdaptiveLabelDecoder(LabelHead):
             classifier = ops.matmul(scored, self._w(self.label_kernel))  # [L_fin; e_end] W3: (B, c(+1), units)
         else:
             classifier = None
-        count = self.num_labels if l_fin is None else l_fin.shape[1]
-        if count is None:  # labels given at call time in a graph traced for any count (a served request)
-            count = ops.shape(l_fin)[1]
+        # ops.shape: the static count where known, a dynamic one for labels of unknown count (a served request).
+        count = self.num_labels if l_fin is None else ops.shape(l_fin)[1]
         batch_size = ops.shape(x_fin)[0]
         previous = ops.zeros((batch_size, self._label_width if self.reads_labels else self._units), self.compute_dtype)
         context = ops.zeros((batch_size, self._units), self.compute_dtype)

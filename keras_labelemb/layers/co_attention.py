@@ -221,11 +221,8 @@ class CoAttention(keras.layers.Layer):
                 f"`labels` must be a label encoding (c, d_l) or (B, c, d_l). Received: labels with shape "
                 f"{tuple(labels.shape)}"
             )
-        # Static sizes where known; a label set of unknown size (a served request) uses the dynamic ones.
-        count, width = (
-            size if size is not None else ops.shape(labels)[i]
-            for i, size in ((-2, labels.shape[-2]), (-1, labels.shape[-1]))
-        )
+        # ops.shape: static sizes where known, dynamic ones for a label set of unknown size (a served request).
+        count, width = ops.shape(labels)[-2:]
         if len(labels.shape) == 2:
             labels = ops.broadcast_to(ops.expand_dims(labels, 0), (batch_size, count, width))
         if labels_mask is None:

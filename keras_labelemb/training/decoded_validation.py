@@ -3,7 +3,7 @@
 import keras
 import numpy as np
 
-from keras_labelemb.argument_checks import check_positive_int
+from keras_labelemb.argument_checks import check_choice, check_positive_int
 from keras_labelemb.training.best_epoch_stopping import BestEpochStopping
 
 
@@ -75,8 +75,7 @@ class DecodedValidation(BestEpochStopping):
     """
 
     def __init__(self, model, x_val, y_val, metric="micro_f1", patience=None, batch_size=256):
-        if metric not in ("micro_f1", "accuracy"):
-            raise ValueError(f"`metric` must be 'micro_f1' or 'accuracy'. Received: metric={metric!r}")
+        check_choice("metric", metric, ("micro_f1", "accuracy"))
         super().__init__(f"val_decoded_{metric}", patience)
         if not isinstance(model, keras.Model):
             raise ValueError(f"`model` must be the inference keras.Model. Received: model={model!r}")
