@@ -16,8 +16,8 @@ schedule and seed for every output layer (`drill_lm`, heads from `DrillHead`):
   best DRILL (validation) and each baseline, and the relative difference
   `100 * (CE_baseline - CE_drill) / CE_baseline` (positive: DRILL better),
   plotted to `language_model_bands.png`.
-- WikiText-2: tied vs DRILL (the depth with the best PTB validation
-  perplexity of this run, else 4), same encoder, as many steps as one PTB
+- WikiText-2: tied vs DRILL (the DRILL configuration with the best PTB validation
+  perplexity of this run, else depth 4), same encoder, as many steps as one PTB
   epoch (829 at batch 32, 0.44 of a WikiText-2 epoch; `--wikitext-epochs`).
 
 Default configuration, sized so that all ten PTB output layers plus WikiText-2
@@ -120,7 +120,12 @@ def parse_args(argv=None):
         help="WikiText-2 training length in epochs (< 1: that fraction of one epoch); "
         "default: as many steps as one PTB epoch",
     )
-    p.add_argument("--wikitext-depth", type=int, default=None, help="default: best PTB depth of this run, else 4")
+    p.add_argument(
+        "--wikitext-depth",
+        type=int,
+        default=None,
+        help="DRILL depth on WikiText-2; default: the best DRILL configuration on PTB validation, else 4",
+    )
     p.add_argument("--max-steps", type=int, default=None, help="cap on training steps per epoch")
     p.add_argument("--max-eval-batches", type=int, default=None, help="cap on evaluation batches per split")
     p.add_argument("--timing-rounds", type=int, default=3)
@@ -285,13 +290,18 @@ def run_timing(args, data, results, state):
     print(json.dumps(timing), flush=True)
 
 
+def best_drill(ptb):
+    """The DRILL configuration (any depth or variant) with the lowest validation perplexity, else None."""
+    drills = [name for name in ptb if CONFIGS.get(name, ("",))[0] == "drill"]
+    return min(drills, key=lambda name: ptb[name]["val_ppl"]) if drills else None
+
+
 def frequency_bands(args, data, results, state):
     counts = data.train_counts()
-    drills = [f"drill_k{k}" for k in (1, 2, 3, 4) if f"drill_k{k}" in results.get("ptb", {})]
-    if not drills or not state["test_ce"]:
+    best = best_drill(results.get("ptb", {}))
+    if best is None or not state["test_ce"]:
         print("bands: needs the PTB part with a DRILL configuration in this run; skipped", flush=True)
         return
-    best = min(drills, key=lambda n: results["ptb"][n]["val_ppl"])
     targets = state["test_ce"][best][1]
     target_counts = counts[targets]
     bands = []
@@ -357,19 +367,18 @@ def run_wikitext2(args, results, report):
         fraction = num_bptt_batches(PTB_TRAIN_TOKENS, args.batch_size, args.bptt) / per_epoch
     epochs, part = (1, fraction) if fraction < 1 else (int(round(fraction)), 1.0)
     steps = steps_per_epoch(args, data, part)
-    depth = args.wikitext_depth
-    if depth is None:
-        ptb = results.get("ptb", {})
-        drills = [k for k in (1, 2, 3, 4) if f"drill_k{k}" in ptb]
-        depth = min(drills, key=lambda k: ptb[f"drill_k{k}"]["val_ppl"]) if drills else 4
+    if args.wikitext_depth is not None:
+        drill = f"drill_k{args.wikitext_depth}"
+    else:
+        drill = best_drill(results.get("ptb", {})) or "drill_k4"
     results["wikitext2"] = {
         "vocabulary_size": data.vocabulary_size,
         "train_tokens": int(len(data.train)),
         "epochs": round(epochs * steps / per_epoch, 3),
         "steps": epochs * steps,
-        "drill_depth": depth,
+        "drill": drill,
     }
-    for name in ("tied", f"drill_k{depth}"):
+    for name in ("tied", drill):
         print(f"\n== WikiText-2: {name} ==", flush=True)
         result, _, _ = train(args, data, name, epochs, steps)
         results["wikitext2"][name] = result
@@ -384,8 +393,10 @@ def summary(results):
         out["test_ppl"] = {name: ptb[name]["test_ppl"] for name in CONFIGS if name in ptb}
         out["test_ppl_std"] = {name: ptb[name].get("test_ppl_std") for name in CONFIGS if name in ptb}
     ratio = results.get("timing", {}).get("ratio_to_tied", {})
-    if "drill_k4" in ratio:
-        out["epoch_time_ratio_drill_k4_vs_tied"] = ratio["drill_k4"]
+    best = best_drill(ptb)
+    if best in ratio:
+        out["drill"] = best
+        out["epoch_time_ratio_drill_vs_tied"] = ratio[best]
     return out
 
 
@@ -423,18 +434,19 @@ def table(args, results):
                 lines[-1] += " (CPU): the ratio of CPU times, where wall time was throttled."
     if "bands" in results:
         b = results["bands"]
+        baselines = [n for n in BASELINES if any(n in band["relative_difference_pct"] for band in b["bands"])]
         lines += [
             "",
-            f"Frequency bands (PTB test; DRILL = {LABELS[b['drill']]}, the best DRILL depth on validation): "
+            f"Frequency bands (PTB test; DRILL = {LABELS[b['drill']]}, the best DRILL configuration on validation): "
             "relative cross-entropy difference (%) = 100 (CE_B - CE_DRILL) / CE_B, positive when DRILL is better",
             "",
-            "| band (training count) | word types | test tokens | " + " | ".join(LABELS[n] for n in BASELINES) + " |",
-            "|---|---|---|" + "---|" * len(BASELINES),
+            "| band (training count) | word types | test tokens | " + " | ".join(LABELS[n] for n in baselines) + " |",
+            "|---|---|---|" + "---|" * len(baselines),
         ]
         for band in b["bands"]:
             diffs = " | ".join(
                 f"{band['relative_difference_pct'][n]:+.2f}" if n in band["relative_difference_pct"] else "-"
-                for n in BASELINES
+                for n in baselines
             )
             lines.append(f"| {band['band']} | {band['word_types']:,} | {band['test_tokens']:,} | {diffs} |")
     wt = results.get("wikitext2")
@@ -446,7 +458,7 @@ def table(args, results):
             "| output layer | validation ppl | test ppl | s/epoch (fit) |",
             "|---|---|---|---|",
         ]
-        for name in ("tied", f"drill_k{wt['drill_depth']}"):
+        for name in ("tied", wt["drill"]):
             if name in wt:
                 r = wt[name]
                 lines.append(
