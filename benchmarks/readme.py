@@ -96,17 +96,33 @@ def newsgroups_rows(s):
     ]
 
 
-def language_model_row(s):
-    ppl = s["test_ppl"]
-    drill = ppl["drill_k1"]  # the best DRILL depth on validation in this run
+def language_model_row(s, seeds=1):
+    ppl, std = s["test_ppl"], s.get("test_ppl_std") or {}
+    drill = s.get("drill") or "drill_k1"  # the best DRILL configuration on validation in this run
+
+    def cell(name):
+        return mean_pm_std(ppl[name], std.get(name), digits=1)
+
+    # Below a baseline when the gap is larger than two sample standard deviations of the difference.
+    def below(name):
+        noise = 2 * ((std.get(drill) or 0) ** 2 + (std.get(name) or 0) ** 2) ** 0.5
+        return met(ppl[name] - ppl[drill] > noise)
+
     return [
-        "Penn Treebank: test perplexity of the output layer (small LSTM, 2 epochs, one seed)",
-        f"DRILL k=1 {drill:.1f}",
-        f"bilinear [G18] {ppl['bilinear']:.1f}; weight tying {ppl['tied']:.1f}",
+        "Penn Treebank: test perplexity of the output layer (small LSTM, 2 epochs, "
+        + (f"mean ± std over {seeds} seeds)" if seeds > 1 else "one seed)"),
+        f"{DRILL_NAMES.get(drill, drill)} {cell(drill)}",
+        f"bilinear [G18] {cell('bilinear')}; weight tying {cell('tied')}",
         "DRILL 1.3 below tying and below bilinear (AWD-LSTM; DRILL Table 4)",
-        "below tying: " + met(drill < ppl["tied"]) + "; below bilinear: " + met(drill < ppl["bilinear"]),
+        "below tying: " + below("tied") + "; below bilinear: " + below("bilinear"),
         "[language modelling](benchmarks/README.md#language-modelling-drill-output-layers)",
     ]
+
+
+DRILL_NAMES = {f"drill_k{k}": f"DRILL k={k}" for k in (1, 2, 3, 4)} | {
+    "drill_k4_residual_prev": "DRILL k=4, residuals between layers",
+    "drill_k4_standard_dropout": "DRILL k=4, standard dropout",
+}
 
 
 def _ablations(scores):
@@ -154,7 +170,8 @@ def summary_table():
     rows = [reuters_seen_row(load("reuters")["summary"]), reuters_zero_shot_row(load("reuters")["summary"])]
     rows.append(label_scaling_row(load("label_scaling")["summary"]))
     rows += newsgroups_rows(load("newsgroups")["summary"])
-    rows.append(language_model_row(load("language_model")["summary"]))
+    language_model = load("language_model")
+    rows.append(language_model_row(language_model["summary"], language_model["config"].get("seeds") or 1))
     if (RESULTS / "cnle.json").exists():
         rows += cnle_rows(load("cnle")["summary"])
     header = ["task: measure", "ours", "baseline, same run", "paper", "target", "details"]
