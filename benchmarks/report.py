@@ -66,6 +66,10 @@ def _git(*args):
     return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
 
 
+# Read once, when a benchmark starts: edits of the checkout during a long run must not show in its report.
+VERSION_AT_START = code_version()
+
+
 def relative(path):
     """`path` relative to the repository when it lies inside it, else as given (never made absolute)."""
     if path is None:
@@ -95,14 +99,15 @@ def write_report(output, benchmark, module, args, argv, results, summary, table,
         results, summary: JSON-ready mappings.
         table: the Markdown tables of the run.
         start: `time.time()` at the start of the run.
-        version: the code version the run started from (default: `code_version()` now; a long run
-            passes the one it read at its start, so later edits of the checkout do not show in it).
+        version: the code version the run started from (default: the one read when this module was
+            first imported, at the start of the run, so that edits of the checkout during a long run do
+            not show in it).
     """
     config = {k: relative(v) if k.endswith(("dir", "output", "path")) and v else v for k, v in vars(args).items()}
     report = {
         "benchmark": benchmark,
         "command": command_line(module, argv),
-        "code_version": version or code_version(),
+        "code_version": version or VERSION_AT_START,
         "config": config,
         "versions": versions(),
         "machine": machine(),
