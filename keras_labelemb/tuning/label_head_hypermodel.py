@@ -1,13 +1,21 @@
 """`LabelHeadHyperModel`: KerasTuner search over the label-aware output heads."""
 
-import numbers
-
 import keras
 import keras_tuner
 
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
 from keras_labelemb.models.document_classifier import document_classifier, head_spec
+from keras_labelemb.tuning._search_space import (
+    _check_jit_compile,
+    _check_logit_metrics,
+    _choice,
+    _choices,
+    _copy_metric,
+    _float,
+    _int_at_least,
+    _range,
+)
 
 HEADS = ("gile", "drill")
 # Arguments of `document_classifier` that the hypermodel sets itself, with the
@@ -40,51 +48,6 @@ _BUILDER_ARGS = frozenset(
         "name",
     )
 )
-
-
-def _is_sequence(value):
-    return isinstance(value, (list, tuple, range))
-
-
-def _choices(name, value, check):
-    """A non-empty tuple of distinct values, each passing `check`; a scalar gives a 1-tuple."""
-    values = tuple(value) if _is_sequence(value) else (value,)
-    if not values:
-        raise ValueError(f"`{name}` must be one value or a non-empty list of choices. Received: {name}={value!r}")
-    for v in values:
-        if not check(v):
-            raise ValueError(f"`{name}` has an invalid choice {v!r}. Received: {name}={value!r}")
-    if len(set(values)) != len(values):
-        raise ValueError(f"`{name}` must not repeat a choice. Received: {name}={value!r}")
-    return values
-
-
-def _real(value):
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _range(name, value, low, high, low_inclusive, description):
-    """`(min, max)` with low <(=) min < max < high, or one value in that interval (fixed)."""
-
-    def inside(v):
-        return _real(v) and (low <= v if low_inclusive else low < v) and v < high
-
-    if _is_sequence(value):
-        if len(value) != 2 or not all(inside(v) for v in value) or not value[0] < value[1]:
-            raise ValueError(
-                f"`{name}` must be one {description} or a `(min, max)` pair of them with min < max. "
-                f"Received: {name}={value!r}"
-            )
-        return float(value[0]), float(value[1])
-    if not inside(value):
-        raise ValueError(
-            f"`{name}` must be one {description} or a `(min, max)` pair of them. Received: {name}={value!r}"
-        )
-    return float(value)
-
-
-def _int_at_least(minimum):
-    return lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= minimum
 
 
 class LabelHeadHyperModel(keras_tuner.HyperModel):
@@ -217,10 +180,8 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
         self.depths = tuple(int(v) for v in _choices("depths", depths, _int_at_least(0)))
         self.dropout = _range("dropout", dropout, 0.0, 1.0, True, "float in [0, 1)")
         self.learning_rate = _range("learning_rate", learning_rate, 0.0, float("inf"), False, "positive float")
-        if jit_compile not in (True, False, "auto"):
-            raise ValueError(f"`jit_compile` must be True, False or 'auto'. Received: jit_compile={jit_compile!r}")
-        self.jit_compile = jit_compile
-        self.metrics = self._check_metrics(metrics)
+        self.jit_compile = _check_jit_compile(jit_compile)
+        self.metrics = _check_logit_metrics(metrics)
         self.builder_kwargs = self._check_builder_kwargs(builder_kwargs)
         self.head_options = self._check_head_options(head_options)
 
@@ -240,20 +201,6 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
                 )
             head_spec({"type": head, **options})  # unknown options raise here, naming them
         return head_options
-
-    @staticmethod
-    def _check_metrics(metrics):
-        if metrics is None:
-            return []
-        if not _is_sequence(metrics):
-            raise ValueError(f"`metrics` must be a list of metrics or None. Received: metrics={metrics!r}")
-        for metric in metrics:
-            if getattr(metric, "from_logits", None) is False:
-                raise ValueError(
-                    "The model outputs logits: a metric with a `from_logits` argument needs from_logits=True. "
-                    f"Received: metrics={metrics!r} with {getattr(metric, 'name', metric)!r}.from_logits=False"
-                )
-        return list(metrics)
 
     @staticmethod
     def _check_builder_kwargs(kwargs):
@@ -280,34 +227,25 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
             check_positive_int("max_sentence_length", kwargs.get("max_sentence_length"))
         return dict(kwargs)
 
-    @staticmethod
-    def _choice(hp, name, values):
-        return hp.Fixed(name, values[0]) if len(values) == 1 else hp.Choice(name, list(values))
-
     def declare_hyperparameters(self, hp):
         """Registers the search space in `hp` and returns this trial's values as builder arguments."""
-        head = self._choice(hp, "head", self.heads)
+        head = _choice(hp, "head", self.heads)
         spec = {"type": head, **self.head_options.get(head, {})}
         if "gile" in self.heads:
             with hp.conditional_scope("head", ["gile"]):
-                joint_dim = self._choice(hp, "joint_dim", self.joint_dims)
+                joint_dim = _choice(hp, "joint_dim", self.joint_dims)
             if head == "gile":
                 spec["joint_dim"] = joint_dim
         if "drill" in self.heads:
             with hp.conditional_scope("head", ["drill"]):
-                depth = self._choice(hp, "depth", self.depths)
+                depth = _choice(hp, "depth", self.depths)
             if head == "drill":
                 spec["depth"] = depth
-        values = {"head": spec}
-        if isinstance(self.dropout, tuple):
-            values["dropout"] = hp.Float("dropout", *self.dropout)
-        else:
-            values["dropout"] = hp.Fixed("dropout", self.dropout)
-        if isinstance(self.learning_rate, tuple):
-            values["learning_rate"] = hp.Float("learning_rate", *self.learning_rate, sampling="log")
-        else:
-            values["learning_rate"] = hp.Fixed("learning_rate", self.learning_rate)
-        return values
+        return {
+            "head": spec,
+            "dropout": _float(hp, "dropout", self.dropout),
+            "learning_rate": _float(hp, "learning_rate", self.learning_rate, log=True),
+        }
 
     def build(self, hp):
         """Builds and compiles one `document_classifier` from the values of `hp`."""
@@ -321,10 +259,3 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
             jit_compile=self.jit_compile,
         )
         return model
-
-
-def _copy_metric(metric):
-    """A fresh metric object per model: a metric's state variables must not be shared between trials."""
-    if isinstance(metric, keras.metrics.Metric):
-        return metric.__class__.from_config(metric.get_config())
-    return metric

@@ -1,0 +1,239 @@
+"""KerasTuner search of CNLE's size, dropout and learning-rate scale on Reuters-21578 ModApte-90.
+
+`python -m benchmarks.cnle` trains CNLE at the paper's size (d = 256, 3 heads,
+d_h = 150, dropout 0.1, the warm-up schedule at scale 1) and puts it below the
+tuned SVM. This searches `CNLEHyperModel`'s space with
+`keras_tuner.RandomSearch`: the encoder width `d`, attention heads and width
+`d_h`, encoder dropout and the scale of the warm-up learning-rate schedule. Each
+trial trains by teacher forcing (`CNLEHyperModel.fit`) and is scored on the
+label sets greedy decoding emits for the validation texts: micro-F1 of the
+decoded sets at each trial's best epoch (`DecodedValidation`). Data are the
+benchmark's (`benchmarks.cnle.Setup`: its 10% validation split, 150 tokens per
+text, 12 decoding steps, label descriptions of 12 words) with frozen word vectors
+(`--word-vectors`: PPMI vectors of the training text by default, which need
+no download, or GloVe 6B 50-d as the benchmark's main run). The best
+configuration is then retrained once from a fixed seed for `--final-epochs`
+(the epoch with the best decoded validation micro-F1 kept) and its decoded
+test sets scored once. The bar is CNLE with the same vectors in
+`benchmarks/results/cnle.json`, read from there when present.
+
+Run time on 2 CPU cores: 60 to 90 minutes with the defaults (an estimate, no
+stored run: 6 trials x 3 epochs plus 8 final epochs at 120 to 210 s per epoch,
+the benchmark's CNLE epochs on Reuters in benchmarks/README.md; d = 256 is the
+slow end; `--patience` may stop the final run early); `--quick` (300 training
+documents, 40 tokens, tiny models, 2 trials x 1 epoch) under 2 minutes (101 s
+measured while other jobs shared the cores; most of it is tracing the models).
+
+    python -m tuning.cnle_reuters
+    python -m tuning.cnle_reuters --quick --output /tmp/cnle_reuters.json   # a check of the script
+
+Writes tuning/results/cnle_reuters.json and .md.
+"""
+
+import argparse
+import json
+import os
+import tempfile
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import keras  # noqa: E402
+import keras_tuner  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from benchmarks import cnle as cnle_benchmark  # noqa: E402
+from benchmarks.report import REPO, RESULTS, write_report  # noqa: E402
+from benchmarks.tables import markdown_table  # noqa: E402
+from keras_labelemb.training import decoded_set_scores  # noqa: E402
+from keras_labelemb.tuning import CNLEHyperModel  # noqa: E402
+
+
+def _ints(text):
+    return [int(v) for v in text.split(",")]
+
+
+def _floats(text):
+    values = [float(v) for v in text.split(",")]
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--trials", type=int, default=6)
+    p.add_argument("--epochs", type=int, default=3, help="per trial")
+    p.add_argument("--final-epochs", type=int, default=8, help="retraining of the best configuration")
+    p.add_argument("--patience", type=int, default=3, help="epochs without a better decoded validation micro-F1")
+    p.add_argument("--model-dims", default="128,256", help="encoder width d, choices (even)")
+    p.add_argument("--num-heads", default="1,2,3", help="attention heads, choices")
+    p.add_argument("--attention-dims", default="64,150", help="attention width d_h, choices")
+    p.add_argument("--dropout", default="0.0,0.3", help="min,max (or one value)")
+    p.add_argument("--learning-rate-scale", default="0.5,2.0", help="warm-up schedule scale, min,max log-uniform")
+    p.add_argument("--warmup-steps", type=int, default=800)
+    p.add_argument("--word-vectors", default="ppmi", choices=cnle_benchmark.WORD_VECTORS, help="frozen")
+    p.add_argument("--max-tokens", type=int, default=150, help="text length m")
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--max-train", type=int, default=None, help="use only this many training documents")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--quick", action="store_true", help="tiny data and models, 2 trials x 1 epoch: checks the script")
+    p.add_argument("--output", default=str(REPO / "tuning" / "results" / "cnle_reuters.json"))
+    args = p.parse_args(argv)
+    if args.quick:
+        args.trials, args.epochs, args.final_epochs, args.warmup_steps = 2, 1, 1, 20
+        args.model_dims, args.num_heads, args.attention_dims, args.max_tokens = "16,32", "1,2", "8,16", 40
+        args.learning_rate_scale = "2.0,8.0"  # a few steps only: a higher rate, to decode some labels
+        args.max_train = args.max_train or 300
+    return args
+
+
+def benchmark_bar(word_vectors):
+    """CNLE with the same frozen vectors in benchmarks/results/cnle.json, or None."""
+    path = RESULTS / "cnle.json"
+    if not path.is_file():
+        return None
+    models = json.loads(path.read_text()).get("results", {}).get("reuters", {}).get("models", {})
+    key = "cnle" if word_vectors == "glove50" else f"cnle_{word_vectors}"
+    run = models.get(key) if models.get(key, {}).get("word_vectors") == word_vectors else None
+    if run is None:
+        return None
+    return {
+        "test_micro_f1": run["micro_f1"],
+        "val_micro_f1": run.get("val_micro_f1"),
+        "epochs_run": run.get("epochs_run"),
+        "source": f"benchmarks/results/cnle.json, models.{key}",
+    }
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start = time.time()
+    tf.get_logger().setLevel("ERROR")
+    base = cnle_benchmark.parse_args(
+        ["--datasets", "reuters", "--reuters-max-tokens", str(args.max_tokens), "--seed", str(args.seed)]
+    )
+    base.max_train = args.max_train
+    setup = cnle_benchmark.Setup(base, "reuters")  # the benchmark's split, vocabulary, label ids and steps
+    vectors = setup.word_vectors(args.word_vectors)
+    x_train, y_train = setup.ids["train"], setup.y["train"]
+    x_val, y_val = setup.ids["val"], setup.y["val"]
+    hypermodel = CNLEHyperModel(
+        setup.vectorizer.vocabulary_size,
+        setup.label_ids,
+        max_tokens=setup.max_tokens,
+        max_steps=setup.max_steps,
+        model_dims=_ints(args.model_dims),
+        num_heads=_ints(args.num_heads),
+        attention_dims=_ints(args.attention_dims),
+        dropout=_floats(args.dropout),
+        learning_rate_scale=_floats(args.learning_rate_scale),
+        warmup_steps=args.warmup_steps,
+        patience=args.patience,
+        word_vectors=vectors,
+        fine_tune_word_vectors="none",
+    )
+    keras.utils.set_random_seed(args.seed)
+    tuner = keras_tuner.RandomSearch(
+        hypermodel,
+        objective=keras_tuner.Objective("val_decoded_micro_f1", direction="max"),
+        max_trials=args.trials,
+        seed=args.seed,
+        overwrite=True,
+        directory=tempfile.mkdtemp(),
+        project_name="cnle_reuters",
+    )
+    search_start = time.time()
+    tuner.search(
+        x_train, y_train, validation_data=(x_val, y_val), epochs=args.epochs, batch_size=args.batch_size, verbose=2
+    )
+    search_seconds = time.time() - search_start
+    trials = [
+        {"hyperparameters": t.hyperparameters.values, "val_decoded_micro_f1": t.score}
+        for t in tuner.oracle.get_best_trials(num_trials=args.trials)
+    ]
+    best_hp = tuner.get_best_hyperparameters()[0]
+
+    # The best configuration, retrained once (its best decoded validation epoch kept), scored on test once.
+    keras.utils.set_random_seed(args.seed)
+    model = hypermodel.build(best_hp)
+    final_start = time.time()
+    history = hypermodel.fit(
+        best_hp,
+        model,
+        x_train,
+        y_train,
+        validation_data=(x_val, y_val),
+        epochs=args.final_epochs,
+        batch_size=args.batch_size,
+        verbose=2,
+    ).history
+    final_seconds = time.time() - final_start
+    curve = history["val_decoded_micro_f1"]
+    decoded = model.predict(setup.ids["test"], batch_size=256, verbose=0)
+    test = decoded_set_scores(setup.y["test"], decoded)
+    bar = benchmark_bar(args.word_vectors)
+    results = {
+        "data": setup.info,
+        "trials": trials,
+        "best": {
+            "hyperparameters": best_hp.values,
+            "search_val_decoded_micro_f1": trials[0]["val_decoded_micro_f1"],
+            "final_val_decoded_micro_f1_curve": [round(v, 4) for v in curve],
+            "final_best_epoch": int(np.argmax(curve)) + 1,
+            "final_epochs_run": len(curve),
+            "test": test,
+            "mean_labels_decoded": round(float(decoded.sum(axis=1).mean()), 3),
+        },
+        "benchmark_cnle": bar,
+        "search_seconds": round(search_seconds, 1),
+        "final_seconds": round(final_seconds, 1),
+    }
+    rows = [
+        [
+            rank,
+            t["hyperparameters"]["model_dim"],
+            t["hyperparameters"].get("num_heads", "-"),
+            t["hyperparameters"].get("attention_dim", "-"),
+            f"{t['hyperparameters']['dropout']:.3f}",
+            f"{t['hyperparameters']['learning_rate_scale']:.3g}",
+            f"{t['val_decoded_micro_f1']:.4f}",
+        ]
+        for rank, t in enumerate(trials, start=1)
+    ]
+    lines = [
+        f"CNLE search on Reuters-21578 ModApte-90 ({args.trials} trials x {args.epochs} epochs, frozen "
+        f"{args.word_vectors} vectors; micro-F1 of the decoded validation sets at each trial's best epoch)",
+        "",
+        markdown_table(["trial", "d", "heads", "d_h", "dropout", "lr scale", "val decoded micro-F1"], rows),
+        "",
+        f"Best configuration retrained for {args.final_epochs} epochs (best validation epoch "
+        f"{results['best']['final_best_epoch']} of {len(curve)}, decoded validation micro-F1 {max(curve):.4f}): "
+        f"decoded test micro-F1 {test['micro_f1']:.4f}, exact-set accuracy {test['accuracy']:.4f}.",
+    ]
+    if bar:
+        lines.append(
+            f"CNLE of the benchmark, same vectors ({bar['source']}, {bar['epochs_run']} epochs): "
+            f"test micro-F1 {bar['test_micro_f1']:.4f}."
+        )
+    summary = {
+        "best": best_hp.values,
+        "val_decoded_micro_f1": max(curve),
+        "test_decoded_micro_f1": test["micro_f1"],
+        "benchmark_test_micro_f1": (bar or {}).get("test_micro_f1"),
+    }
+    report = write_report(
+        args.output,
+        "reuters21578 ModApte-90, CNLE search",
+        "tuning.cnle_reuters",
+        args,
+        argv,
+        results,
+        summary,
+        "\n".join(lines),
+        start,
+    )
+    print("\n".join(lines) + f"\n\nWall time {report['wall_seconds']:.0f} s. Results: {args.output}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,229 @@
+"""KerasTuner search of oh-2LSTMp (one-hot LSTM region embeddings) on 20 Newsgroups bydate.
+
+`python -m benchmarks.newsgroups` trains oh-2LSTMp with the paper's settings
+(150 units per direction here, chop 50, max pooling over 10 regions, no i/o
+gates, dropout 0.5, Adam 5e-3) and leaves it behind the tf-idf SVMs. This
+searches `RegionLSTMHyperModel`'s space with `keras_tuner.RandomSearch`:
+units per direction, chop size, pooling regions and kind (max / average),
+gates (`no_io` / `full`), dropout on the pooled vector and Adam's learning
+rate. Data and preprocessing are the benchmark's own (`benchmarks.newsgroups.Setup`:
+headers removed, the 30K most frequent training words, the first 400 tokens,
+10% of the training set held out for validation). Trials are selected on
+validation accuracy only (each trial's best epoch); the best configuration is
+then retrained once from a fixed seed for `--final-epochs` (the epoch with the
+best validation accuracy kept) and scored once on the test set. The bar is
+oh-2LSTMp's test error in `benchmarks/results/newsgroups.json`, read from there
+when present.
+
+Run time on 2 CPU cores: about an hour with the defaults, up to 90 minutes
+when several trials draw 300 units (an estimate, no stored run: 6 trials x 3
+epochs plus 6 final epochs at about 110 s per epoch, the benchmark's oh-2LSTMp
+epoch at 150 units with XLA in benchmarks/README.md; more units or no chopping
+take longer); `--quick` (400 training documents, 100 tokens, tiny models, 2
+trials x 1 epoch) under a minute (16 s measured while other jobs shared the cores).
+
+    python -m tuning.region_lstm_newsgroups
+    python -m tuning.region_lstm_newsgroups --quick --output /tmp/region_lstm_newsgroups.json   # a check of the script
+
+Writes tuning/results/region_lstm_newsgroups.json and .md.
+"""
+
+import argparse
+import json
+import os
+import tempfile
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import keras  # noqa: E402
+import keras_tuner  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from benchmarks import newsgroups  # noqa: E402
+from benchmarks.report import REPO, RESULTS, write_report  # noqa: E402
+from benchmarks.tables import markdown_table  # noqa: E402
+from keras_labelemb.tuning import RegionLSTMHyperModel  # noqa: E402
+
+
+def _ints(text):
+    return [int(v) for v in text.split(",")]
+
+
+def _floats(text):
+    values = [float(v) for v in text.split(",")]
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--trials", type=int, default=6)
+    p.add_argument("--epochs", type=int, default=3, help="per trial")
+    p.add_argument("--final-epochs", type=int, default=6, help="retraining of the best configuration")
+    p.add_argument("--units", default="100,150,300", help="LSTM units per direction, choices")
+    p.add_argument("--chop-sizes", default="25,50,100", help="segment lengths, choices (0: no chopping)")
+    p.add_argument("--num-regions", default="5,10", help="pooling regions, choices")
+    p.add_argument("--poolings", default="max,average")
+    p.add_argument("--gates", default="no_io,full")
+    p.add_argument("--dropout", default="0.2,0.6", help="min,max (or one value)")
+    p.add_argument("--learning-rate", default="1e-3,1e-2", help="min,max, log-uniform (or one value)")
+    p.add_argument("--max-length", type=int, default=400, help="tokens per document")
+    p.add_argument("--batch-size", type=int, default=50)
+    p.add_argument("--max-train", type=int, default=None, help="use only this many training documents")
+    p.add_argument("--max-test", type=int, default=None, help="use only this many test documents")
+    p.add_argument("--no-jit", dest="jit", action="store_false", help="graph mode instead of XLA")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--quick", action="store_true", help="tiny data and models, 2 trials x 1 epoch: checks the script")
+    p.add_argument("--output", default=str(REPO / "tuning" / "results" / "region_lstm_newsgroups.json"))
+    args = p.parse_args(argv)
+    if args.quick:
+        args.trials, args.epochs, args.final_epochs, args.jit = 2, 1, 1, False
+        args.units, args.chop_sizes, args.num_regions, args.max_length = "8,16", "0,25", "2,5", 100
+        args.max_train, args.max_test = args.max_train or 400, args.max_test or 200
+    return args
+
+
+def benchmark_bar():
+    """oh-2LSTMp's test error in benchmarks/results/newsgroups.json, or None."""
+    path = RESULTS / "newsgroups.json"
+    if not path.is_file():
+        return None
+    error = json.loads(path.read_text()).get("summary", {}).get("error", {}).get("oh_2lstmp")
+    return None if error is None else {"test_error": error, "source": "benchmarks/results/newsgroups.json"}
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start = time.time()
+    tf.get_logger().setLevel("ERROR")
+    base = ["--max-length", str(args.max_length), "--seed", str(args.seed)]
+    base += ["--max-train", str(args.max_train)] if args.max_train else []
+    base += ["--max-test", str(args.max_test)] if args.max_test else []
+    setup = newsgroups.Setup(newsgroups.parse_args(base))  # the benchmark's split, vocabulary and token ids
+    x_train, y_train = setup.ids["train"], setup.y["train"]
+    x_val, y_val = setup.ids["val"], setup.y["val"]
+    hypermodel = RegionLSTMHyperModel(
+        setup.vectorizer.vocabulary_size,
+        setup.data.num_labels,
+        units=_ints(args.units),
+        chop_sizes=_ints(args.chop_sizes),
+        num_regions=_ints(args.num_regions),
+        poolings=args.poolings.split(","),
+        gates=args.gates.split(","),
+        dropout=_floats(args.dropout),
+        learning_rate=_floats(args.learning_rate),
+        jit_compile=args.jit,
+        max_tokens=args.max_length,
+    )
+    keras.utils.set_random_seed(args.seed)
+    tuner = keras_tuner.RandomSearch(
+        hypermodel,
+        objective=keras_tuner.Objective("val_accuracy", direction="max"),
+        max_trials=args.trials,
+        seed=args.seed,
+        overwrite=True,
+        directory=tempfile.mkdtemp(),
+        project_name="region_lstm_newsgroups",
+    )
+    search_start = time.time()
+    tuner.search(
+        x_train,
+        y_train,
+        validation_data=(x_val, y_val),
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        verbose=2,
+    )
+    search_seconds = time.time() - search_start
+    trials = [
+        {"hyperparameters": t.hyperparameters.values, "val_accuracy": t.score}
+        for t in tuner.oracle.get_best_trials(num_trials=args.trials)
+    ]
+    best_hp = tuner.get_best_hyperparameters()[0]
+
+    # The best configuration, retrained once; its best validation epoch is scored on test once.
+    keras.utils.set_random_seed(args.seed)
+    model = hypermodel.build(best_hp)
+    keep_best = keras.callbacks.EarlyStopping(
+        monitor="val_accuracy", mode="max", patience=args.final_epochs, restore_best_weights=True
+    )
+    final_start = time.time()
+    history = model.fit(
+        x_train,
+        y_train,
+        validation_data=(x_val, y_val),
+        epochs=args.final_epochs,
+        batch_size=args.batch_size,
+        callbacks=[keep_best],
+        verbose=2,
+    ).history
+    final_seconds = time.time() - final_start
+    val_accuracy = history["val_accuracy"]
+    logits = model.predict(setup.ids["test"], batch_size=250, verbose=0)
+    test_error = float(np.mean(logits.argmax(-1) != setup.y["test"].argmax(-1)))
+    bar = benchmark_bar()
+    results = {
+        "data": setup.info,
+        "trials": trials,
+        "best": {
+            "hyperparameters": best_hp.values,
+            "search_val_accuracy": trials[0]["val_accuracy"],
+            "final_val_accuracy_curve": [round(v, 4) for v in val_accuracy],
+            "final_best_epoch": int(np.argmax(val_accuracy)) + 1,
+            "test_error": test_error,
+        },
+        "benchmark_oh_2lstmp": bar,
+        "search_seconds": round(search_seconds, 1),
+        "final_seconds": round(final_seconds, 1),
+    }
+    rows = [
+        [
+            rank,
+            t["hyperparameters"]["units"],
+            t["hyperparameters"]["chop_size"] or "none",
+            t["hyperparameters"]["num_regions"],
+            t["hyperparameters"]["pooling"],
+            t["hyperparameters"]["gates"],
+            f"{t['hyperparameters']['dropout']:.3f}",
+            f"{t['hyperparameters']['learning_rate']:.2e}",
+            f"{t['val_accuracy']:.4f}",
+        ]
+        for rank, t in enumerate(trials, start=1)
+    ]
+    lines = [
+        f"oh-2LSTMp search on 20 Newsgroups bydate ({args.trials} trials x {args.epochs} epochs, "
+        f"validation accuracy of each trial's best epoch)",
+        "",
+        markdown_table(
+            ["trial", "units", "chop", "regions", "pooling", "gates", "dropout", "learning rate", "val accuracy"], rows
+        ),
+        "",
+        f"Best configuration retrained for {args.final_epochs} epochs (best validation epoch "
+        f"{results['best']['final_best_epoch']}, validation accuracy {max(val_accuracy):.4f}): "
+        f"test error {100 * test_error:.2f}%.",
+    ]
+    if bar:
+        lines.append(f"oh-2LSTMp of the benchmark ({bar['source']}): test error {100 * bar['test_error']:.2f}%.")
+    summary = {
+        "best": best_hp.values,
+        "val_accuracy": max(val_accuracy),
+        "test_error": test_error,
+        "benchmark_test_error": (bar or {}).get("test_error"),
+    }
+    report = write_report(
+        args.output,
+        "20 Newsgroups bydate, oh-2LSTMp search",
+        "tuning.region_lstm_newsgroups",
+        args,
+        argv,
+        results,
+        summary,
+        "\n".join(lines),
+        start,
+    )
+    print("\n".join(lines) + f"\n\nWall time {report['wall_seconds']:.0f} s. Results: {args.output}")
+
+
+if __name__ == "__main__":
+    main()
