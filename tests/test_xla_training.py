@@ -1,0 +1,134 @@
+"""Every reference model trains with `jit_compile=True` (TensorFlow) and follows graph-mode training.
+
+One case per reference model: GILE-HAN, GILE-WAN, DRILL classifier (HAN encoder),
+oh-2LSTMp (chopped one-hot RegionLSTM), CNLE (teacher forcing) and the DRILL
+language model. Each trains the same steps from the same initial weights once
+compiled with XLA and once in graph mode; the losses of every step and the weights
+they end at must agree (XLA fuses and reorders float32 arithmetic,
+hence a tolerance, not equality) and the loss must fall, so neither mode can
+pass by not training. (Under JAX: tests/test_jax_backend.py.)
+"""
+
+import keras
+import numpy as np
+import pytest
+
+from keras_labelemb.losses import LabelSequenceLoss
+from keras_labelemb.models import (
+    cnle,
+    cnle_training_model,
+    document_classifier,
+    drill_lm,
+    gile_han,
+    gile_wan,
+    oh_2lstmp,
+)
+from keras_labelemb.text import label_sequences
+
+VOCABULARY = 30
+NUM_LABELS = 4
+LABEL_IDS = np.array([[2, 3], [4, 5], [6, 7], [8, 0]], "int32")
+RNG = np.random.default_rng(0)
+TOKENS = RNG.integers(2, VOCABULARY, size=(16, 12)).astype("int32")
+TOKENS[:, 9:] = 0  # padding at the end of every document
+# A label is on when one of its words occurs: learnable, several labels per document.
+MULTI_HOT = np.stack([np.isin(TOKENS, row[row > 0]).any(axis=1) for row in LABEL_IDS], 1).astype("float32")
+BCE = keras.losses.BinaryCrossentropy(from_logits=True)
+LEARNING_RATE = 2.0  # large, so that four steps move the loss far more than float32 rounding does
+
+
+def _classifier(build, x, y):
+    """`make()` -> (model to train, its loss, inputs, targets, SGD learning rate)."""
+    return lambda: (build(), BCE, x, y, LEARNING_RATE)
+
+
+def _cnle():
+    model = cnle(VOCABULARY, LABEL_IDS, max_tokens=12, max_steps=3, model_dim=8, num_heads=2, attention_dim=4)
+    sequences = label_sequences(MULTI_HOT, max_steps=3)
+    inputs = {"token_ids": TOKENS, "label_sequence": sequences}
+    return cnle_training_model(model), LabelSequenceLoss(), inputs, sequences, 0.5  # at 2.0 its loss jumps up
+
+
+STREAM = RNG.integers(1, VOCABULARY, size=16 * 6 + 1)
+
+
+def _language_model():
+    model = drill_lm(
+        VOCABULARY,
+        bptt=6,
+        units=8,
+        num_layers=1,
+        dropout=0.0,
+        head={"type": "drill", "depth": 2, "dropout": 0.0},
+        stateful=False,
+    )
+    x, y = STREAM[:-1].reshape(16, 6), STREAM[1:].reshape(16, 6)
+    return model, keras.losses.SparseCategoricalCrossentropy(from_logits=True), x, y, LEARNING_RATE
+
+
+CASES = {
+    "gile_han": _classifier(
+        lambda: gile_han(
+            VOCABULARY,
+            LABEL_IDS,
+            max_sentences=3,
+            max_sentence_length=4,
+            embedding_dim=8,
+            encoder_units=4,
+            head={"joint_dim": 8},
+            dropout=0.0,
+        ),
+        TOKENS.reshape(16, 3, 4),
+        MULTI_HOT,
+    ),
+    "gile_wan": _classifier(
+        lambda: gile_wan(VOCABULARY, LABEL_IDS, max_tokens=12, embedding_dim=8, encoder_units=4, dropout=0.0),
+        TOKENS,
+        MULTI_HOT,
+    ),
+    "drill_classifier": _classifier(
+        lambda: document_classifier(
+            VOCABULARY,
+            LABEL_IDS,
+            max_sentences=3,
+            max_sentence_length=4,
+            embedding_dim=8,
+            encoder_units=4,
+            head={"type": "drill", "depth": 2, "dropout": 0.0},
+            dropout=0.0,
+        ),
+        TOKENS.reshape(16, 3, 4),
+        MULTI_HOT,
+    ),
+    "oh_2lstmp": _classifier(
+        lambda: oh_2lstmp(
+            VOCABULARY, num_labels=NUM_LABELS, max_tokens=12, units=6, chop_size=4, num_regions=2, dropout=0.0
+        ),
+        TOKENS,
+        MULTI_HOT,
+    ),
+    "cnle": _cnle,
+    "drill_lm": _language_model,
+}
+
+
+def _train(make, jit_compile):
+    keras.utils.set_random_seed(0)
+    model, loss, x, y, learning_rate = make()
+    model.compile(keras.optimizers.SGD(learning_rate), loss, jit_compile=jit_compile)
+    # The loss of each step, and the weights they end at: the trajectory, not only where it ends.
+    losses = [model.train_on_batch(x, y) for _ in range(4)]
+    return np.asarray(losses, "float64"), [np.asarray(w, "float64") for w in model.get_weights()]
+
+
+@pytest.mark.slow  # 3-10 s per model on 2 cores: one XLA compilation of the training step each
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_trains_under_xla_as_in_graph_mode(name):
+    xla_losses, xla_weights = _train(CASES[name], jit_compile=True)
+    graph_losses, graph_weights = _train(CASES[name], jit_compile=False)
+    assert np.isfinite(xla_losses).all()
+    assert xla_losses[-1] < xla_losses[0] - 0.01, xla_losses  # it trained, far beyond rounding
+    # XLA fuses and reorders float32 sums: gradients agree to about 1e-6 relative, trajectories to 1e-4.
+    np.testing.assert_allclose(xla_losses, graph_losses, rtol=1e-3)
+    for xla_weight, graph_weight in zip(xla_weights, graph_weights):
+        np.testing.assert_allclose(xla_weight, graph_weight, rtol=1e-3, atol=1e-4)
