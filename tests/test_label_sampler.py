@@ -69,3 +69,20 @@ def test_targets_and_scores_of_another_width_name_both_shapes():
     hard = SampledSigmoidLoss(num_negatives=2, sampler="hard")
     with pytest.raises(ValueError, match=r"`y_true` and `scores`"):
         hard.label_sampler.sample_candidates(np.zeros((2, 5), "float32"), 5, scores=np.zeros((2, 6), "float32"))
+
+
+@pytest.mark.parametrize("sampler", ["uniform", "hard"])
+def test_per_label_summaries_of_the_batch_draw_the_same_candidates(sampler):
+    """What SampledLabelModel passes (and combines over replicas): one row per label summary, not the batch."""
+    from keras_labelemb.losses.label_sampler import POSITIVE_KEY, LabelSampler
+
+    rng = np.random.default_rng(7)
+    y = _targets(rng, batch=8, num_labels=30, rate=0.08)
+    scores = rng.normal(size=y.shape).astype("float32")
+    whole, summary = (LabelSampler(num_negatives=6, max_positives=12, sampler=sampler, seed=3) for _ in range(2))
+    hard = sampler == "hard"
+    from_batch = whole.sample_candidates(y, 30, scores if hard else None)
+    negative_scores = np.where(y > 0, -POSITIVE_KEY, scores).max(axis=0, keepdims=True)
+    from_rows = summary.sample_candidates(y.max(axis=0, keepdims=True), 30, negative_scores if hard else None)
+    for a, b in zip(from_batch, from_rows):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

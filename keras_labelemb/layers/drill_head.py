@@ -284,7 +284,15 @@ class DrillHead(LabelHead):
         if self.label_source != "vocabulary":
             return super().stored_label_embeddings(label_indices)
         table = ops.cast(self.embedding.embeddings, self.compute_dtype)
-        return table if label_indices is None else ops.take(table, label_indices, axis=0)
+        E = table if label_indices is None else ops.take(table, label_indices, axis=0)
+        return self.lay_out_label_axis(E, "label_embeddings")
+
+    def label_axis_variables(self):
+        """The per-label bias, and the word table when the vocabulary is the label set (tied language model)."""
+        variables = [(self.bias, 0)] if self.bias_mode == "per_label" else []
+        if self.label_source == "vocabulary":
+            variables.append((self.embedding.embeddings, 0))
+        return variables
 
     # -- weights ---------------------------------------------------------------
     def _add(self, name, shape, initializer=None):

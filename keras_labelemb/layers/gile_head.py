@@ -257,7 +257,7 @@ class GileHead(LabelHead):
         if own is not None and label_ids is None and label_embeddings is None:
             label_embeddings = self.encode_labels(own)
         E, _ = self.label_embeddings_for_call(label_ids, label_embeddings)
-        return self.compute_logits(inputs, E, language=language)
+        return self.lay_out_label_axis(self.compute_logits(inputs, E, language=language), "logits")
 
     def _check_language_argument(self, language):
         if self.num_languages == 1:

@@ -10,6 +10,8 @@ from keras_labelemb.argument_checks import check_label_indices, check_positive_i
 from keras_labelemb.layers.label_encoder import LabelEncoder
 
 LABEL_IDS_FILE = "label_ids.npy"
+# The label-side tensors a head lays out by name under a `keras.distribution` (model parallelism over labels).
+LABEL_AXIS_TENSORS = ("label_embeddings", "logits")
 
 
 def validate_label_ids(label_ids, vocabulary_size=None, name="label_ids"):
@@ -70,6 +72,14 @@ class LabelHead(keras.layers.Layer):
       `split_at_head(model)` find the head of a model and cut the model at
       its input; sampled training, chunked top-k scoring, zero-shot
       relabelling and export all go through them.
+    - model parallelism over the labels: under a `keras.distribution`
+      (JAX), the head gives its label-side tensors (`LABEL_AXIS_TENSORS`:
+      `E` `(L, d)` and the logits `(..., L)`) the layouts its `LayoutMap`
+      holds for `"<head path>/<name>"` (XLA lays out what lies between them
+      alike: the description word vectors, `E U`), and
+      `label_axis_variables()` names its weights with one entry per label;
+      `keras_labelemb.distribution.label_sharding_layout_map(model)` writes
+      both into a `LayoutMap` that shards them along the label axis.
 
     Names, the same across the package: `label_ids` are always token ids of
     label descriptions `(L, Lw)`; positions in a label set are
@@ -190,7 +200,8 @@ class LabelHead(keras.layers.Layer):
         inside = ops.logical_and(ops.greater_equal(label_ids, 0), ops.less(label_ids, self.vocabulary_size))
         label_ids = ops.where(inside, label_ids, 0)
         words = self.embedding(label_ids)
-        return ops.cast(self.label_encoder(words, mask=ops.not_equal(label_ids, 0)), self.compute_dtype)
+        E = self.label_encoder(words, mask=ops.not_equal(label_ids, 0))
+        return self.lay_out_label_axis(ops.cast(E, self.compute_dtype), "label_embeddings")
 
     def stored_label_embeddings(self, label_indices=None):
         """`E` of the stored label set, or of its rows at `label_indices` (only those are encoded)."""
@@ -198,7 +209,8 @@ class LabelHead(keras.layers.Layer):
         if label_indices is not None:
             ids = ops.take(ids, label_indices, axis=0)
         words = self.embedding(ids)
-        return ops.cast(self.label_encoder(words, mask=ops.not_equal(ids, 0)), self.compute_dtype)
+        E = self.label_encoder(words, mask=ops.not_equal(ids, 0))
+        return self.lay_out_label_axis(ops.cast(E, self.compute_dtype), "label_embeddings")
 
     def _check_call_label_ids(self, label_ids):
         """Call-time token ids: eager values are checked as the constructor's; traced ones by rank only.
@@ -255,7 +267,7 @@ class LabelHead(keras.layers.Layer):
 
     def call(self, inputs, label_ids=None, label_embeddings=None, training=None):
         E, _ = self.label_embeddings_for_call(label_ids, label_embeddings)
-        return self.compute_logits(inputs, E, None, training)
+        return self.lay_out_label_axis(self.compute_logits(inputs, E, None, training), "logits")
 
     def score_subset(self, inputs, label_indices, training=None):
         """Logits `(B, C)` (or `(B, T, C)`) of the labels at positions `label_indices` `(C,)` of the label set.
@@ -272,7 +284,51 @@ class LabelHead(keras.layers.Layer):
             )
         check_label_indices(label_indices, self.num_labels)
         indices = ops.convert_to_tensor(label_indices, dtype="int32")
-        return self.compute_logits(inputs, self.stored_label_embeddings(indices), indices, training)
+        logits = self.compute_logits(inputs, self.stored_label_embeddings(indices), indices, training)
+        return self.lay_out_label_axis(logits, "logits")
+
+    # -- model parallelism over the label axis ------------------------------------------
+    def label_axis_variables(self):
+        """`[(variable, axis)]`: the head's weights with one entry per label along `axis` (none by default).
+
+        Heads whose label set is data (GILE, DRILL over descriptions) have
+        none: their label side is computation, laid out by
+        `lay_out_label_axis`. `keras_labelemb.distribution.label_sharding_layout_map`
+        shards these weights along the label axis.
+        """
+        return []
+
+    def lay_out_label_axis(self, tensor, name):
+        """`tensor` laid out as the active `keras.distribution` says for `"<head path>/<name>"`.
+
+        `name` is one of `LABEL_AXIS_TENSORS`. Without a distribution, or
+        without a layout for that path (data parallelism, the TensorFlow
+        backend), `tensor` is returned as it is; so is a tensor whose size on
+        a sharded axis does not divide evenly over the devices of that mesh
+        axis (a chunk of labels, say: JAX places only even shards). A
+        `logits` layout is written for `(B, L)`; `(B, T, L)` logits get its
+        first and last axes.
+        """
+        distribution = keras.distribution.distribution()
+        if distribution is None:
+            return tensor
+        layout = distribution.get_tensor_layout(f"{self.path or self.name}/{name}")
+        if layout is None:
+            return tensor
+        rank = len(tensor.shape)
+        if len(layout.axes) != rank:
+            if name != "logits" or rank < 2 or len(layout.axes) != 2:
+                raise ValueError(
+                    f"The layout of {self.name!r}'s {name} must have one axis per dimension of {tuple(tensor.shape)}. "
+                    f"Received: axes {layout.axes}"
+                )
+            axes = (layout.axes[0],) + (None,) * (rank - 2) + (layout.axes[-1],)
+            layout = keras.distribution.TensorLayout(axes, layout.device_mesh)
+        mesh = layout.device_mesh
+        for size, axis in zip(tensor.shape, layout.axes):
+            if axis is not None and (size is None or size % mesh.shape[mesh.axis_names.index(axis)]):
+                return tensor
+        return keras.distribution.distribute_tensor(tensor, layout)
 
     # -- shapes ---------------------------------------------------------------------
     def _call_label_count(self, label_ids=None, label_embeddings=None):

@@ -74,14 +74,18 @@ class LinearHead(LabelHead):
                 "Received: label_ids or label_embeddings"
             )
         h = ops.cast(inputs, self.compute_dtype)
-        return ops.matmul(h, ops.cast(self.kernel, self.compute_dtype)) + ops.cast(self.bias, self.compute_dtype)
+        logits = ops.matmul(h, ops.cast(self.kernel, self.compute_dtype)) + ops.cast(self.bias, self.compute_dtype)
+        return self.lay_out_label_axis(logits, "logits")
 
     def score_subset(self, inputs, label_indices, training=None):
         check_label_indices(label_indices, self.num_labels)
         indices = ops.convert_to_tensor(label_indices, dtype="int32")
         kernel = ops.take(ops.cast(self.kernel, self.compute_dtype), indices, axis=1)
         bias = ops.take(ops.cast(self.bias, self.compute_dtype), indices, axis=0)
-        return ops.matmul(ops.cast(inputs, self.compute_dtype), kernel) + bias
+        return self.lay_out_label_axis(ops.matmul(ops.cast(inputs, self.compute_dtype), kernel) + bias, "logits")
+
+    def label_axis_variables(self):
+        return [(self.kernel, 1), (self.bias, 0)]
 
     def get_config(self):
         config = super().get_config()

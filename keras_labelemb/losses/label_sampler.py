@@ -7,7 +7,7 @@ from keras import ops
 from keras_labelemb.argument_checks import check_choice, check_positive_int
 
 SAMPLERS = ("uniform", "frequency", "log_uniform", "hard")
-_POSITIVE_KEY = 1e9  # larger than any score, so every positive label is a hard-sampling candidate
+POSITIVE_KEY = 1e9  # larger than any score, so every positive label is a hard-sampling candidate
 
 
 def check_same_width(y_true, y_pred, what="y_pred"):
@@ -152,6 +152,14 @@ class LabelSampler:
             num_labels: `L` (a Python int).
             scores: `(B, L)` logits, needed by `sampler="hard"` only.
 
+        Only per-label summaries of the batch decide the candidates: which
+        labels are positive for some document, and (hard) each label's
+        highest score among the documents it is negative for. So `(1, L)`
+        rows of them (the batch's largest target per label; the scores
+        masked to `-POSITIVE_KEY` where `y_true > 0`, maximised over the
+        batch) draw the same candidates; `SampledLabelModel` passes those,
+        combined over the replicas of a distributed step.
+
         Returns:
             `(candidates, keep, num_positive)`: `(C,)` label indices (the
             batch's positive labels first), a `(C,)` boolean mask of the
@@ -175,7 +183,7 @@ class LabelSampler:
             if scores is None:
                 raise ValueError("sampler='hard' needs the scores of every label. Received: scores=None")
             scores = ops.stop_gradient(ops.cast(scores, "float32"))
-            keys = ops.where(positive, _POSITIVE_KEY, ops.max(ops.where(y > 0, -_POSITIVE_KEY, scores), axis=0))
+            keys = ops.where(positive, POSITIVE_KEY, ops.max(ops.where(y > 0, -POSITIVE_KEY, scores), axis=0))
             size = self.num_candidates(num_labels)
             _, candidates = ops.top_k(keys, size)
             counted = num_positive + ops.minimum(num_negatives, num_labels - num_positive)

@@ -103,13 +103,31 @@ class SampledSigmoidLoss(keras.losses.Loss):
         bce = ops.binary_crossentropy(ops.cast(y_true, "float32"), ops.cast(y_pred, "float32"), from_logits=True)
         return ops.mean(bce, axis=-1)
 
-    def sampled_loss(self, y_true, candidate_logits, candidates, keep, num_positive, num_labels, sample_weight=None):
-        """The loss of one batch from the candidates' logits `(B, C)`; see the class docstring."""
+    def sampled_loss(
+        self,
+        y_true,
+        candidate_logits,
+        candidates,
+        keep,
+        num_positive,
+        num_labels,
+        sample_weight=None,
+        batch_targets=None,
+    ):
+        """The loss of one batch from the candidates' logits `(B, C)`; see the class docstring.
+
+        `batch_targets`: `(B', L)` targets (or a `(1, L)` row of each label's
+        largest target) of the batch the candidates were drawn from, when it
+        is more than `y_true`: under `tf.distribute`, the global batch of
+        which `y_true` is one replica's slice. They say which candidates are
+        batch positives (default: those of `y_true`).
+        """
         sampler = self.label_sampler
         y = ops.cast(y_true, "float32")
         targets = ops.take(y, candidates, axis=1)
         logits = ops.cast(candidate_logits, "float32")
-        batch_positive = ops.take(ops.max(y, axis=0) > 0, candidates, axis=0)
+        batch_y = y if batch_targets is None else ops.cast(batch_targets, "float32")
+        batch_positive = ops.take(ops.max(batch_y, axis=0) > 0, candidates, axis=0)
         keep = ops.cast(keep, "float32")
         all_labels = sampler.negatives_for(num_labels) >= num_labels
         if self.log_q_correction and not all_labels:

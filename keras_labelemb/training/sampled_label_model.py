@@ -4,7 +4,9 @@ import keras
 from keras import ops
 
 from keras_labelemb.losses import SampledSigmoidLoss
+from keras_labelemb.losses.label_sampler import POSITIVE_KEY
 from keras_labelemb.models.label_head_access import split_at_head
+from keras_labelemb.training._replicas import cross_replica_max, num_replicas_in_sync
 
 _FEATURES = "document_vectors"
 
@@ -31,6 +33,16 @@ class SampledLabelModel(keras.Model):
     and the candidates depend on `y_true`, which `call` never sees. Overriding
     `compute_loss`, Keras' documented hook for custom losses, works the same
     under the TensorFlow, JAX and PyTorch trainers and with `jit_compile=True`.
+
+    Distributed training: under JAX's `keras.distribution.DataParallel` the
+    step sees the global batch; under `tf.distribute.MirroredStrategy` (and
+    `MultiWorkerMirroredStrategy`; build and compile `model` and the trainer
+    in `strategy.scope()`) the replicas combine which labels are positive in
+    their slices of the batch (and, for hard negatives, each label's top
+    score), so all of them score their documents on the candidate set one
+    device would draw, and each returns its share of the global mean loss.
+    Either way a step trains as it would on one device with the same global
+    batch (`tests/test_distributed_training.py`).
 
     Training logs hold `loss` (sampled) and `dropped_positives` (the mean number
     of positive labels per step that did not fit in the candidate set: 0 unless
@@ -117,15 +129,29 @@ class SampledLabelModel(keras.Model):
                 f"Received: y with shape {tuple(y.shape)}"
             )
         features = y_pred[_FEATURES]
-        scores = self.head(features) if self.sampler.sampler == "hard" else None
-        candidates, keep, num_positive = self.sampler.sample_candidates(y, num_labels, scores)
+        # One candidate set per step, drawn from per-label summaries of the whole global batch: under
+        # tf.distribute the replicas combine them, so each scores its documents on the candidates one device
+        # would draw. `batch_targets` (1, L): each label's largest target in the batch; for hard negatives,
+        # `scores` (1, L): each label's highest score among the documents it is negative for.
+        y_float = ops.cast(y, "float32")
+        batch_targets = cross_replica_max(ops.max(y_float, axis=0, keepdims=True))
+        scores = None
+        if self.sampler.sampler == "hard":
+            all_scores = ops.cast(ops.stop_gradient(self.head(features)), "float32")
+            negative_scores = ops.where(y_float > 0, -POSITIVE_KEY, all_scores)
+            scores = cross_replica_max(ops.max(negative_scores, axis=0, keepdims=True))
+        candidates, keep, num_positive = self.sampler.sample_candidates(batch_targets, num_labels, scores)
         logits = self.head.score_subset(features, candidates, training=True)
-        loss = self.sampled_loss.sampled_loss(y, logits, candidates, keep, num_positive, num_labels, sample_weight)
-        kept = ops.logical_and(keep, ops.take(ops.max(ops.cast(y, "float32"), axis=0) > 0, candidates, axis=0))
+        loss = self.sampled_loss.sampled_loss(
+            y, logits, candidates, keep, num_positive, num_labels, sample_weight, batch_targets=batch_targets
+        )
+        batch_positive = batch_targets[0] > 0
+        kept = ops.logical_and(keep, ops.take(batch_positive, candidates, axis=0))
         self.dropped_positives.update_state(ops.cast(num_positive - ops.sum(ops.cast(kept, "int32")), "float32"))
         for extra in self.losses:  # regularisers of the wrapped model's layers
             loss = loss + ops.cast(ops.sum(extra), loss.dtype)
-        return loss
+        # The replica's share of the global mean (gradients are summed over replicas), as Keras' losses do.
+        return loss / float(num_replicas_in_sync())
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         if isinstance(y_pred, dict):  # training step: scores of all labels were never computed
