@@ -32,9 +32,10 @@ Memory figures are what XLA plans for each device's program, not a
 process's resident memory: on host devices both programs share one process.
 No timing: two host devices share the same CPU cores.
 
-Run time on 2 CPU cores: about 1 minute with the defaults (compiling 16
+Run time on 2 CPU cores: about 20 s with the defaults (compiling 16
 programs and running 8 forward passes at 100,000 and 200,000 labels; peak
-resident memory about 3 GB); `--quick` about 20 s.
+resident memory 2.3 GB; measured while two other benchmarks shared the
+cores); `--quick` about 10 s.
 
     python -m benchmarks.label_sharding           # 100k and 200k labels, GILE and linear heads
     python -m benchmarks.label_sharding --quick   # 2,000 labels, to check the script
