@@ -1,22 +1,36 @@
 """Multi-worker training on one machine: two worker processes train one GILE model together.
 
-The script launches two local worker processes on the CPU. Each one reads a
-`TF_CONFIG` naming both workers (on localhost ports) and its own index,
-builds a `tf.distribute.MultiWorkerMirroredStrategy`, and trains a small
-GILE-WAN with sampled labels (`SampledLabelModel`) on the same random data
-for a few steps. The global batch of 16 documents is split between the
-workers, the gradients are summed over them (gRPC collectives), and the
-candidate labels of each step are drawn from the whole global batch, so both
-workers keep identical weights and report the same loss. The launcher prints
-each worker's per-epoch losses and exits 1 if they differ.
+The script launches two local worker processes on the CPU, and for comparison
+the same training in one process. Every process trains a small GILE-WAN with
+sampled labels (`SampledLabelModel`) on the same random data for a few epochs,
+with a global batch of 16 documents: each worker trains on its 8 of them, the
+gradients are summed over the workers, and the candidate labels of a step are
+drawn from the whole global batch, so both workers keep identical weights and
+report the same loss as each other (and as the one process, up to the order of
+float sums). The launcher prints each process's per-epoch losses and exits 1 if
+the workers' differ.
+
+- `--backend tensorflow` (default): each worker reads a `TF_CONFIG` naming both
+  workers (localhost ports) and its own index and builds a
+  `tf.distribute.MultiWorkerMirroredStrategy` (gRPC collectives). Training is a
+  short custom loop (`strategy.run` over the trainer's `compute_loss`): with
+  Keras 3.15 and TensorFlow 2.21, `fit` under this strategy fails before its
+  first step (it reduces the first input batch across workers in
+  `_maybe_symbolic_build`; see keras-team/keras#20585).
+- `--backend jax`: each worker calls `keras.distribution.initialize` with the
+  coordinator's address, the process count and its own id, then trains with
+  `fit` under `keras.distribution.DataParallel` over the devices of both
+  processes (JAX's CPU collectives), fed its own half of the data
+  (`auto_shard_dataset=False`).
 
 On a real cluster each machine runs the worker part with its own `TF_CONFIG`
-(the same `cluster`, its own `task.index`); nothing else changes.
+(or process id); nothing else changes.
 
-    python examples/multi_worker.py            # about 20 s on 2 CPU cores
+    python examples/multi_worker.py                  # TensorFlow, about 20 s on 2 CPU cores
+    python examples/multi_worker.py --backend jax    # JAX, about 20 s
 
 Options: `--loss full` trains with full binary cross-entropy instead;
-`--epochs N`. `--worker` is how the launcher starts each worker.
+`--epochs N`. `--worker` and `--single` are how the launcher starts the processes.
 """
 
 import argparse
@@ -46,14 +60,21 @@ def free_ports(count):
 def launch(args):
     """Starts the workers and a one-process run, prints their losses; 0 if the workers agree with each other."""
     ports = free_ports(NUM_WORKERS)
-    cluster = {"worker": [f"localhost:{port}" for port in ports]}
-    base = [sys.executable, __file__, "--loss", args.loss, "--epochs", str(args.epochs)]
-    env = dict(os.environ, KERAS_BACKEND="tensorflow", CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="3")
+    base = [sys.executable, __file__, "--backend", args.backend, "--loss", args.loss, "--epochs", str(args.epochs)]
+    env = dict(os.environ, KERAS_BACKEND=args.backend, CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="3")
     env.pop("TF_CONFIG", None)
+    if args.backend == "jax":
+        env.update(JAX_PLATFORMS="cpu")
+        env.pop("XLA_FLAGS", None)  # one device a process
     runs = {}
     for index in range(NUM_WORKERS):
-        task = {"cluster": cluster, "task": {"type": "worker", "index": index}}
-        runs[f"worker {index}"] = (base + ["--worker"], dict(env, TF_CONFIG=json.dumps(task)))
+        if args.backend == "tensorflow":
+            cluster = {"worker": [f"localhost:{port}" for port in ports]}
+            task = {"cluster": cluster, "task": {"type": "worker", "index": index}}
+            runs[f"worker {index}"] = (base + ["--worker", str(index)], dict(env, TF_CONFIG=json.dumps(task)))
+        else:
+            coordinator = ["--coordinator", f"localhost:{ports[0]}"]
+            runs[f"worker {index}"] = (base + ["--worker", str(index)] + coordinator, env)
     runs["one process"] = (base + ["--single"], env)
     processes = {
         name: subprocess.Popen(command, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -74,52 +95,62 @@ def launch(args):
     for name, result in results.items():
         losses = ", ".join(f"{loss:.6f}" for loss in result["loss"])
         replicas = f"{result['replicas']} replica{'s' if result['replicas'] > 1 else ''} in sync"
-        print(f"{name} ({replicas}): loss per epoch {losses}")
+        print(f"{name} ({args.backend}, {replicas}): loss per epoch {losses}")
     workers = [result["loss"] for name, result in results.items() if name.startswith("worker")]
     same = all(losses == workers[0] for losses in workers)
     print("both workers report the same loss" if same else "the workers' losses differ")
     return 0 if same else 1
 
 
-def train(args):
-    """One process: the strategy first (before any other TensorFlow op), the model in its scope, then steps.
-
-    A worker (with `TF_CONFIG`) runs `MultiWorkerMirroredStrategy`; `--single` runs the same steps in one
-    process under the default strategy, for comparison.
-    """
-    import tensorflow as tf
-
-    strategy = tf.distribute.get_strategy() if args.single else tf.distribute.MultiWorkerMirroredStrategy()
-    import keras
+def data():
+    """The same documents in every process: 64 documents of 8 words over 20 labels described in 2 words."""
     import numpy as np
+
+    rng = np.random.default_rng(0)
+    labels = rng.integers(2, 50, (20, 2)).astype("int32")
+    x = rng.integers(1, 50, (64, 8)).astype("int32")
+    topics = rng.integers(0, 20, 64)
+    x[:, :2] = labels[topics]  # each document mentions its label's description words
+    return labels, x, np.eye(20, dtype="float32")[topics]
+
+
+def build_trainer(args, labels):
+    """The model (call in the strategy's scope under TensorFlow) and what trains it, compiled."""
+    import keras
 
     from keras_labelemb.losses import SampledSigmoidLoss
     from keras_labelemb.models import gile_wan
     from keras_labelemb.training import SampledLabelModel
 
-    rng = np.random.default_rng(0)  # the same data in every process; each worker trains on its part of a batch
-    labels = rng.integers(2, 50, (20, 2)).astype("int32")
-    x = rng.integers(1, 50, (64, 8)).astype("int32")
-    topics = rng.integers(0, 20, 64)
-    x[:, :2] = labels[topics]  # each document mentions its label's description words
-    y = np.eye(20, dtype="float32")[topics]
     keras.utils.set_random_seed(0)
+    model = gile_wan(
+        50,
+        labels,
+        max_tokens=8,
+        encoder_units=8,
+        head={"joint_dim": 8},
+        dropout=0.0,
+        embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5),  # learns in a few SGD steps
+    )
+    if args.loss == "sampled":
+        trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=4, max_positives=16, seed=1))
+        trainer.compile(keras.optimizers.SGD(2.0))
+    else:
+        trainer = model
+        trainer.compile(keras.optimizers.SGD(2.0), keras.losses.BinaryCrossentropy(from_logits=True))
+    return trainer
+
+
+def train_tensorflow(args):
+    """One TensorFlow process: the strategy first (before any other TensorFlow op), the model in its scope."""
+    import tensorflow as tf
+
+    strategy = tf.distribute.get_strategy() if args.single else tf.distribute.MultiWorkerMirroredStrategy()
+    import numpy as np
+
+    labels, x, y = data()
     with strategy.scope():
-        model = gile_wan(
-            50,
-            labels,
-            max_tokens=8,
-            encoder_units=8,
-            head={"joint_dim": 8},
-            dropout=0.0,
-            embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5),  # learns in a few SGD steps
-        )
-        if args.loss == "sampled":
-            trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=4, max_positives=16, seed=1))
-            trainer.compile(keras.optimizers.SGD(2.0))
-        else:
-            trainer = model
-            trainer.compile(keras.optimizers.SGD(2.0), keras.losses.BinaryCrossentropy(from_logits=True))
+        trainer = build_trainer(args, labels)
         trainer.optimizer.build(trainer.trainable_variables)
 
     # The global batch of 16 documents is split between the workers: 8 each.
@@ -141,21 +172,41 @@ def train(args):
         return strategy.reduce("SUM", strategy.run(replica_step, args=(x, y)), axis=None)
 
     losses = [float(np.mean([float(step(bx, by)) for bx, by in batches])) for _ in range(args.epochs)]
-    result = {"replicas": strategy.num_replicas_in_sync, "loss": losses}
-    print(RESULT + json.dumps(result), flush=True)
+    return {"replicas": strategy.num_replicas_in_sync, "loss": losses}
+
+
+def train_jax(args):
+    """One JAX process: join the others first, then `fit` under a data-parallel distribution over all of them."""
+    import keras
+
+    labels, x, y = data()
+    batch_size, replicas = GLOBAL_BATCH, 1
+    if not args.single:
+        keras.distribution.initialize(args.coordinator, num_processes=NUM_WORKERS, process_id=args.worker)
+        # Each process feeds its own 8 documents of every global batch of 16 (documents i, i + 2, ...).
+        keras.distribution.set_distribution(keras.distribution.DataParallel(auto_shard_dataset=False))
+        x, y = x[args.worker :: NUM_WORKERS], y[args.worker :: NUM_WORKERS]
+        batch_size, replicas = GLOBAL_BATCH // NUM_WORKERS, len(keras.distribution.list_devices())
+    trainer = build_trainer(args, labels)
+    history = trainer.fit(x, y, batch_size=batch_size, epochs=args.epochs, shuffle=False, verbose=0).history
+    return {"replicas": replicas, "loss": history["loss"]}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--backend", choices=("tensorflow", "jax"), default="tensorflow")
     parser.add_argument("--loss", choices=("sampled", "full"), default="sampled")
     parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--timeout", type=float, default=300, help="seconds a worker may take")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--timeout", type=float, default=300, help="seconds a process may take")
+    parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--coordinator", help=argparse.SUPPRESS)
     parser.add_argument("--single", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.worker or args.single:
-        return train(args)
-    return launch(args)
+    if args.worker is None and not args.single:
+        return launch(args)
+    result = train_jax(args) if args.backend == "jax" else train_tensorflow(args)
+    print(RESULT + json.dumps(result), flush=True)
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
 """`examples/multi_worker.py`: two local worker processes train one model and report the same loss.
 
-The example starts two `MultiWorkerMirroredStrategy` workers on localhost ports
-and, for comparison, the same steps in one process; it exits 1 when the workers'
-losses differ. Here the losses are also checked against the one-process run:
-with the global batch split between the workers, gradients summed over them and
-the sampled candidates drawn from the whole global batch, only the order of
-float sums differs (plain SGD; see tests/test_distributed_training.py).
+The example starts two workers (TensorFlow: `MultiWorkerMirroredStrategy` with
+`TF_CONFIG` on localhost ports; JAX: `keras.distribution.initialize` and
+`DataParallel` over both processes) and, for comparison, the same training in
+one process; it exits 1 when the workers' losses differ. Here the losses are
+also checked against the one-process run: with the global batch split between
+the workers, gradients summed over them and the sampled candidates drawn from
+the whole global batch, only the order of float sums differs (plain SGD; see
+tests/test_distributed_training.py).
 """
 
 import os
@@ -18,15 +20,19 @@ import pytest
 from conftest import REPO
 
 LINE = re.compile(
-    r"^(?P<name>worker \d|one process) \((?P<replicas>\d+) replicas? in sync\): loss per epoch (?P<losses>.*)$"
+    r"^(?P<name>worker \d|one process) \((?P<backend>\w+), (?P<replicas>\d+) replicas? in sync\): "
+    r"loss per epoch (?P<losses>.*)$"
 )
 
 
 @pytest.mark.slow
-def test_two_workers_train_together_with_sampled_labels_and_agree_with_one_process():
+@pytest.mark.parametrize("backend", ["tensorflow", "jax"])
+def test_two_workers_train_together_with_sampled_labels_and_agree_with_one_process(backend):
+    if backend == "jax":
+        pytest.importorskip("jax")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     result = subprocess.run(
-        [sys.executable, str(REPO / "examples" / "multi_worker.py"), "--loss", "sampled"],
+        [sys.executable, str(REPO / "examples" / "multi_worker.py"), "--backend", backend, "--loss", "sampled"],
         cwd=REPO,
         env=env,
         capture_output=True,
@@ -38,6 +44,7 @@ def test_two_workers_train_together_with_sampled_labels_and_agree_with_one_proce
     for line in result.stdout.splitlines():
         match = LINE.match(line)
         if match:
+            assert match.group("backend") == backend, line
             losses = np.array([float(value) for value in match.group("losses").split(",")])
             runs[match.group("name")] = (int(match.group("replicas")), losses)
     assert set(runs) == {"worker 0", "worker 1", "one process"}, result.stdout
