@@ -19,6 +19,7 @@ from benchmarks.report import REPO, RESULTS
 from benchmarks.tables import markdown_table, mean_pm_std
 
 BENCHMARKS_README = REPO / "benchmarks" / "README.md"
+TUNING_RESULTS = REPO / "tuning" / "results"
 FRONT_PAGE = REPO / "README.md"
 RESULTS_BLOCK = re.compile(r"(<!-- results/(?P<name>[\w.-]+\.md) -->\n)(?P<body>.*?)(<!-- /results -->)", re.S)
 SUMMARY_BLOCK = re.compile(r"(<!-- summary -->\n)(?P<body>.*?)(<!-- /summary -->)", re.S)
@@ -169,6 +170,26 @@ def cnle_rows(s):
     return rows
 
 
+def drill_search_row(report):
+    """The KerasTuner search of the DRILL layer on PTB beside the benchmark's hand-picked DRILL."""
+    s, config = report["summary"], report["config"]
+    bar = s.get("benchmark_best_drill_val_ppl")
+    bar_test = (report["results"].get("benchmark_best_drill") or {}).get("test_ppl")
+    found = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in s["best"].items())
+    return [
+        f"Penn Treebank: DRILL layer found by KerasTuner ({config['trials']} trials × {config['epochs']} epoch(s) on "
+        f"validation, then {config['final_epochs']} epochs; one seed)",
+        f"test {s['test_ppl']:.1f}, validation {s['val_ppl']:.1f} ({found})",
+        f"hand-picked DRILL of the benchmark (mean over its seeds): validation {bar:.1f}, test {bar_test:.1f}"
+        if bar
+        else "-",
+        "-",
+        "search at least as good on validation as the hand-picked layer: "
+        + (met(s["val_ppl"] <= bar) if bar else "no benchmark result"),
+        "[tuning](tuning/results/drill_lm_ptb.md)",
+    ]
+
+
 def summary_table():
     """The README's summary: one row per claim, our number beside the baseline of the same run."""
     rows = []
@@ -182,6 +203,8 @@ def summary_table():
     rows.append(language_model_row(language_model["summary"], language_model["config"].get("seeds") or 1))
     if (RESULTS / "cnle.json").exists():
         rows += cnle_rows(load("cnle")["summary"])
+    if TUNING_RESULTS.joinpath("drill_lm_ptb.json").exists():
+        rows.append(drill_search_row(json.loads(TUNING_RESULTS.joinpath("drill_lm_ptb.json").read_text())))
     header = ["task: measure", "ours", "baseline, same run", "paper", "target", "details"]
     return markdown_table(header, rows)
 

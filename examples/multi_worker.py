@@ -16,7 +16,7 @@ the workers' differ.
   short custom loop (`strategy.run` over the trainer's `compute_loss`): with
   Keras 3.15 and TensorFlow 2.21, `fit` under this strategy fails before its
   first step (it reduces the first input batch across workers in
-  `_maybe_symbolic_build`; see keras-team/keras#20585).
+  `_maybe_symbolic_build`; reproduced here, not yet traced to a Keras issue).
 - `--backend jax`: each worker calls `keras.distribution.initialize` with the
   coordinator's address, the process count and its own id, then trains with
   `fit` under `keras.distribution.DataParallel` over the devices of both
