@@ -428,10 +428,16 @@ def table(args, results):
                     f"| {LABELS[name]} | {r['parameters']:,} | {r['head_parameters']:,} | {val} "
                     f"| {test} | {r['seconds_per_epoch']:.0f} | {rt} |"
                 )
-        if "timing" in results:
-            lines += ["", f"Step times: {results['timing']['note']}; {results['timing']['mode']}."]
-            if any(_ratio_cell(results["timing"], name).endswith("(CPU)") for name in ratio):
-                lines[-1] += " (CPU): the ratio of CPU times, where wall time was throttled."
+    elif ratio:  # a timing-only run: the step times alone
+        lines += ["| output layer | s / step | step time / tied |", "|---|---|---|"]
+        for name in CONFIGS:
+            if name in ratio:
+                seconds = results["timing"]["step_seconds"][name]
+                lines.append(f"| {LABELS[name]} | {seconds:.3f} | {_ratio_cell(results['timing'], name)} |")
+    if "timing" in results:
+        lines += ["", f"Step times: {results['timing']['note']}; {results['timing']['mode']}."]
+        if any(_ratio_cell(results["timing"], name).endswith("(CPU)") for name in ratio):
+            lines[-1] += " (CPU): the ratio of CPU times, where wall time was throttled."
     if "bands" in results:
         b = results["bands"]
         baselines = [n for n in BASELINES if any(n in band["relative_difference_pct"] for band in b["bands"])]
