@@ -170,12 +170,17 @@ def cnle_rows(s):
     return rows
 
 
+def hyperparameters_text(values):
+    """`depth 4, learning_rate 24.2`: a search's best configuration in a summary cell."""
+    return ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items())
+
+
 def drill_search_row(report):
     """The KerasTuner search of the DRILL layer on PTB beside the benchmark's hand-picked DRILL."""
     s, config = report["summary"], report["config"]
     bar = s.get("benchmark_best_drill_val_ppl")
     bar_test = (report["results"].get("benchmark_best_drill") or {}).get("test_ppl")
-    found = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in s["best"].items())
+    found = hyperparameters_text(s["best"])
     return [
         f"Penn Treebank: DRILL layer found by KerasTuner ({config['trials']} trials × {config['epochs']} epoch(s) on "
         f"validation, then {config['final_epochs']} epochs; one seed)",
@@ -187,6 +192,23 @@ def drill_search_row(report):
         "search at least as good on validation as the hand-picked layer: "
         + (met(s["val_ppl"] <= bar) if bar else "no benchmark result"),
         "[tuning](tuning/results/drill_lm_ptb.md)",
+    ]
+
+
+def region_lstm_search_row(report, newsgroups_summary):
+    """The KerasTuner search of oh-2LSTMp on 20NG beside the benchmark's network and tuned SVM."""
+    s, config = report["summary"], report["config"]
+    found = hyperparameters_text(s["best"])
+    svm = min(newsgroups_summary["error"]["svm_bow"], newsgroups_summary["error"]["svm_123gram"])
+    bar = s.get("benchmark_test_error")
+    return [
+        f"20 Newsgroups: oh-2LSTMp found by KerasTuner ({config['trials']} trials × {config['epochs']} epoch(s) "
+        f"on validation, then {config['final_epochs']} epochs; one seed)",
+        f"test error {100 * s['test_error']:.2f}% ({found})",
+        (f"oh-2LSTMp of the benchmark {100 * bar:.2f}%; " if bar else "") + f"tuned tf-idf SVM {100 * svm:.2f}%",
+        "-",
+        "below the SVM: " + met(s["test_error"] < svm),
+        "[tuning](tuning/results/region_lstm_newsgroups.md)",
     ]
 
 
@@ -203,6 +225,9 @@ def summary_table():
     rows.append(language_model_row(language_model["summary"], language_model["config"].get("seeds") or 1))
     if (RESULTS / "cnle.json").exists():
         rows += cnle_rows(load("cnle")["summary"])
+    if TUNING_RESULTS.joinpath("region_lstm_newsgroups.json").exists():
+        search = json.loads(TUNING_RESULTS.joinpath("region_lstm_newsgroups.json").read_text())
+        rows.append(region_lstm_search_row(search, load("newsgroups")["summary"]))
     if TUNING_RESULTS.joinpath("drill_lm_ptb.json").exists():
         rows.append(drill_search_row(json.loads(TUNING_RESULTS.joinpath("drill_lm_ptb.json").read_text())))
     header = ["task: measure", "ours", "baseline, same run", "paper", "target", "details"]
