@@ -44,19 +44,12 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from benchmarks import cnle as cnle_benchmark  # noqa: E402
-from benchmarks.report import REPO, RESULTS, write_report  # noqa: E402
+from benchmarks.report import REPO, RESULTS  # noqa: E402
 from benchmarks.tables import markdown_table  # noqa: E402
 from keras_labelemb.training import decoded_set_scores  # noqa: E402
 from keras_labelemb.tuning import CNLEHyperModel  # noqa: E402
-
-
-def _ints(text):
-    return [int(v) for v in text.split(",")]
-
-
-def _floats(text):
-    values = [float(v) for v in text.split(",")]
-    return values[0] if len(values) == 1 else tuple(values)
+from tuning.search_arguments import floats, ints  # noqa: E402
+from tuning.search_report import report_search, trial_table  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -122,11 +115,11 @@ def main(argv=None):
         setup.label_ids,
         max_tokens=setup.max_tokens,
         max_steps=setup.max_steps,
-        model_dims=_ints(args.model_dims),
-        num_heads=_ints(args.num_heads),
-        attention_dims=_ints(args.attention_dims),
-        dropout=_floats(args.dropout),
-        learning_rate_scale=_floats(args.learning_rate_scale),
+        model_dims=ints(args.model_dims),
+        num_heads=ints(args.num_heads),
+        attention_dims=ints(args.attention_dims),
+        dropout=floats(args.dropout),
+        learning_rate_scale=floats(args.learning_rate_scale),
         warmup_steps=args.warmup_steps,
         patience=args.patience,
         word_vectors=vectors,
@@ -147,10 +140,7 @@ def main(argv=None):
         x_train, y_train, validation_data=(x_val, y_val), epochs=args.epochs, batch_size=args.batch_size, verbose=2
     )
     search_seconds = time.time() - search_start
-    trials = [
-        {"hyperparameters": t.hyperparameters.values, "val_decoded_micro_f1": t.score}
-        for t in tuner.oracle.get_best_trials(num_trials=args.trials)
-    ]
+    trials = trial_table(tuner, args.trials, "val_decoded_micro_f1")
     best_hp = tuner.get_best_hyperparameters()[0]
 
     # The best configuration, retrained once (its best decoded validation epoch kept), scored on test once.
@@ -221,18 +211,9 @@ def main(argv=None):
         "test_decoded_micro_f1": test["micro_f1"],
         "benchmark_test_micro_f1": (bar or {}).get("test_micro_f1"),
     }
-    report = write_report(
-        args.output,
-        "reuters21578 ModApte-90, CNLE search",
-        "tuning.cnle_reuters",
-        args,
-        argv,
-        results,
-        summary,
-        "\n".join(lines),
-        start,
+    report_search(
+        args, argv, "reuters21578 ModApte-90, CNLE search", "tuning.cnle_reuters", results, summary, lines, start
     )
-    print("\n".join(lines) + f"\n\nWall time {report['wall_seconds']:.0f} s. Results: {args.output}")
 
 
 if __name__ == "__main__":

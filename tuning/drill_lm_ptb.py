@@ -42,16 +42,13 @@ import keras  # noqa: E402
 import keras_tuner  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from benchmarks.report import REPO, RESULTS, write_report  # noqa: E402
+from benchmarks.report import REPO, RESULTS  # noqa: E402
 from benchmarks.tables import markdown_table  # noqa: E402
 from keras_labelemb.datasets import load_ptb  # noqa: E402
 from keras_labelemb.training import ResetStates  # noqa: E402
 from keras_labelemb.tuning import DrillLanguageModelHyperModel  # noqa: E402
-
-
-def _floats(text):
-    values = [float(v) for v in text.split(",")]
-    return values[0] if len(values) == 1 else tuple(values)
+from tuning.search_arguments import floats, ints  # noqa: E402
+from tuning.search_report import report_search, trial_table  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -115,11 +112,11 @@ def benchmark_bar():
 def hypermodel_for(args, vocabulary_size, batch_size, decay_steps):
     return DrillLanguageModelHyperModel(
         vocabulary_size,
-        depths=[int(v) for v in args.depths.split(",")],
-        head_dropout=_floats(args.head_dropout),
+        depths=ints(args.depths),
+        head_dropout=floats(args.head_dropout),
         dropout_types=args.dropout_types.split(","),
         residuals=args.residuals.split(","),
-        learning_rate=_floats(args.learning_rate),
+        learning_rate=floats(args.learning_rate),
         optimizer="sgd",
         clipnorm=0.25,
         decay_steps=decay_steps,
@@ -163,10 +160,7 @@ def main(argv=None):
     # The hypermodel's fit passes batch_size, shuffle=False and ResetStates (stateful truncated BPTT).
     tuner.search(x_train, y_train, validation_data=(x_val, y_val), epochs=args.epochs, verbose=2)
     search_seconds = time.time() - search_start
-    trials = [
-        {"hyperparameters": t.hyperparameters.values, "val_perplexity": t.score}
-        for t in tuner.oracle.get_best_trials(num_trials=args.trials)
-    ]
+    trials = trial_table(tuner, args.trials, "val_perplexity")
     best_hp = tuner.get_best_hyperparameters()[0]
 
     # The best configuration, retrained once, then both streams scored as the benchmark scores them.
@@ -233,18 +227,9 @@ def main(argv=None):
         "test_ppl": round(test_ppl, 3),
         "benchmark_best_drill_val_ppl": (bar or {}).get("val_ppl"),
     }
-    report = write_report(
-        args.output,
-        "Penn Treebank, DRILL output-layer search",
-        "tuning.drill_lm_ptb",
-        args,
-        argv,
-        results,
-        summary,
-        "\n".join(lines),
-        start,
+    report_search(
+        args, argv, "Penn Treebank, DRILL output-layer search", "tuning.drill_lm_ptb", results, summary, lines, start
     )
-    print("\n".join(lines) + f"\n\nWall time {report['wall_seconds']:.0f} s. Results: {args.output}")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from keras_labelemb.evaluation import choose_threshold, classification_report, s
 from keras_labelemb.text import TextVectorizer  # noqa: E402
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors  # noqa: E402
 from keras_labelemb.tuning import LabelHeadHyperModel  # noqa: E402
+from tuning.search_report import trial_table  # noqa: E402
 
 SENTENCES, WORDS, LABEL_WORDS, DIM = 12, 24, 16, 64
 
@@ -141,10 +142,7 @@ def main(argv=None):
     print(
         f"  micro-F1 {report['micro_f1']:.3f}   P@1 {report['precision_at_1']:.3f}   P@5 {report['precision_at_5']:.3f}"
     )
-    trials = [
-        {"hyperparameters": t.hyperparameters.values, "val_micro_f1": t.score}
-        for t in tuner.oracle.get_best_trials(num_trials=args.trials)
-    ]
+    trials = trial_table(tuner, args.trials, "val_micro_f1")
     rows = [
         [
             rank,

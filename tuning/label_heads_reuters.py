@@ -34,11 +34,13 @@ import keras  # noqa: E402
 import keras_tuner  # noqa: E402
 
 from benchmarks import reuters  # noqa: E402
-from benchmarks.report import REPO, RESULTS, write_report  # noqa: E402
+from benchmarks.report import REPO, RESULTS  # noqa: E402
 from benchmarks.tables import markdown_table  # noqa: E402
 from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid  # noqa: E402
 from keras_labelemb.training import BestValidationF1  # noqa: E402
 from keras_labelemb.tuning import LabelHeadHyperModel  # noqa: E402
+from tuning.search_arguments import ints  # noqa: E402
+from tuning.search_report import report_search, trial_table  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -89,7 +91,7 @@ def main(argv=None):
         setup.vectorizer.vocabulary_size,
         setup.label_ids,
         heads="gile",
-        joint_dims=[int(v) for v in args.joint_dims.split(",")],
+        joint_dims=ints(args.joint_dims),
         dropout=tuple(float(v) for v in args.dropout.split(",")),
         learning_rate=tuple(float(v) for v in args.learning_rate.split(",")),
         max_sentences=base.sentences,
@@ -118,10 +120,7 @@ def main(argv=None):
         verbose=2,
         callbacks=[BestValidationF1(x_val, y_val, patience=args.patience)],
     )
-    trials = [
-        {"hyperparameters": t.hyperparameters.values, "val_micro_f1": t.score}
-        for t in tuner.oracle.get_best_trials(num_trials=args.trials)
-    ]
+    trials = trial_table(tuner, args.trials, "val_micro_f1")
     with warnings.catch_warnings():  # the rebuilt model has no optimizer state to load: harmless
         warnings.filterwarnings("ignore", message="Skipping variable loading for optimizer")
         model = tuner.get_best_models()[0]  # the weights of the best epoch of the best trial
@@ -169,18 +168,16 @@ def main(argv=None):
         "best_test_micro_f1": test["micro_f1"],
         "linear_head_val_micro_f1": (results["linear_head"] or {}).get("val_micro_f1"),
     }
-    report = write_report(
-        args.output,
-        "reuters21578 ModApte-90, GILE-HAN head search",
-        "tuning.label_heads_reuters",
+    report_search(
         args,
         argv,
+        "reuters21578 ModApte-90, GILE-HAN head search",
+        "tuning.label_heads_reuters",
         results,
         summary,
-        "\n".join(lines),
+        lines,
         start,
     )
-    print("\n".join(lines) + f"\n\nWall time {report['wall_seconds']:.0f} s. Results: {args.output}")
 
 
 if __name__ == "__main__":

@@ -42,18 +42,11 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from benchmarks import newsgroups  # noqa: E402
-from benchmarks.report import REPO, RESULTS, write_report  # noqa: E402
+from benchmarks.report import REPO, RESULTS  # noqa: E402
 from benchmarks.tables import markdown_table  # noqa: E402
 from keras_labelemb.tuning import RegionLSTMHyperModel  # noqa: E402
-
-
-def _ints(text):
-    return [int(v) for v in text.split(",")]
-
-
-def _floats(text):
-    values = [float(v) for v in text.split(",")]
-    return values[0] if len(values) == 1 else tuple(values)
+from tuning.search_arguments import floats, ints  # noqa: E402
+from tuning.search_report import report_search, trial_table  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -106,13 +99,13 @@ def main(argv=None):
     hypermodel = RegionLSTMHyperModel(
         setup.vectorizer.vocabulary_size,
         setup.data.num_labels,
-        units=_ints(args.units),
-        chop_sizes=_ints(args.chop_sizes),
-        num_regions=_ints(args.num_regions),
+        units=ints(args.units),
+        chop_sizes=ints(args.chop_sizes),
+        num_regions=ints(args.num_regions),
         poolings=args.poolings.split(","),
         gates=args.gates.split(","),
-        dropout=_floats(args.dropout),
-        learning_rate=_floats(args.learning_rate),
+        dropout=floats(args.dropout),
+        learning_rate=floats(args.learning_rate),
         jit_compile=args.jit,
         max_tokens=args.max_length,
     )
@@ -136,10 +129,7 @@ def main(argv=None):
         verbose=2,
     )
     search_seconds = time.time() - search_start
-    trials = [
-        {"hyperparameters": t.hyperparameters.values, "val_accuracy": t.score}
-        for t in tuner.oracle.get_best_trials(num_trials=args.trials)
-    ]
+    trials = trial_table(tuner, args.trials, "val_accuracy")
     best_hp = tuner.get_best_hyperparameters()[0]
 
     # The best configuration, retrained once; its best validation epoch is scored on test once.
@@ -211,18 +201,16 @@ def main(argv=None):
         "test_error": test_error,
         "benchmark_test_error": (bar or {}).get("test_error"),
     }
-    report = write_report(
-        args.output,
-        "20 Newsgroups bydate, oh-2LSTMp search",
-        "tuning.region_lstm_newsgroups",
+    report_search(
         args,
         argv,
+        "20 Newsgroups bydate, oh-2LSTMp search",
+        "tuning.region_lstm_newsgroups",
         results,
         summary,
-        "\n".join(lines),
+        lines,
         start,
     )
-    print("\n".join(lines) + f"\n\nWall time {report['wall_seconds']:.0f} s. Results: {args.output}")
 
 
 if __name__ == "__main__":
