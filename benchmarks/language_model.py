@@ -44,7 +44,7 @@ configurations, WikiText-2); about 8 minutes per configuration and seed;
 
     python -m benchmarks.language_model                 # the whole ablation, one seed
     python -m benchmarks.language_model --quick         # a check of the script
-    python -m benchmarks.language_model --parts ptb,bands --configs tied,bilinear,drill_k1 --seeds 3
+    python -m benchmarks.language_model --configs tied,bilinear,drill_k4_residual_prev --seeds 3   # the README table
 """
 
 import argparse
