@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sampled_sigmoid_loss_helpers import _targets
 
-from keras_labelemb.losses import SampledSigmoidLoss
+from keras_labelemb.losses import LabelSampler, SampledSigmoidLoss
 
 NUM_LABELS = 12
 
@@ -86,3 +86,17 @@ def test_per_label_summaries_of_the_batch_draw_the_same_candidates(sampler):
     from_rows = summary.sample_candidates(y.max(axis=0, keepdims=True), 30, negative_scores if hard else None)
     for a, b in zip(from_batch, from_rows):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_batch_summaries_of_two_slices_combine_by_maximum_into_the_whole_batchs():
+    rng = np.random.default_rng(3)
+    y = (rng.random((6, 9)) < 0.3).astype("float32")
+    scores = rng.normal(size=(6, 9)).astype("float32")
+    whole = LabelSampler.batch_summaries(y, scores)
+    halves = [LabelSampler.batch_summaries(y[rows], scores[rows]) for rows in (slice(0, 3), slice(3, 6))]
+    for i in range(2):
+        np.testing.assert_array_equal(np.maximum(*(np.asarray(h[i]) for h in halves)), np.asarray(whole[i]))
+    np.testing.assert_array_equal(np.asarray(whole[0])[0], y.max(axis=0))
+    negative = np.where(y > 0, -np.inf, scores).max(axis=0)
+    np.testing.assert_allclose(np.asarray(whole[1])[0][np.isfinite(negative)], negative[np.isfinite(negative)])
+    assert LabelSampler.batch_summaries(y)[1] is None

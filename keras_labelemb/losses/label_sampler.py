@@ -144,6 +144,23 @@ class LabelSampler:
             weights = np.ones(num_labels)
         return np.log(weights / weights.sum()).astype("float32")
 
+    @staticmethod
+    def batch_summaries(y_true, scores=None):
+        """The `(1, L)` per-label summaries of a batch that decide its candidates (see `sample_candidates`).
+
+        Returns `(targets, negative_scores)`: each label's largest target in
+        the batch, and (when `scores` is given) each label's highest score
+        among the documents it is negative for (`-POSITIVE_KEY` if none);
+        `None` without `scores`. Summaries of slices of a batch combine by an
+        element-wise maximum.
+        """
+        y = ops.cast(y_true, "float32")
+        targets = ops.max(y, axis=0, keepdims=True)
+        if scores is None:
+            return targets, None
+        scores = ops.stop_gradient(ops.cast(scores, "float32"))
+        return targets, ops.max(ops.where(y > 0, -POSITIVE_KEY, scores), axis=0, keepdims=True)
+
     def sample_candidates(self, y_true, num_labels, scores=None):
         """Draws the batch's candidate labels.
 
@@ -182,8 +199,8 @@ class LabelSampler:
         if self.sampler == "hard":
             if scores is None:
                 raise ValueError("sampler='hard' needs the scores of every label. Received: scores=None")
-            scores = ops.stop_gradient(ops.cast(scores, "float32"))
-            keys = ops.where(positive, POSITIVE_KEY, ops.max(ops.where(y > 0, -POSITIVE_KEY, scores), axis=0))
+            _, negative_scores = self.batch_summaries(y, scores)
+            keys = ops.where(positive, POSITIVE_KEY, negative_scores[0])
             size = self.num_candidates(num_labels)
             _, candidates = ops.top_k(keys, size)
             counted = num_positive + ops.minimum(num_negatives, num_labels - num_positive)

@@ -4,7 +4,6 @@ import keras
 from keras import ops
 
 from keras_labelemb.losses import SampledSigmoidLoss
-from keras_labelemb.losses.label_sampler import POSITIVE_KEY
 from keras_labelemb.models.label_head_access import split_at_head
 from keras_labelemb.training._replicas import cross_replica_max, num_replicas_in_sync
 
@@ -133,13 +132,12 @@ class SampledLabelModel(keras.Model):
         # tf.distribute the replicas combine them, so each scores its documents on the candidates one device
         # would draw. `batch_targets` (1, L): each label's largest target in the batch; for hard negatives,
         # `scores` (1, L): each label's highest score among the documents it is negative for.
-        y_float = ops.cast(y, "float32")
-        batch_targets = cross_replica_max(ops.max(y_float, axis=0, keepdims=True))
-        scores = None
-        if self.sampler.sampler == "hard":
-            all_scores = ops.cast(ops.stop_gradient(self.head(features)), "float32")
-            negative_scores = ops.where(y_float > 0, -POSITIVE_KEY, all_scores)
-            scores = cross_replica_max(ops.max(negative_scores, axis=0, keepdims=True))
+        batch_targets, scores = self.sampler.batch_summaries(
+            y, self.head(features) if self.sampler.sampler == "hard" else None
+        )
+        batch_targets = cross_replica_max(batch_targets)
+        if scores is not None:
+            scores = cross_replica_max(scores)
         candidates, keep, num_positive = self.sampler.sample_candidates(batch_targets, num_labels, scores)
         logits = self.head.score_subset(features, candidates, training=True)
         loss = self.sampled_loss.sampled_loss(
