@@ -22,7 +22,7 @@ def run_two_device_script(script, backend, marker, request=None, args=()):
     env = dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="3")
     if backend == "jax":
         env.update(JAX_PLATFORMS="cpu", XLA_FLAGS="--xla_force_host_platform_device_count=2")
-        # As tests/test_jax_backend.py: JAX's persistent cache makes every run after the first faster.
+        # As tests/test_backends.py: JAX's persistent cache makes every run after the first faster.
         cache = getattr(request.config, "cache", None) if request is not None else None
         if cache is not None and "JAX_COMPILATION_CACHE_DIR" not in env:
             env["JAX_COMPILATION_CACHE_DIR"] = str(cache.mkdir("jax_compilation_cache"))

@@ -1,5 +1,5 @@
 """The `run_layer_test` arguments of every public layer, shared by the TensorFlow tests
-(tests/test_layer_contracts.py) and the JAX-backend run (tests/test_jax_backend.py).
+(tests/test_layer_contracts.py) and the JAX and PyTorch runs (tests/test_backends.py).
 
 Each case is a function of a NumPy generator returning `(layer_cls, kwargs)` for
 `run_layer_test(layer_cls, **kwargs)`; layers are imported inside so the module
@@ -541,6 +541,6 @@ CASES.update(
     }
 )
 
-# CNLE's cases: the JAX run checks them in a subprocess of their own (tests/test_jax_backend.py), so that the
+# CNLE's cases: the JAX and PyTorch runs check them in a subprocess of their own (tests/test_backends.py), so that the
 # two halves of that run can go to the two pytest workers.
 CNLE_CASES = frozenset(name for name in CASES if name.startswith(("co_attention", "adaptive_label_decoder")))

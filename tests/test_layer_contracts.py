@@ -1,6 +1,6 @@
 """Every public layer through the shared `run_layer_test` (TensorFlow backend).
 
-The cases live in tests/layer_cases.py; tests/test_jax_backend.py runs the same ones under JAX.
+The cases live in tests/layer_cases.py; tests/test_backends.py runs the same ones under JAX and PyTorch.
 """
 
 import keras

@@ -6,7 +6,7 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 
 # Modules covered only by cross-cutting test files, module name -> the files that cover it, each with a
 # comment saying why it cannot have its own file. Empty: every public module has tests/test_<module>.py.
-# (tests/test_layer_contracts.py, test_jax_backend.py, test_readme.py and test_docstring_examples.py are
+# (tests/test_layer_contracts.py, test_backends.py, test_readme.py and test_docstring_examples.py are
 # cross-cutting: they run every layer / README block / docstring example, on top of the per-module files.)
 COVERED_ELSEWHERE = {}
 

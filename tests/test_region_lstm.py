@@ -2,7 +2,7 @@
 
 The shared contract checks (config, save/load, XLA fit step, mixed precision,
 mask invariance) run through `run_layer_test` in tests/test_layer_contracts.py
-and tests/test_jax_backend.py (cases in tests/layer_cases.py)."""
+and tests/test_backends.py (cases in tests/layer_cases.py)."""
 
 import keras
 import numpy as np

@@ -6,7 +6,7 @@ language model. Each trains the same steps from the same initial weights once
 compiled with XLA and once in graph mode; the losses of every step and the weights
 they end at must agree (XLA fuses and reorders float32 arithmetic,
 hence a tolerance, not equality) and the loss must fall, so neither mode can
-pass by not training. (Under JAX: tests/test_jax_backend.py.)
+pass by not training. (Under JAX: tests/test_backends.py.)
 """
 
 import keras

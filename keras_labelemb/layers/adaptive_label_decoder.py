@@ -132,7 +132,9 @@ class AdaptiveLabelDecoder(LabelHead):
     ):
         if encoder is not None and not isinstance(encoder, CoAttentiveEncoder):
             raise ValueError(f"`encoder` must be a CoAttentiveEncoder or None. Received: encoder={encoder!r}")
-        self.encoder = encoder
+        # LabelHead.__init__ asks `reads_labels`; the encoder itself is assigned after it, because
+        # under the PyTorch backend a sublayer (a torch Module) cannot be assigned before Module.__init__.
+        self._reads_labels = encoder is None or encoder.use_label_embedding
         super().__init__(
             embedding=embedding,
             label_ids=label_ids,
@@ -141,6 +143,7 @@ class AdaptiveLabelDecoder(LabelHead):
             label_dim=label_dim,
             **kwargs,
         )
+        self.encoder = encoder
         self.multi_label = check_bool("multi_label", multi_label)
         if self.multi_label:
             if max_steps is None:
@@ -182,7 +185,7 @@ class AdaptiveLabelDecoder(LabelHead):
     @property
     def reads_labels(self):
         """False for the "w/o label embedding" ablation: no label description is read."""
-        return self.encoder is None or self.encoder.use_label_embedding
+        return self._reads_labels
 
     @property
     def has_per_label_parameters(self):
@@ -320,7 +323,10 @@ class AdaptiveLabelDecoder(LabelHead):
 
         def embed(positions):
             """`e` of the labels at `positions` `(B,)`: zeros for the end symbol and padding."""
-            chosen = ops.one_hot(positions, count, dtype=self.compute_dtype)  # out of range -> zero row
+            # A zero row for the end symbol and padding (positions outside [0, count)); compared with
+            # arange rather than one_hot, which raises on out-of-range classes under PyTorch.
+            label_positions = ops.arange(count, dtype=positions.dtype)
+            chosen = ops.cast(ops.expand_dims(positions, -1) == label_positions, self.compute_dtype)
             if l_fin is not None:
                 return ops.einsum("bk,bkd->bd", chosen, l_fin)
             return ops.matmul(chosen, self._w(self.label_input_embeddings))

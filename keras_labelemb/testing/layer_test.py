@@ -92,7 +92,8 @@ def run_layer_test(
     3. `get_config` is JSON-serializable, `from_config` + copied weights (and assets, where the
        layer keeps state outside both: a label head's label set) give identical outputs;
     4. a model holding it saved to `.keras` and loaded predicts identically;
-    5. one `fit` step with `jit_compile=True` changes every trainable weight
+    5. one `fit` step with `jit_compile=True` (XLA; under PyTorch, where that would mean
+       `torch.compile`, Keras' default eager step) changes every trainable weight
        (gradients reach them) except those named in `frozen_weights`;
     6. under the `mixed_float16` policy it computes in float16 with finite outputs
        and a finite training step;
@@ -182,7 +183,9 @@ def _fit_one_step(layer, input_data, mask, call_kwargs):
     first_output = _as_list(model.outputs)[0]
     train_model = keras.Model(model.inputs, first_output)
     target = np.random.default_rng(0).normal(size=(input_data.shape[0],) + tuple(first_output.shape[1:]))
-    train_model.compile(optimizer=keras.optimizers.Adam(1e-2), loss="mse", jit_compile=True)
+    # XLA where the backend compiles with it; PyTorch's torch.compile is another compiler, not checked here.
+    jit_compile = keras.backend.backend() != "torch"
+    train_model.compile(optimizer=keras.optimizers.Adam(1e-2), loss="mse", jit_compile=jit_compile)
     history = train_model.fit(model_inputs, target.astype("float32"), epochs=1, batch_size=len(input_data), verbose=0)
     loss = history.history["loss"][0]
     assert np.isfinite(loss), f"training loss is not finite: {loss}"

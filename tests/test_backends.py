@@ -1,17 +1,22 @@
-"""Every public layer also runs under the JAX backend.
+"""Every public layer also runs under the JAX and PyTorch backends.
 
 The backend is fixed when keras is first imported, and this pytest process has
 already imported keras with the TensorFlow backend, so the test runs THIS FILE
-as a script in fresh subprocesses with `KERAS_BACKEND=jax`, one per group of
-checks so that pytest's two workers share them. The script runs every case of
-tests/layer_cases.py through the shared `run_layer_test` (the same cases
+as a script in fresh subprocesses with `KERAS_BACKEND` set, one per backend and
+group of checks so that pytest's two workers share them. The script runs every
+case of tests/layer_cases.py through the shared `run_layer_test` (the same cases
 tests/test_layer_contracts.py runs under TensorFlow), trains a small `gile_han`
-model end to end with `jit_compile=True`, swaps its label set with `set_labels`,
-trains with `SampledLabelModel`, and trains and decodes a small CNLE under XLA.
+model end to end, swaps its label set with `set_labels`, trains with
+`SampledLabelModel`, and trains and decodes a small CNLE. Under JAX all of it
+compiles with XLA (`jit_compile=True`); under PyTorch it runs eagerly, Keras'
+`"auto"` there (`torch.compile` is not tested: it recompiles for every layer
+and takes minutes). A backend whose package is not installed is skipped
+(`make test` installs the CPU build of PyTorch where it can, see the Makefile).
 
-Run the script alone to debug a failure (group `layers` or `cnle`):
+Run the script alone to debug a failure (backend `jax` or `torch`, group `layers` or `cnle`):
 
-    KERAS_BACKEND=jax JAX_PLATFORMS=cpu python tests/test_jax_backend.py cnle
+    KERAS_BACKEND=jax JAX_PLATFORMS=cpu python tests/test_backends.py cnle
+    KERAS_BACKEND=torch python tests/test_backends.py layers
 """
 
 import os
@@ -26,16 +31,18 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 SUBPROCESS_TIMEOUT_S = 480  # each group about 100 s on a quiet 2-core machine
-DONE_MARKER = "JAX BACKEND CHECKS PASSED"
+DONE_MARKER = "BACKEND CHECKS PASSED"
+BACKENDS = ("jax", "torch")
 GROUPS = ("layers", "cnle")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("group", GROUPS)
-def test_every_public_layer_runs_under_jax(request, group):
-    pytest.importorskip("jax")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_public_layer_runs_under_another_backend(request, backend, group):
+    pytest.importorskip(backend)
     env = dict(os.environ)
-    env.update(KERAS_BACKEND="jax", TF_CPP_MIN_LOG_LEVEL="3", JAX_PLATFORMS="cpu")
+    env.update(KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="3", JAX_PLATFORMS="cpu")
     # Nearly all the time is XLA compiling ~200 small programs; JAX's persistent
     # cache (under .pytest_cache) makes every run after the first much faster.
     cache = getattr(request.config, "cache", None)  # None under `-p no:cacheprovider`
@@ -56,11 +63,11 @@ def test_every_public_layer_runs_under_jax(request, group):
     except subprocess.TimeoutExpired as error:
         tail = error.stderr or b""
         tail = (tail.decode(errors="replace") if isinstance(tail, bytes) else tail)[-4000:]
-        pytest.fail(f"the JAX subprocess ran past {SUBPROCESS_TIMEOUT_S} s; stderr tail:\n{tail}", pytrace=False)
+        pytest.fail(f"the {backend} subprocess ran past {SUBPROCESS_TIMEOUT_S} s; stderr tail:\n{tail}", pytrace=False)
     elapsed = time.perf_counter() - start
     if result.returncode != 0 or DONE_MARKER not in result.stdout:
         pytest.fail(
-            f"the JAX subprocess failed (exit code {result.returncode}, {elapsed:.0f} s).\n"
+            f"the {backend} subprocess failed (exit code {result.returncode}, {elapsed:.0f} s).\n"
             f"--- stdout tail ---\n{result.stdout[-2000:]}\n"
             f"--- stderr tail ---\n{result.stderr[-8000:]}",
             pytrace=False,
@@ -78,12 +85,20 @@ def _import_library_without_tensorflow():
 
     import keras_labelemb  # noqa: F401  (layers, losses, metrics, models, training, evaluation, testing)
 
-    assert keras.backend.backend() == "jax", f"expected the JAX backend, got {keras.backend.backend()!r}"
+    expected = os.environ.get("KERAS_BACKEND")
+    assert keras.backend.backend() == expected, f"expected the {expected} backend, got {keras.backend.backend()!r}"
     imported = sorted(name for name in sys.modules if name == "tensorflow" or name.startswith("tensorflow."))
     assert not imported, (
-        "importing keras_labelemb under the JAX backend imported TensorFlow "
+        f"importing keras_labelemb under the {expected} backend imported TensorFlow "
         f"(layers, losses and metrics must use keras.ops only): {imported[:5]}"
     )
+
+
+def _jit_compile():
+    """XLA under JAX; under PyTorch Keras' "auto" (eager), see the module docstring."""
+    import keras
+
+    return keras.backend.backend() != "torch"
 
 
 def _layer_cases(group):
@@ -107,7 +122,9 @@ def _check_gile_han_end_to_end(rng):
     targets = (rng.random((8, 3)) > 0.5).astype("float32")
 
     model = gile_han(vocabulary, labels, sentences, words, embedding_dim=8, encoder_units=4, head={"joint_dim": 6})
-    model.compile(keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)
+    model.compile(
+        keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=_jit_compile()
+    )
     before = [np.array(w) for w in model.get_weights()]
     loss = model.fit(ids, targets, batch_size=8, epochs=1, verbose=0).history["loss"][0]
     assert np.isfinite(loss), loss
@@ -137,14 +154,14 @@ def _check_sampled_training(rng):
     targets = np.eye(20, dtype="float32")[rng.integers(0, 20, 16)]
     model = gile_wan(50, labels, max_tokens=8, encoder_units=8, head={"joint_dim": 8})
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=1))
-    trainer.compile(keras.optimizers.Adam(1e-2), jit_compile=True)
+    trainer.compile(keras.optimizers.Adam(1e-2), jit_compile=_jit_compile())
     before = [np.array(w) for w in model.get_weights()]
     history = trainer.fit(ids, targets, batch_size=8, epochs=2, verbose=0).history
     assert np.isfinite(history["loss"]).all() and max(history["dropped_positives"]) == 0, history
     assert any(not np.array_equal(b, np.array(a)) for b, a in zip(before, model.get_weights())), "fit changed nothing"
     loss = SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=3)
     first = [np.asarray(loss.label_sampler.sample_candidates(targets, 20)[0]).tolist() for _ in range(2)]
-    assert first[0] != first[1], "the seed generator did not advance under JAX"
+    assert first[0] != first[1], "the seed generator did not advance"
     assert model.predict(ids, verbose=0).shape == (16, 20)
 
 
@@ -162,12 +179,14 @@ def _check_cnle_end_to_end(rng):
     targets[np.arange(8), ids[:, 0] % 3] = 1.0
     sequences = label_sequences(targets, max_steps=3)
     model = cnle(30, labels, max_tokens=7, max_steps=3, model_dim=8, num_heads=2, attention_dim=4, embedding_dim=6)
-    training = compile_cnle_training_model(cnle_training_model(model), keras.optimizers.Adam(1e-2), jit_compile=True)
+    training = compile_cnle_training_model(
+        cnle_training_model(model), keras.optimizers.Adam(1e-2), jit_compile=_jit_compile()
+    )
     before = [np.array(w) for w in model.get_weights()]
     history = training.fit({"token_ids": ids, "label_sequence": sequences}, sequences, epochs=2, verbose=0).history
     assert np.isfinite(history["loss"]).all(), history
     assert any(not np.array_equal(b, np.array(a)) for b, a in zip(before, model.get_weights())), "fit changed nothing"
-    model.compile(jit_compile=True)
+    model.compile(jit_compile=_jit_compile())
     decoded = model.predict(ids, verbose=0)
     np.testing.assert_array_equal(decoded, np.asarray(model(ids)))  # XLA decoding equals eager decoding
     assert set(np.unique(decoded)) <= {0.0, 1.0}
@@ -208,7 +227,7 @@ def main(group="layers"):
         else:
             print(f"{name}: ok ({time.perf_counter() - start:.1f} s)", flush=True)
     if failed:
-        sys.exit("FAILED under the JAX backend:\n  " + "\n  ".join(failed))
+        sys.exit(f"FAILED under the {keras.backend.backend()} backend:\n  " + "\n  ".join(failed))
     print(DONE_MARKER, flush=True)
 
 
