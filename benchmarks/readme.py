@@ -212,6 +212,37 @@ def region_lstm_search_row(report, newsgroups_summary):
     ]
 
 
+def label_heads_search_row(report):
+    """The KerasTuner search of the HAN's label head on Reuters beside the linear head and the tuned SVM."""
+    s, config = report["summary"], report["config"]
+    bars = []
+    if s.get("linear_head_val_micro_f1"):
+        bars.append(
+            f"linear head of the benchmark: validation {s['linear_head_val_micro_f1']:.4f}, "
+            f"test {s['linear_head_test_micro_f1']:.4f}"
+        )
+    if s.get("svm_test_micro_f1"):
+        bars.append(f"tuned tf-idf SVM {s['svm_test_micro_f1']:.4f}")
+    return [
+        f"Reuters-21578, 90 labels: HAN label head found by KerasTuner ({config['heads']}; {config['trials']} "
+        f"trials × at most {config['epochs']} epochs on validation; one seed)",
+        f"test micro-F1 {s['best_test_micro_f1']:.4f}, validation {s['best_val_micro_f1']:.4f} "
+        f"({hyperparameters_text(s['best'])})",
+        "; ".join(bars) or "-",
+        "-",
+        "level with the linear head on validation (within 0.005) and above the SVM on test: "
+        + (
+            met(
+                s["best_val_micro_f1"] >= s["linear_head_val_micro_f1"] - 0.005
+                and s["best_test_micro_f1"] > s["svm_test_micro_f1"]
+            )
+            if s.get("linear_head_val_micro_f1") and s.get("svm_test_micro_f1")
+            else "no benchmark result"
+        ),
+        "[tuning](tuning/results/label_heads_reuters.md)",
+    ]
+
+
 def cnle_search_row(report, cnle_summary):
     """The KerasTuner search of CNLE on Reuters beside the benchmark's CNLE (same vectors) and tuned SVM."""
     s, config = report["summary"], report["config"]
@@ -258,6 +289,8 @@ def summary_table():
         rows.append(region_lstm_search_row(search, load("newsgroups")["summary"]))
     if TUNING_RESULTS.joinpath("drill_lm_ptb.json").exists():
         rows.append(drill_search_row(json.loads(TUNING_RESULTS.joinpath("drill_lm_ptb.json").read_text())))
+    if TUNING_RESULTS.joinpath("label_heads_reuters.json").exists():
+        rows.append(label_heads_search_row(json.loads(TUNING_RESULTS.joinpath("label_heads_reuters.json").read_text())))
     if TUNING_RESULTS.joinpath("cnle_reuters.json").exists():
         search = json.loads(TUNING_RESULTS.joinpath("cnle_reuters.json").read_text())
         rows.append(cnle_search_row(search, load("cnle")["summary"] if (RESULTS / "cnle.json").exists() else None))
