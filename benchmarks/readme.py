@@ -17,6 +17,7 @@ import sys
 
 from benchmarks.report import REPO, RESULTS
 from benchmarks.tables import markdown_table, mean_pm_std
+from tuning.tuners import search_budget
 
 BENCHMARKS_README = REPO / "benchmarks" / "README.md"
 TUNING_RESULTS = REPO / "tuning" / "results"
@@ -171,8 +172,11 @@ def cnle_rows(s):
 
 
 def hyperparameters_text(values):
-    """`depth 4, learning_rate 24.2`: a search's best configuration in a summary cell."""
-    return ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items())
+    """`depth 4, learning_rate 24.2`: a search's best configuration in a summary cell (Hyperband's
+    bookkeeping, `tuner/...`, left out)."""
+    return ", ".join(
+        f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items() if not k.startswith("tuner/")
+    )
 
 
 def drill_search_row(report):
@@ -182,8 +186,8 @@ def drill_search_row(report):
     bar_test = (report["results"].get("benchmark_best_drill") or {}).get("test_ppl")
     found = hyperparameters_text(s["best"])
     return [
-        f"Penn Treebank: DRILL layer found by KerasTuner ({config['trials']} trials × {config['epochs']} epoch(s) on "
-        f"validation, then {config['final_epochs']} epochs; one seed)",
+        f"Penn Treebank: DRILL layer found by KerasTuner ({search_budget(config)} on validation, "
+        f"then {config['final_epochs']} epochs; one seed)",
         f"test {s['test_ppl']:.1f}, validation {s['val_ppl']:.1f} ({found})",
         f"hand-picked DRILL of the benchmark (mean over its seeds): validation {bar:.1f}, test {bar_test:.1f}"
         if bar
@@ -202,8 +206,8 @@ def region_lstm_search_row(report, newsgroups_summary):
     svm = min(newsgroups_summary["error"]["svm_bow"], newsgroups_summary["error"]["svm_123gram"])
     bar = s.get("benchmark_test_error")
     return [
-        f"20 Newsgroups: oh-2LSTMp found by KerasTuner ({config['trials']} trials × {config['epochs']} epoch(s) "
-        f"on validation, then {config['final_epochs']} epochs; one seed)",
+        f"20 Newsgroups: oh-2LSTMp found by KerasTuner ({search_budget(config)} on validation, "
+        f"then {config['final_epochs']} epochs; one seed)",
         f"test error {100 * s['test_error']:.2f}% ({found})",
         (f"oh-2LSTMp of the benchmark {100 * bar:.2f}%; " if bar else "") + f"tuned tf-idf SVM {100 * svm:.2f}%",
         "-",
@@ -224,8 +228,8 @@ def label_heads_search_row(report):
     if s.get("svm_test_micro_f1"):
         bars.append(f"tuned tf-idf SVM {s['svm_test_micro_f1']:.4f}")
     return [
-        f"Reuters-21578, 90 labels: HAN label head found by KerasTuner ({config['heads']}; {config['trials']} "
-        f"trials × at most {config['epochs']} epochs on validation; one seed)",
+        f"Reuters-21578, 90 labels: HAN label head found by KerasTuner ({config['heads']}; {search_budget(config)} "
+        "on validation; one seed)",
         f"test micro-F1 {s['best_test_micro_f1']:.4f}, validation {s['best_val_micro_f1']:.4f} "
         f"({hyperparameters_text(s['best'])})",
         "; ".join(bars) or "-",
@@ -260,8 +264,8 @@ def cnle_search_row(report, cnle_summary):
         met(s["val_decoded_micro_f1"] >= bar["val_micro_f1"]) if bar.get("val_micro_f1") else "no benchmark result"
     )
     return [
-        f"Reuters-21578: CNLE found by KerasTuner ({config['trials']} trials × {config['epochs']} epoch(s) on "
-        f"validation, then {config['final_epochs']} epochs; frozen {config['word_vectors']} vectors; one seed)",
+        f"Reuters-21578: CNLE found by KerasTuner ({search_budget(config)} on validation, "
+        f"then {config['final_epochs']} epochs; frozen {config['word_vectors']} vectors; one seed)",
         f"decoded test micro-F1 {s['test_decoded_micro_f1']:.4f}, validation {s['val_decoded_micro_f1']:.4f} "
         f"({hyperparameters_text(s['best'])})",
         "; ".join(baselines) or "-",

@@ -20,13 +20,14 @@ def _trial(values, score):
     return SimpleNamespace(hyperparameters=SimpleNamespace(values=values), score=score)
 
 
-def test_trial_table_keeps_the_oracle_order_under_the_named_score():
+def test_trial_table_keeps_every_trial_in_the_oracle_order_under_the_named_score():
     tuner = SimpleNamespace(oracle=_Oracle([_trial({"units": 16}, 0.9), _trial({"units": 8}, 0.7)]))
-    assert trial_table(tuner, 2, "val_accuracy") == [
+    assert trial_table(tuner, "val_accuracy") == [
         {"hyperparameters": {"units": 16}, "val_accuracy": 0.9},
         {"hyperparameters": {"units": 8}, "val_accuracy": 0.7},
     ]
-    assert trial_table(tuner, 1, "val_perplexity") == [{"hyperparameters": {"units": 16}, "val_perplexity": 0.9}]
+    tuner.oracle.trials.append(_trial({"units": 4}, 0.5))  # Hyperband: more trials than --trials
+    assert [t["val_perplexity"] for t in trial_table(tuner, "val_perplexity")] == [0.9, 0.7, 0.5]
 
 
 def test_report_search_writes_json_and_markdown_and_prints_the_lines(tmp_path, capsys):

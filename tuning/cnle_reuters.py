@@ -1,21 +1,21 @@
 """KerasTuner search of CNLE's size, dropout and learning-rate scale on Reuters-21578 ModApte-90.
 
-`python -m benchmarks.cnle` trains CNLE at the paper's size (d = 256, 3 heads,
-d_h = 150, dropout 0.1, the warm-up schedule at scale 1) and puts it below the
-tuned SVM. This searches `CNLEHyperModel`'s space with
-`keras_tuner.RandomSearch`: the encoder width `d`, attention heads and width
-`d_h`, encoder dropout and the scale of the warm-up learning-rate schedule. Each
-trial trains by teacher forcing (`CNLEHyperModel.fit`) and is scored on the
-label sets greedy decoding emits for the validation texts: micro-F1 of the
+`python -m benchmarks.cnle` trains CNLE at the paper's size (d = 256, 3 heads, d_h =
+150, dropout 0.1, the warm-up schedule at scale 1) and puts it below the tuned SVM.
+This searches `CNLEHyperModel`'s space with KerasTuner (`--tuner`: random search by
+default, Bayesian optimisation or Hyperband): the encoder width `d`, attention heads
+and width `d_h`, encoder dropout and the scale of the warm-up learning-rate
+schedule. Each trial trains by teacher forcing (`CNLEHyperModel.fit`) and is scored
+on the label sets greedy decoding emits for the validation texts: micro-F1 of the
 decoded sets at each trial's best epoch (`DecodedValidation`). Data are the
-benchmark's (`benchmarks.cnle.Setup`: its 10% validation split, 150 tokens per
-text, 12 decoding steps, label descriptions of 12 words) with frozen word vectors
-(`--word-vectors`: PPMI vectors of the training text by default, which need
-no download, or GloVe 6B 50-d as the benchmark's main run). The best
-configuration is then retrained once from a fixed seed for `--final-epochs`
-(the epoch with the best decoded validation micro-F1 kept) and its decoded
-test sets scored once. The bar is CNLE with the same vectors in
-`benchmarks/results/cnle.json`, read from there when present.
+benchmark's (`benchmarks.cnle.Setup`: its 10% validation split, 150 tokens per text,
+12 decoding steps, label descriptions of 12 words) with frozen word vectors
+(`--word-vectors`: PPMI vectors of the training text by default, which need no
+download, or GloVe 6B 50-d as the benchmark's main run). The best configuration is
+then retrained once from a fixed seed for `--final-epochs` (the epoch with the best
+decoded validation micro-F1 kept) and its decoded test sets scored once. The bar is
+CNLE with the same vectors in `benchmarks/results/cnle.json`, read from there when
+present.
 
 Run time on 2 CPU cores: 60 to 90 minutes with the defaults (an estimate, no
 stored run: 6 trials x 3 epochs plus 8 final epochs at 120 to 210 s per epoch,
@@ -33,7 +33,6 @@ Writes tuning/results/cnle_reuters.json and .md.
 import argparse
 import json
 import os
-import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -50,11 +49,13 @@ from keras_labelemb.training import decoded_set_scores  # noqa: E402
 from keras_labelemb.tuning import CNLEHyperModel  # noqa: E402
 from tuning.search_arguments import floats, ints  # noqa: E402
 from tuning.search_report import report_search, trial_table  # noqa: E402
+from tuning.tuners import add_tuner_arguments, make_tuner, search_budget  # noqa: E402
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--trials", type=int, default=6)
+    add_tuner_arguments(p)
     p.add_argument("--epochs", type=int, default=3, help="per trial")
     p.add_argument("--final-epochs", type=int, default=8, help="retraining of the best configuration")
     p.add_argument("--patience", type=int, default=3, help="epochs without a better decoded validation micro-F1")
@@ -126,21 +127,13 @@ def main(argv=None):
         fine_tune_word_vectors="none",
     )
     keras.utils.set_random_seed(args.seed)
-    tuner = keras_tuner.RandomSearch(
-        hypermodel,
-        objective=keras_tuner.Objective("val_decoded_micro_f1", direction="max"),
-        max_trials=args.trials,
-        seed=args.seed,
-        overwrite=True,
-        directory=tempfile.mkdtemp(),
-        project_name="cnle_reuters",
-    )
+    tuner = make_tuner(args, hypermodel, keras_tuner.Objective("val_decoded_micro_f1", direction="max"), "cnle_reuters")
     search_start = time.time()
     tuner.search(
         x_train, y_train, validation_data=(x_val, y_val), epochs=args.epochs, batch_size=args.batch_size, verbose=2
     )
     search_seconds = time.time() - search_start
-    trials = trial_table(tuner, args.trials, "val_decoded_micro_f1")
+    trials = trial_table(tuner, "val_decoded_micro_f1")
     best_hp = tuner.get_best_hyperparameters()[0]
 
     # The best configuration, retrained once (its best decoded validation epoch kept), scored on test once.
@@ -191,7 +184,7 @@ def main(argv=None):
         for rank, t in enumerate(trials, start=1)
     ]
     lines = [
-        f"CNLE search on Reuters-21578 ModApte-90 ({args.trials} trials x {args.epochs} epochs, frozen "
+        f"CNLE search on Reuters-21578 ModApte-90 ({search_budget(vars(args))}, frozen "
         f"{args.word_vectors} vectors; micro-F1 of the decoded validation sets at each trial's best epoch)",
         "",
         markdown_table(["trial", "d", "heads", "d_h", "dropout", "lr scale", "val decoded micro-F1"], rows),

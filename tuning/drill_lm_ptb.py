@@ -1,21 +1,21 @@
 """KerasTuner search of the DRILL output layer of a word-level LSTM language model on Penn Treebank.
 
-`python -m benchmarks.language_model` trains DRILL at depths 1-4 with one
-head dropout (0.3, variational) and residuals to E, plus two ablations (residuals
-between layers, standard dropout). This searches `DrillLanguageModelHyperModel`'s
-space jointly with `keras_tuner.RandomSearch`: the label network's depth `k`,
-the dropout between its layers and its kind (variational / standard), the
-residual form (to E, between layers, both) and SGD's learning rate, on the
-benchmark's encoder and recipe (1-layer LSTM of 128 units, tied 128-d
-embedding, dropout 0.3, truncated BPTT of 35 steps with batch 32, state
-carried across batches and reset every epoch, SGD with the global gradient norm
-clipped at 0.25, cosine decay to 10%, XLA). Trials are selected on validation
-perplexity only (the stream at batch 32, state carried); the best configuration
-is then retrained once from a fixed seed for `--final-epochs` and scored once
-on test, as the benchmark scores (a stateful copy at batch 10, state carried
-over the whole stream), beside its validation perplexity measured the same way.
-The bar is the best DRILL validation / test perplexity in
-`benchmarks/results/language_model.json`, read from there when present.
+`python -m benchmarks.language_model` trains DRILL at depths 1-4 with one head
+dropout (0.3, variational) and residuals to E, plus two ablations (residuals between
+layers, standard dropout). This searches `DrillLanguageModelHyperModel`'s space
+jointly with KerasTuner (`--tuner`: random search by default, Bayesian optimisation
+or Hyperband): the label network's depth `k`, the dropout between its layers and its
+kind (variational / standard), the residual form (to E, between layers, both) and
+SGD's learning rate, on the benchmark's encoder and recipe (1-layer LSTM of 128
+units, tied 128-d embedding, dropout 0.3, truncated BPTT of 35 steps with batch 32,
+state carried across batches and reset every epoch, SGD with the global gradient
+norm clipped at 0.25, cosine decay to 10%, XLA). Trials are selected on validation
+perplexity only (the stream at batch 32, state carried); the best configuration is
+then retrained once from a fixed seed for `--final-epochs` and scored once on test,
+as the benchmark scores (a stateful copy at batch 10, state carried over the whole
+stream), beside its validation perplexity measured the same way. The bar is the best
+DRILL validation / test perplexity in `benchmarks/results/language_model.json`, read
+from there when present.
 
 Run time on 2 CPU cores: about 40 minutes with the defaults (an estimate, no
 stored run: 6 trials x 2 epochs plus 2 final epochs of 829 steps at 100 to 190 s
@@ -33,7 +33,6 @@ Writes tuning/results/drill_lm_ptb.json and .md.
 import argparse
 import json
 import os
-import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -49,11 +48,13 @@ from keras_labelemb.training import ResetStates  # noqa: E402
 from keras_labelemb.tuning import DrillLanguageModelHyperModel  # noqa: E402
 from tuning.search_arguments import floats, ints  # noqa: E402
 from tuning.search_report import report_search, trial_table  # noqa: E402
+from tuning.tuners import add_tuner_arguments, make_tuner, search_budget  # noqa: E402
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--trials", type=int, default=6)
+    add_tuner_arguments(p)
     p.add_argument("--epochs", type=int, default=2, help="per trial (the benchmark: 2)")
     p.add_argument("--final-epochs", type=int, default=2, help="retraining of the best configuration")
     p.add_argument("--depths", default="1,2,3,4", help="DRILL depths k, choices")
@@ -147,20 +148,12 @@ def main(argv=None):
     steps = len(x_train) // args.batch_size
     hypermodel = hypermodel_for(args, data.vocabulary_size, args.batch_size, args.epochs * steps)
     keras.utils.set_random_seed(args.seed)
-    tuner = keras_tuner.RandomSearch(
-        hypermodel,
-        objective=keras_tuner.Objective("val_perplexity", direction="min"),
-        max_trials=args.trials,
-        seed=args.seed,
-        overwrite=True,
-        directory=tempfile.mkdtemp(),
-        project_name="drill_lm_ptb",
-    )
+    tuner = make_tuner(args, hypermodel, keras_tuner.Objective("val_perplexity", direction="min"), "drill_lm_ptb")
     search_start = time.time()
     # The hypermodel's fit passes batch_size, shuffle=False and ResetStates (stateful truncated BPTT).
     tuner.search(x_train, y_train, validation_data=(x_val, y_val), epochs=args.epochs, verbose=2)
     search_seconds = time.time() - search_start
-    trials = trial_table(tuner, args.trials, "val_perplexity")
+    trials = trial_table(tuner, "val_perplexity")
     best_hp = tuner.get_best_hyperparameters()[0]
 
     # The best configuration, retrained once, then both streams scored as the benchmark scores them.
@@ -206,7 +199,7 @@ def main(argv=None):
         for rank, t in enumerate(trials, start=1)
     ]
     lines = [
-        f"DRILL output-layer search on PTB ({args.trials} trials x {args.epochs} epochs of {steps} steps; "
+        f"DRILL output-layer search on PTB ({search_budget(vars(args))}, epochs of {steps} steps; "
         f"validation perplexity at batch {args.batch_size}, state carried)",
         "",
         markdown_table(

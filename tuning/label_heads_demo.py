@@ -2,13 +2,14 @@
 
 `LabelHeadHyperModel` builds GILE-HAN or DRILL-HAN (`document_classifier`) and
 searches the head (`gile` or `drill`), GILE's joint-space dimension `d_j`, DRILL's
-label-network depth `k`, the encoder dropout and Adam's learning rate. A
-`keras_tuner.RandomSearch` runs a few short trials, selecting on validation
-micro-F1 at the best threshold (`BestValidationF1` logs it as `val_micro_f1`
-after every epoch; a compiled `MicroF1(from_logits=True)` metric would give it
-at a fixed threshold instead, which stays at 0 for the first epochs while no
-probability has reached 0.5 yet). The best model is then evaluated on the test
-documents of the seen labels at the threshold chosen on the validation split.
+label-network depth `k`, the encoder dropout and Adam's learning rate. A KerasTuner
+(`--tuner`: random search by default, Bayesian optimisation or Hyperband) runs a few
+short trials, selecting on validation micro-F1 at the best threshold
+(`BestValidationF1` logs it as `val_micro_f1` after every epoch; a compiled
+`MicroF1(from_logits=True)` metric would give it at a fixed threshold instead, which
+stays at 0 for the first epochs while no probability has reached 0.5 yet). The best
+model is then evaluated on the test documents of the seen labels at the threshold
+chosen on the validation split.
 
 Run time on 2 CPU cores: about 70 seconds with the defaults (6 trials x 4
 epochs; 106 s while another benchmark shared the cores); `--quick` (2 trials x
@@ -39,6 +40,7 @@ from keras_labelemb.text import TextVectorizer  # noqa: E402
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors  # noqa: E402
 from keras_labelemb.tuning import LabelHeadHyperModel  # noqa: E402
 from tuning.search_report import trial_table  # noqa: E402
+from tuning.tuners import add_tuner_arguments, make_tuner, search_budget  # noqa: E402
 
 SENTENCES, WORDS, LABEL_WORDS, DIM = 12, 24, 16, 64
 
@@ -46,6 +48,8 @@ SENTENCES, WORDS, LABEL_WORDS, DIM = 12, 24, 16, 64
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--trials", type=int, default=6)
+    add_tuner_arguments(p)
+    p.add_argument("--seed", type=int, default=0, help="of the tuner")
     p.add_argument("--epochs", type=int, default=4, help="per trial")
     p.add_argument("--tuner-dir", default="artifacts/tune_label_head", help="KerasTuner's working files")
     p.add_argument("--quick", action="store_true", help="2 trials x 2 epochs: checks the script end to end")
@@ -98,14 +102,8 @@ def main(argv=None):
         encoder="dense",
         encoder_units=DIM,
     )
-    tuner = keras_tuner.RandomSearch(
-        hypermodel,
-        objective=keras_tuner.Objective("val_micro_f1", direction="max"),
-        max_trials=args.trials,
-        seed=0,
-        overwrite=True,
-        directory=args.tuner_dir,
-        project_name="search",
+    tuner = make_tuner(
+        args, hypermodel, keras_tuner.Objective("val_micro_f1", direction="max"), "search", directory=args.tuner_dir
     )
     tuner.search_space_summary()
     search_start = time.time()
@@ -119,14 +117,14 @@ def main(argv=None):
         callbacks=[BestValidationF1(x_val, y_val)],
     )
     search_time = time.time() - search_start
-    tuner.results_summary(num_trials=args.trials)
+    tuner.results_summary(num_trials=len(tuner.oracle.trials))
 
     best_hp = tuner.get_best_hyperparameters()[0]
     best_trial = tuner.oracle.get_best_trials()[0]
     with warnings.catch_warnings():  # the rebuilt model has no optimizer state to load: harmless
         warnings.filterwarnings("ignore", message="Skipping variable loading for optimizer")
         model = tuner.get_best_models()[0]  # the weights of the best epoch of the best trial
-    print(f"\nSearch: {args.trials} trials x {args.epochs} epochs in {search_time:.0f} s")
+    print(f"\nSearch ({search_budget(vars(args))}) in {search_time:.0f} s")
     print("Best hyperparameters: " + ", ".join(f"{k}={_fmt(v)}" for k, v in best_hp.values.items()))
     print(f"Best validation micro-F1 (at the best threshold): {best_trial.score:.3f}")
 
@@ -142,7 +140,7 @@ def main(argv=None):
     print(
         f"  micro-F1 {report['micro_f1']:.3f}   P@1 {report['precision_at_1']:.3f}   P@5 {report['precision_at_5']:.3f}"
     )
-    trials = trial_table(tuner, args.trials, "val_micro_f1")
+    trials = trial_table(tuner, "val_micro_f1")
     rows = [
         [
             rank,

@@ -1,17 +1,17 @@
 """KerasTuner search of the label head of a HAN on Reuters-21578 seen labels: GILE or DRILL, and how big.
 
-`python -m benchmarks.reuters` trains GILE-HAN at one setting (d_j = 500,
-dropout 0.3, Adam 2e-3) beside the same HAN with a linear head and a tuned
-tf-idf SVM. This searches the head (`--heads`: GILE and DRILL by default),
-GILE's joint-space dimension `d_j` or DRILL's depth `k`, the encoder dropout
-and Adam's learning rate with `keras_tuner.RandomSearch` over
-`LabelHeadHyperModel` (the encoder, word vectors, split and batch size of
-`benchmarks.reuters`, from its own `Setup`), selecting on validation micro-F1
-at the best threshold (`BestValidationF1`). The best trial's model (its best
-epoch) is then scored on the test documents once, at the threshold chosen on
-validation. The bars are the linear head's validation micro-F1 and the tuned
-SVM's test micro-F1 in `benchmarks/results/reuters.json` (means over its
-seeds), read from there when present.
+`python -m benchmarks.reuters` trains GILE-HAN at one setting (d_j = 500, dropout
+0.3, Adam 2e-3) beside the same HAN with a linear head and a tuned tf-idf SVM. This
+searches the head (`--heads`: GILE and DRILL by default), GILE's joint-space
+dimension `d_j` or DRILL's depth `k`, the encoder dropout and Adam's learning rate
+with KerasTuner (`--tuner`: random search by default, Bayesian optimisation or
+Hyperband) over `LabelHeadHyperModel` (the encoder, word vectors, split and batch
+size of `benchmarks.reuters`, from its own `Setup`), selecting on validation
+micro-F1 at the best threshold (`BestValidationF1`). The best trial's model (its
+best epoch) is then scored on the test documents once, at the threshold chosen on
+validation. The bars are the linear head's validation micro-F1 and the tuned SVM's
+test micro-F1 in `benchmarks/results/reuters.json` (means over its seeds), read from
+there when present.
 
 Run time on 2 CPU cores: about 15 minutes with the defaults (6 trials x at most
 12 epochs; an estimate from about 10 s per epoch, no stored run); `--quick`
@@ -26,7 +26,6 @@ Writes tuning/results/label_heads_reuters.json and .md.
 import argparse
 import json
 import os
-import tempfile
 import time
 import warnings
 
@@ -43,11 +42,13 @@ from keras_labelemb.training import BestValidationF1  # noqa: E402
 from keras_labelemb.tuning import LabelHeadHyperModel  # noqa: E402
 from tuning.search_arguments import ints  # noqa: E402
 from tuning.search_report import report_search, trial_table  # noqa: E402
+from tuning.tuners import add_tuner_arguments, make_tuner, search_budget  # noqa: E402
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--trials", type=int, default=6)
+    add_tuner_arguments(p)
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--patience", type=int, default=4)
     p.add_argument("--heads", default="gile,drill", help="label heads to choose from")
@@ -107,15 +108,7 @@ def main(argv=None):
         encoder_units=base.units,
         head_options={"gile": {"activation": base.activation}},
     )
-    tuner = keras_tuner.RandomSearch(
-        hypermodel,
-        objective=keras_tuner.Objective("val_micro_f1", direction="max"),
-        max_trials=args.trials,
-        seed=args.seed,
-        overwrite=True,
-        directory=tempfile.mkdtemp(),
-        project_name="reuters_gile",
-    )
+    tuner = make_tuner(args, hypermodel, keras_tuner.Objective("val_micro_f1", direction="max"), "reuters_gile")
     tuner.search(
         x_train,
         y_train,
@@ -125,7 +118,7 @@ def main(argv=None):
         verbose=2,
         callbacks=[BestValidationF1(x_val, y_val, patience=args.patience)],
     )
-    trials = trial_table(tuner, args.trials, "val_micro_f1")
+    trials = trial_table(tuner, "val_micro_f1")
     with warnings.catch_warnings():  # the rebuilt model has no optimizer state to load: harmless
         warnings.filterwarnings("ignore", message="Skipping variable loading for optimizer")
         model = tuner.get_best_models()[0]  # the weights of the best epoch of the best trial
@@ -150,15 +143,16 @@ def main(argv=None):
             t["hyperparameters"].get("depth", "-"),
             f"{t['hyperparameters']['dropout']:.3f}",
             f"{t['hyperparameters']['learning_rate']:.2e}",
+            t["hyperparameters"].get("tuner/epochs", args.epochs),
             f"{t['val_micro_f1']:.4f}",
         ]
         for t in trials
     ]
     lines = [
-        f"HAN label-head search on Reuters seen labels ({args.trials} trials x at most {args.epochs} epochs; "
+        f"HAN label-head search on Reuters seen labels ({search_budget(vars(args))}; "
         "validation micro-F1 at the best threshold, best epoch)",
         "",
-        markdown_table(["head", "d_j", "depth", "dropout", "learning rate", "val micro-F1"], rows),
+        markdown_table(["head", "d_j", "depth", "dropout", "learning rate", "epochs", "val micro-F1"], rows),
     ]
     lines += [
         "",

@@ -1,19 +1,19 @@
 """KerasTuner search of oh-2LSTMp (one-hot LSTM region embeddings) on 20 Newsgroups bydate.
 
-`python -m benchmarks.newsgroups` trains oh-2LSTMp with the paper's settings
-(150 units per direction here, chop 50, max pooling over 10 regions, no i/o
-gates, dropout 0.5, Adam 5e-3) and leaves it behind the tf-idf SVMs. This
-searches `RegionLSTMHyperModel`'s space with `keras_tuner.RandomSearch`:
-units per direction, chop size, pooling regions and kind (max / average),
-gates (`no_io` / `full`), dropout on the pooled vector and Adam's learning
-rate. Data and preprocessing are the benchmark's own (`benchmarks.newsgroups.Setup`:
-headers removed, the 30K most frequent training words, the first 400 tokens,
-10% of the training set held out for validation). Trials are selected on
-validation accuracy only (each trial's best epoch); the best configuration is
-then retrained once from a fixed seed for `--final-epochs` (the epoch with the
-best validation accuracy kept) and scored once on the test set. The bar is
-oh-2LSTMp's test error in `benchmarks/results/newsgroups.json`, read from there
-when present.
+`python -m benchmarks.newsgroups` trains oh-2LSTMp with the paper's settings (150
+units per direction here, chop 50, max pooling over 10 regions, no i/o gates,
+dropout 0.5, Adam 5e-3) and leaves it behind the tf-idf SVMs. This searches
+`RegionLSTMHyperModel`'s space with KerasTuner (`--tuner`: random search by default,
+Bayesian optimisation or Hyperband): units per direction, chop size, pooling regions
+and kind (max / average), gates (`no_io` / `full`), dropout on the pooled vector and
+Adam's learning rate. Data and preprocessing are the benchmark's own
+(`benchmarks.newsgroups.Setup`: headers removed, the 30K most frequent training
+words, the first 400 tokens, 10% of the training set held out for validation).
+Trials are selected on validation accuracy only (each trial's best epoch); the best
+configuration is then retrained once from a fixed seed for `--final-epochs` (the
+epoch with the best validation accuracy kept) and scored once on the test set. The
+bar is oh-2LSTMp's test error in `benchmarks/results/newsgroups.json`, read from
+there when present.
 
 Run time on 2 CPU cores: about an hour with the defaults, up to 90 minutes
 when several trials draw 300 units (an estimate, no stored run: 6 trials x 3
@@ -31,7 +31,6 @@ Writes tuning/results/region_lstm_newsgroups.json and .md.
 import argparse
 import json
 import os
-import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -47,11 +46,13 @@ from benchmarks.tables import markdown_table  # noqa: E402
 from keras_labelemb.tuning import RegionLSTMHyperModel  # noqa: E402
 from tuning.search_arguments import floats, ints  # noqa: E402
 from tuning.search_report import report_search, trial_table  # noqa: E402
+from tuning.tuners import add_tuner_arguments, make_tuner, search_budget  # noqa: E402
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--trials", type=int, default=6)
+    add_tuner_arguments(p)
     p.add_argument("--epochs", type=int, default=3, help="per trial")
     p.add_argument("--final-epochs", type=int, default=6, help="retraining of the best configuration")
     p.add_argument("--units", default="100,150,300", help="LSTM units per direction, choices")
@@ -110,14 +111,8 @@ def main(argv=None):
         max_tokens=args.max_length,
     )
     keras.utils.set_random_seed(args.seed)
-    tuner = keras_tuner.RandomSearch(
-        hypermodel,
-        objective=keras_tuner.Objective("val_accuracy", direction="max"),
-        max_trials=args.trials,
-        seed=args.seed,
-        overwrite=True,
-        directory=tempfile.mkdtemp(),
-        project_name="region_lstm_newsgroups",
+    tuner = make_tuner(
+        args, hypermodel, keras_tuner.Objective("val_accuracy", direction="max"), "region_lstm_newsgroups"
     )
     search_start = time.time()
     tuner.search(
@@ -129,7 +124,7 @@ def main(argv=None):
         verbose=2,
     )
     search_seconds = time.time() - search_start
-    trials = trial_table(tuner, args.trials, "val_accuracy")
+    trials = trial_table(tuner, "val_accuracy")
     best_hp = tuner.get_best_hyperparameters()[0]
 
     # The best configuration, retrained once; its best validation epoch is scored on test once.
@@ -182,7 +177,7 @@ def main(argv=None):
         for rank, t in enumerate(trials, start=1)
     ]
     lines = [
-        f"oh-2LSTMp search on 20 Newsgroups bydate ({args.trials} trials x {args.epochs} epochs, "
+        f"oh-2LSTMp search on 20 Newsgroups bydate ({search_budget(vars(args))}, "
         f"validation accuracy of each trial's best epoch)",
         "",
         markdown_table(

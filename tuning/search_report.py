@@ -3,11 +3,14 @@
 from benchmarks.report import write_report
 
 
-def trial_table(tuner, num_trials, score):
-    """The best `num_trials` trials of `tuner`, best first: `{"hyperparameters": ..., score: trial score}` each."""
+def trial_table(tuner, score):
+    """Every trial of `tuner`, best first: `{"hyperparameters": ..., score: trial score}` each.
+
+    Hyperband's trials carry its bookkeeping in the values (`tuner/epochs`: epochs trained, `tuner/bracket`...).
+    """
     return [
         {"hyperparameters": t.hyperparameters.values, score: t.score}
-        for t in tuner.oracle.get_best_trials(num_trials=num_trials)
+        for t in tuner.oracle.get_best_trials(num_trials=len(tuner.oracle.trials))
     ]
 
 
