@@ -12,7 +12,6 @@ from tuning.tuners import TUNERS, add_tuner_arguments, make_tuner, search_budget
 
 def _args(*argv):
     parser = argparse.ArgumentParser()
-    parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
     add_tuner_arguments(parser)

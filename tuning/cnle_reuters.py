@@ -54,8 +54,7 @@ from tuning.tuners import add_tuner_arguments, make_tuner, search_budget  # noqa
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--trials", type=int, default=6)
-    add_tuner_arguments(p)
+    add_tuner_arguments(p)  # --trials, --tuner, --hyperband-factor
     p.add_argument("--epochs", type=int, default=3, help="per trial")
     p.add_argument("--final-epochs", type=int, default=8, help="retraining of the best configuration")
     p.add_argument("--patience", type=int, default=3, help="epochs without a better decoded validation micro-F1")

@@ -53,8 +53,7 @@ from tuning.tuners import add_tuner_arguments, make_tuner, search_budget  # noqa
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--trials", type=int, default=6)
-    add_tuner_arguments(p)
+    add_tuner_arguments(p)  # --trials, --tuner, --hyperband-factor
     p.add_argument("--epochs", type=int, default=2, help="per trial (the benchmark: 2)")
     p.add_argument("--final-epochs", type=int, default=2, help="retraining of the best configuration")
     p.add_argument("--depths", default="1,2,3,4", help="DRILL depths k, choices")

@@ -47,8 +47,7 @@ SENTENCES, WORDS, LABEL_WORDS, DIM = 12, 24, 16, 64
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--trials", type=int, default=6)
-    add_tuner_arguments(p)
+    add_tuner_arguments(p)  # --trials, --tuner, --hyperband-factor
     p.add_argument("--seed", type=int, default=0, help="of the tuner")
     p.add_argument("--epochs", type=int, default=4, help="per trial")
     p.add_argument("--tuner-dir", default="artifacts/tune_label_head", help="KerasTuner's working files")

@@ -47,8 +47,7 @@ from tuning.tuners import add_tuner_arguments, make_tuner, search_budget  # noqa
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--trials", type=int, default=6)
-    add_tuner_arguments(p)
+    add_tuner_arguments(p)  # --trials, --tuner, --hyperband-factor
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--patience", type=int, default=4)
     p.add_argument("--heads", default="gile,drill", help="label heads to choose from")

@@ -12,7 +12,8 @@ import tempfile
 TUNERS = ("random", "bayesian", "hyperband")
 
 
-def add_tuner_arguments(parser, default="random"):
+def add_tuner_arguments(parser, default="random", trials=6):
+    parser.add_argument("--trials", type=int, default=trials, help="random search and Bayesian optimisation")
     parser.add_argument(
         "--tuner",
         choices=TUNERS,
