@@ -13,11 +13,13 @@ validation. The bars are the linear head's validation micro-F1 and the tuned SVM
 test micro-F1 in `benchmarks/results/reuters.json` (means over its seeds), read from
 there when present.
 
-Run time on 2 CPU cores: about 15 minutes with the defaults (6 trials x at most
-12 epochs; an estimate from about 10 s per epoch, no stored run); `--quick`
-(2 trials x 2 epochs) under 2 minutes (83 s while another benchmark shared the cores).
+Run time on 2 CPU cores: the stored run (`--tuner hyperband --epochs 9`: 23 trials,
+from 1 to 9 epochs each) took 22 minutes while another search shared the cores;
+random search with the defaults (6 trials x at most 12 epochs) about 15 minutes (an
+estimate from about 10 s per epoch); `--quick` (2 trials x 2 epochs) under 2 minutes
+(83 s while another benchmark shared the cores).
 
-    python -m tuning.label_heads_reuters
+    python -m tuning.label_heads_reuters --tuner hyperband --epochs 9   # the stored run
     python -m tuning.label_heads_reuters --quick --output /tmp/label_heads_reuters.json   # a check of the script
 
 Writes tuning/results/label_heads_reuters.json and .md.
