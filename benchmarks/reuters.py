@@ -260,10 +260,12 @@ SEEN_METRICS = ("micro_f1", "precision_at_1", "precision_at_5", "val_micro_f1", 
 RANKING_METRICS = ("ranking_loss", "label_ranking_average_precision", "one_error")
 
 
-def run_zero_shot(setup, results):
+def zero_shot_labels(setup):
+    """The zero-shot split: seen and unseen label indices, the seen-label training data (validation split
+    carved), and the warnings the zero-shot helpers gave (reported in the results)."""
     data = setup.data
     seen, unseen = zero_shot_split(data, unseen_fraction=0.2, exclude_top=10, seed=setup.args.seed)
-    with warnings.catch_warnings(record=True) as caught:  # reported in the results instead
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         train_data = restrict_labels(remove_unseen_from_train(data, unseen), seen)
     untrained = labels_without_training_documents(train_data)
@@ -271,6 +273,12 @@ def run_zero_shot(setup, results):
         seen = [j for i, j in enumerate(seen) if i not in untrained]
         train_data = restrict_labels(remove_unseen_from_train_quiet(data, unseen), seen)
     train_data = train_data.validation_split(setup.args.validation_fraction, seed=setup.args.seed)
+    return seen, unseen, train_data, caught
+
+
+def run_zero_shot(setup, results):
+    data = setup.data
+    seen, unseen, train_data, caught = zero_shot_labels(setup)
     unseen_test = restrict_labels(data, unseen).multi_hot("test")
     results["zero_shot"]["split"] = {
         "unseen_labels": [data.label_names[j] for j in unseen],
