@@ -49,7 +49,7 @@ from keras_labelemb.evaluation import ranking_report  # noqa: E402
 
 KERNEL_CENTRES = np.array([1.0, 0.9, 0.7, 0.5, 0.3, 0.1, -0.1, -0.3])
 KERNEL_WIDTHS = np.array([1e-3] + [0.1] * 7)  # the first counts exact matches only
-L2_GRID = (0.0, 1e-3, 1e-2, 1e-1)
+L2_GRID = (0.0, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
 
 
 def parse_args(argv=None):
