@@ -17,11 +17,13 @@ labels' validation documents, and on a zero-shot validation inside the seen labe
 fit and their training documents removed; the scorer is scored on them on the
 validation documents), which asks the question the test asks. Data, split, vectors
 and metrics are the Reuters benchmark's (`benchmarks.reuters.Setup`,
-`zero_shot_labels`, `ranking_report`); the scorer has no random initialisation (a
-convex fit), so one run is the whole result.
+`zero_shot_labels`, `ranking_report`). The fit is convex (no initialisation seeds):
+the spread comes from which labels are held out, so the run repeats over `--seeds`
+zero-shot splits (split 0 is the Reuters benchmark's) and reports mean ± sample std,
+and each selection's difference to the tf-idf match split by split.
 
-Run time on 2 CPU cores: about 1 minute per vector source (GloVe needs the `glove`
-extra; PPMI vectors are trained on the training text first).
+Run time on 2 CPU cores: about 1 minute per split and vector source (GloVe needs the
+`glove` extra; PPMI vectors are trained on each split's training text first).
 
     python -m benchmarks.zero_shot_interaction --word-vectors glove50
     python -m benchmarks.zero_shot_interaction --word-vectors ppmi \\
@@ -42,7 +44,8 @@ from scipy.optimize import minimize  # noqa: E402
 from benchmarks import reuters  # noqa: E402
 from benchmarks.baselines import tfidf_match_scores  # noqa: E402
 from benchmarks.report import RESULTS, write_report  # noqa: E402
-from benchmarks.tables import markdown_table  # noqa: E402
+from benchmarks.seeds import mean_std  # noqa: E402
+from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
 from benchmarks.word_vectors import vectors_line  # noqa: E402
 from keras_labelemb.datasets import restrict_labels, zero_shot_split  # noqa: E402
 from keras_labelemb.evaluation import ranking_report  # noqa: E402
@@ -55,7 +58,8 @@ L2_GRID = (0.0, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--word-vectors", default="glove50", choices=("glove50", "ppmi"))
-    p.add_argument("--seed", type=int, default=0, help="the zero-shot split's")
+    p.add_argument("--seed", type=int, default=0, help="the first zero-shot split's")
+    p.add_argument("--seeds", type=int, default=3, help="zero-shot splits (held-out label draws): seed, seed+1, ...")
     p.add_argument("--output", default=str(RESULTS / "zero_shot_interaction.json"))
     return p.parse_args(argv)
 
@@ -109,10 +113,10 @@ def fit_listwise(features, targets, l2):
     return minimize(loss_and_gradient, np.zeros(x.shape[-1]), jac=True, method="L-BFGS-B").x
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    start = time.time()
-    setup = reuters.Setup(reuters.parse_args(["--word-vectors", args.word_vectors, "--seed", str(args.seed)]))
+def run_split(word_vectors, seed):
+    """Every scorer on the zero-shot split of `seed`: `{scorer: report}` (seen validation, held-out seen and
+    unseen test figures), and the split's facts."""
+    setup = reuters.Setup(reuters.parse_args(["--word-vectors", word_vectors, "--seed", str(seed)]))
     data = setup.data
     seen, unseen, train_data, _ = reuters.zero_shot_labels(setup)
     vectors = setup.word_vectors(train_data.train_texts + train_data.val_texts)
@@ -130,108 +134,138 @@ def main(argv=None):
         "test": restrict_labels(data, unseen).multi_hot("test"),
     }
     descriptions = {split: [data.label_descriptions[j] for j in labels[split]] for split in labels}
-    lexical = {s: tfidf_match_scores(train_data.train_texts, texts[s], descriptions[s]) for s in texts}
+    lexical = {split: tfidf_match_scores(train_data.train_texts, texts[split], descriptions[split]) for split in texts}
     idf = document_frequencies(ids["train"], len(unit))
-    rows, results = [], {"scorers": {}}
-
-    def record(name, val_scores, test_scores, extra=None):
-        val = ranking_report(targets["val"], val_scores)["label_ranking_average_precision"]
-        test = ranking_report(targets["test"], test_scores)
-        results["scorers"][name] = {"seen_val_avgpr": val, **test, **(extra or {})}
-        held_out = (extra or {}).get("held_out_seen_avgpr")
-        rows.append(
-            [
-                name,
-                f"{val:.4f}",
-                "-" if held_out is None else f"{held_out:.4f}",
-                f"{test['label_ranking_average_precision']:.4f}",
-                f"{test['ranking_loss']:.4f}",
-                f"{test['one_error']:.4f}",
-            ]
-        )
-        print(name, results["scorers"][name], flush=True)
-
     # The zero-shot validation inside the seen labels: positions (into `seen`) fitted and held out.
-    inner_seen, inner_unseen = zero_shot_split(train_data, unseen_fraction=0.2, exclude_top=10, seed=args.seed)
+    inner_seen, inner_unseen = zero_shot_split(train_data, unseen_fraction=0.2, exclude_top=10, seed=seed)
     inner_train = targets["train"][:, inner_unseen].sum(axis=1) == 0  # their training documents removed
+    scorers = {}
 
-    def held_out_seen(design, l2):
-        w = fit_listwise(design["train"][inner_train][:, inner_seen], targets["train"][inner_train][:, inner_seen], l2)
-        scores = design["val"][:, inner_unseen] @ w
-        return ranking_report(targets["val"][:, inner_unseen], scores)["label_ranking_average_precision"]
+    def record(name, val_scores, test_scores, held_out, extra=None):
+        scorers[name] = {
+            "seen_val_avgpr": ranking_report(targets["val"], val_scores)["label_ranking_average_precision"],
+            "held_out_seen_avgpr": held_out,
+            **ranking_report(targets["test"], test_scores),
+            **(extra or {}),
+        }
+        print(seed, name, {k: v for k, v in scorers[name].items() if k != "weights"}, flush=True)
 
     def untrained_held_out(val_scores):  # an untrained scorer on the same held-out seen labels
-        held_out = ranking_report(targets["val"][:, inner_unseen], val_scores[:, inner_unseen])
-        return {"held_out_seen_avgpr": held_out["label_ranking_average_precision"]}
+        report = ranking_report(targets["val"][:, inner_unseen], val_scores[:, inner_unseen])
+        return report["label_ranking_average_precision"]
 
     record("tf-idf cosine (untrained)", lexical["val"], lexical["test"], untrained_held_out(lexical["val"]))
-    chosen, chosen_zero_shot = {}, {}
     for weighting, word_weights in (("plain", None), ("idf-weighted", idf)):
-        features = {s: kernel_features(ids[s], setup.label_ids[labels[s]], unit, word_weights) for s in ids}
+        features = {
+            split: kernel_features(ids[split], setup.label_ids[labels[split]], unit, word_weights) for split in ids
+        }
         exact = {split: f[..., 0] for split, f in features.items()}
-        record(
-            f"exact-match kernel, {weighting} (untrained)",
-            exact["val"],
-            exact["test"],
-            untrained_held_out(exact["val"]),
-        )
-        design = {s: np.concatenate([features[s], lexical[s][..., None]], axis=-1) for s in ids}
+        name = f"exact-match kernel, {weighting} (untrained)"
+        record(name, exact["val"], exact["test"], untrained_held_out(exact["val"]))
+        design = {split: np.concatenate([features[split], lexical[split][..., None]], axis=-1) for split in ids}
         flat = design["train"].reshape(-1, design["train"].shape[-1])
         mean, std = flat.mean(axis=0), flat.std(axis=0) + 1e-6
-        design = {s: (x - mean) / std for s, x in design.items()}
+        design = {split: (x - mean) / std for split, x in design.items()}
         for l2 in L2_GRID:
             w = fit_listwise(design["train"], targets["train"], l2)
-            name = f"learned interaction, {weighting}, L2 {l2:g}"
-            zero_shot_val = held_out_seen(design, l2)
-            extra = {"weights": np.round(w, 4).tolist(), "l2": l2, "held_out_seen_avgpr": zero_shot_val}
-            record(name, design["val"] @ w, design["test"] @ w, extra)
-            chosen[name] = results["scorers"][name]["seen_val_avgpr"]
-            chosen_zero_shot[name] = zero_shot_val
-    best = max(chosen, key=chosen.get)  # chosen on the seen labels' validation documents only
-    best_zero_shot = max(chosen_zero_shot, key=chosen_zero_shot.get)  # on held-out seen labels only
-    tfidf_test = results["scorers"]["tf-idf cosine (untrained)"]["label_ranking_average_precision"]
-    best_test = results["scorers"][best]["label_ranking_average_precision"]
-    zero_shot_test = results["scorers"][best_zero_shot]["label_ranking_average_precision"]
+            inner_w = fit_listwise(
+                design["train"][inner_train][:, inner_seen], targets["train"][inner_train][:, inner_seen], l2
+            )
+            held_out = ranking_report(targets["val"][:, inner_unseen], design["val"][:, inner_unseen] @ inner_w)
+            record(
+                f"learned interaction, {weighting}, L2 {l2:g}",
+                design["val"] @ w,
+                design["test"] @ w,
+                held_out["label_ranking_average_precision"],
+                {"weights": np.round(w, 4).tolist(), "l2": l2},
+            )
+    info = {
+        "seed": seed,
+        "unseen_labels": [data.label_names[j] for j in unseen],
+        "seen_labels": len(seen),
+        "held_out_seen_labels": len(inner_unseen),
+        "test_documents": scorers["tf-idf cosine (untrained)"]["documents"],
+        "coverage": setup.coverage,
+    }
+    return scorers, info
+
+
+SELECTIONS = {
+    "seen validation": "seen_val_avgpr",
+    "held-out seen labels": "held_out_seen_avgpr",
+}
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start = time.time()
+    splits = [run_split(args.word_vectors, seed) for seed in range(args.seed, args.seed + args.seeds)]
+    names = list(splits[0][0])
+    learned = [name for name in names if name.startswith("learned")]
+    tfidf = "tf-idf cosine (untrained)"
+
+    def unseen(scorers, name):
+        return scorers[name]["label_ranking_average_precision"]
+
+    rows, per_scorer = [], {}
+    for name in names:
+        columns = {
+            key: mean_std([scorers[name][key] for scorers, _ in splits])
+            for key in ("seen_val_avgpr", "held_out_seen_avgpr", "label_ranking_average_precision", "ranking_loss")
+            + ("one_error",)
+        }
+        per_scorer[name] = {key: {"mean": m, "std": sd} for key, (m, sd) in columns.items()}
+        rows.append([name] + [mean_pm_std(*columns[key]) for key in columns])
+    selected, selection_rows = {}, []
+    for selection, key in SELECTIONS.items():
+        chosen = [max(learned, key=lambda n, s=scorers: s[n][key]) for scorers, _ in splits]
+        gains = [unseen(scorers, c) - unseen(scorers, tfidf) for (scorers, _), c in zip(splits, chosen)]
+        value = mean_std([unseen(scorers, c) for (scorers, _), c in zip(splits, chosen)])
+        gain = mean_std(gains)
+        selected[selection] = {"chosen": chosen, "avgpr": value, "minus_tfidf": gain, "per_split_minus_tfidf": gains}
+        selection_rows.append(
+            [f"learned interaction chosen on {selection}", "; ".join(chosen), mean_pm_std(*value), mean_pm_std(*gain)]
+        )
+    tfidf_value = mean_std([unseen(scorers, tfidf) for scorers, _ in splits])
+    selection_rows.append([tfidf, "-", mean_pm_std(*tfidf_value), "-"])
+    results = {"scorers": per_scorer, "selected": selected, "splits": [dict(info, scorers=sc) for sc, info in splits]}
+    results["word_vectors"] = {"source": args.word_vectors, "coverage": splits[0][1]["coverage"]}
     summary = {
-        "chosen_on_seen_validation": best,
-        "chosen_on_held_out_seen_labels": best_zero_shot,
-        "learned_interaction_avgpr": best_test,
-        "learned_interaction_zero_shot_selection_avgpr": zero_shot_test,
-        "learned_zero_shot_selection_minus_tfidf": zero_shot_test - tfidf_test,
-        "tfidf_match_avgpr": tfidf_test,
-        "learned_minus_tfidf": best_test - tfidf_test,
+        "splits": len(splits),
+        "tfidf_match_avgpr": tfidf_value[0],
+        "tfidf_match_avgpr_std": tfidf_value[1],
+        "learned_interaction_avgpr": selected["seen validation"]["avgpr"][0],
+        "learned_minus_tfidf": selected["seen validation"]["minus_tfidf"][0],
+        "learned_interaction_zero_shot_selection_avgpr": selected["held-out seen labels"]["avgpr"][0],
+        "learned_interaction_zero_shot_selection_avgpr_std": selected["held-out seen labels"]["avgpr"][1],
+        "learned_zero_shot_selection_minus_tfidf": selected["held-out seen labels"]["minus_tfidf"][0],
+        "learned_zero_shot_selection_minus_tfidf_std": selected["held-out seen labels"]["minus_tfidf"][1],
         "best_learned_in_hindsight_avgpr": max(
-            v["label_ranking_average_precision"] for k, v in results["scorers"].items() if k.startswith("learned")
+            per_scorer[n]["label_ranking_average_precision"]["mean"] for n in learned
         ),
     }
-    results["word_vectors"] = {"source": args.word_vectors, "coverage": setup.coverage}
-    documents = results["scorers"][best]["documents"]  # those with at least one held-out label
-    results["split"] = {"unseen_labels": [data.label_names[j] for j in unseen], "test_documents": documents}
+    info = splits[0][1]
     lines = [
         vectors_line({"source": args.word_vectors, "fine_tune": "none (frozen: the scorer trains 9 weights only)"}),
         "",
-        f"Reuters zero-shot split ({len(unseen)} held-out labels, {documents} test documents carrying "
-        f"one; {len(seen)} seen labels to train on). Seen validation: average precision over the seen labels on "
-        "the validation documents; held-out seen: over the seen labels left out of a second fit, on the same "
-        "documents (the two data the variant and L2 weight are chosen on; the held-out labels are never used).",
+        f"Reuters zero-shot splits {args.seed} to {args.seed + args.seeds - 1} (each: {len(info['unseen_labels'])} "
+        f"held-out labels, drawn by the split's seed; {info['seen_labels']} seen labels to train on, "
+        f"{info['held_out_seen_labels']} of them held out again for the zero-shot validation; "
+        f"{', '.join(str(i['test_documents']) for _, i in splits)} test documents carry a held-out label). "
+        "Mean ± sample std over the splits. Seen val: average precision over the seen labels on the validation "
+        "documents; held-out seen val: over the seen labels left out of a second fit, on the same documents; the "
+        "variant and L2 weight are chosen on one of these two, never on the held-out labels.",
         "",
         markdown_table(
-            [
-                "scorer",
-                "seen val avg precision",
-                "held-out seen val avg precision",
-                "unseen avg precision",
-                "ranking loss",
-                "one-error",
-            ],
+            ["scorer", "seen val avg precision", "held-out seen val avg precision", "unseen avg precision"]
+            + ["ranking loss", "one-error"],
             rows,
         ),
         "",
-        f"Chosen on seen validation: {best}: unseen average precision {best_test:.4f} against the untrained "
-        f"tf-idf cosine's {tfidf_test:.4f} ({best_test - tfidf_test:+.4f}).",
-        f"Chosen on the held-out seen labels ({len(inner_unseen)} of the {len(seen)}, fitted on the other "
-        f"{len(inner_seen)}): {best_zero_shot}: unseen average precision {zero_shot_test:.4f} "
-        f"({zero_shot_test - tfidf_test:+.4f}).",
+        markdown_table(
+            ["selection", "chosen per split", "unseen avg precision", "minus tf-idf (per split, then mean)"],
+            selection_rows,
+        ),
     ]
     write_report(
         args.output,
