@@ -16,14 +16,16 @@ def test_random_ranking_expectation_matches_monte_carlo():
     y[1] = 1  # every label relevant: ranking loss 0
     expected = baselines.random_ranking_expectation(y)
     kept = y[y.sum(axis=1) > 0]
-    draws = [rng.random(kept.shape) for _ in range(3000)]
-    lrap = np.mean([label_ranking_average_precision_score(kept, s) for s in draws])
-    loss = np.mean([label_ranking_loss(kept, s) for s in draws])
-    one_error = np.mean([1.0 - kept[np.arange(len(kept)), s.argmax(axis=1)].mean() for s in draws])
+    draws = [rng.random(kept.shape) for _ in range(1000)]
+    simulated = {
+        "label_ranking_average_precision": [label_ranking_average_precision_score(kept, s) for s in draws],
+        "ranking_loss": [label_ranking_loss(kept, s) for s in draws],
+        "one_error": [1.0 - kept[np.arange(len(kept)), s.argmax(axis=1)].mean() for s in draws],
+    }
     assert expected["documents"] == len(kept)
-    assert expected["label_ranking_average_precision"] == pytest.approx(lrap, abs=0.005)
-    assert expected["ranking_loss"] == pytest.approx(loss, abs=0.005)
-    assert expected["one_error"] == pytest.approx(one_error, abs=0.005)
+    for metric, values in simulated.items():
+        standard_error = np.std(values) / np.sqrt(len(values))  # 0.0013 to 0.0023 here
+        assert expected[metric] == pytest.approx(np.mean(values), abs=4 * standard_error), metric
 
 
 def test_tfidf_match_ranks_the_label_whose_words_the_document_uses():

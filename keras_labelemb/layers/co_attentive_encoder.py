@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from keras_labelemb.argument_checks import check_bool, check_positive_int, check_rate
+from keras_labelemb.layers.bidirectional import bidirectional
 from keras_labelemb.layers.co_attention import CoAttention
 from keras_labelemb.layers.masks import zero_masked
 
@@ -94,10 +95,14 @@ class CoAttentiveEncoder(keras.layers.Layer):
         return keras.initializers.get(keras.initializers.serialize(self.kernel_initializer))
 
     def _bilstm(self, name, return_state=False):
-        lstm = keras.layers.LSTM(
-            self.model_dim // 2, return_sequences=True, return_state=return_state, dtype=self.dtype_policy
+        return bidirectional(
+            keras.layers.LSTM,
+            self.model_dim // 2,
+            self.dtype_policy,
+            name,
+            return_sequences=True,
+            return_state=return_state,
         )
-        return keras.layers.Bidirectional(lstm, dtype=self.dtype_policy, name=name)
 
     def build(self, inputs_shape, labels_shape=None):
         if len(inputs_shape) != 3 or inputs_shape[-1] is None:

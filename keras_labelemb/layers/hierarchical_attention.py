@@ -5,6 +5,7 @@ from keras import ops
 
 from keras_labelemb.argument_checks import check_choice, check_positive_int, check_rate
 from keras_labelemb.layers.attention_pooling import AttentionPooling
+from keras_labelemb.layers.bidirectional import bidirectional
 from keras_labelemb.layers.masks import zero_masked
 
 ENCODERS = ("dense", "gru", "bigru", "lstm", "bilstm")
@@ -15,10 +16,9 @@ def make_sequence_encoder(kind, units, activation, dtype, name):
     if kind == "dense":
         return keras.layers.Dense(units, activation=activation, dtype=dtype, name=name)
     cell = keras.layers.GRU if kind.endswith("gru") else keras.layers.LSTM
-    rnn = cell(units, return_sequences=True, dtype=dtype, name=f"{name}_rnn")
     if kind.startswith("bi"):
-        return keras.layers.Bidirectional(rnn, dtype=dtype, name=name)
-    return rnn
+        return bidirectional(cell, units, dtype, name, return_sequences=True)
+    return cell(units, return_sequences=True, dtype=dtype, name=f"{name}_rnn")
 
 
 SHARE_MODES = ("encoders", "attention", "both")

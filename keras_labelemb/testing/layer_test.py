@@ -96,7 +96,8 @@ def run_layer_test(
        `torch.compile`, Keras' default eager step) changes every trainable weight
        (gradients reach them) except those named in `frozen_weights`;
     6. under the `mixed_float16` policy it computes in float16 with finite outputs
-       and a finite training step;
+       and a finite training step (compiled with XLA under JAX, a graph under
+       TensorFlow, eager under PyTorch);
     7. with a `mask` (include fully masked rows): outputs are finite, and changing
        the input at masked positions changes no output (`check_mask_invariance`).
 
@@ -178,13 +179,11 @@ def _copy_assets(layer, clone):
             clone.load_assets(tmp)
 
 
-def _fit_one_step(layer, input_data, mask, call_kwargs):
+def _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile):
     model, model_inputs = _model(layer, input_data, mask, call_kwargs)
     first_output = _as_list(model.outputs)[0]
     train_model = keras.Model(model.inputs, first_output)
     target = np.random.default_rng(0).normal(size=(input_data.shape[0],) + tuple(first_output.shape[1:]))
-    # XLA where the backend compiles with it; PyTorch's torch.compile is another compiler, not checked here.
-    jit_compile = keras.backend.backend() != "torch"
     train_model.compile(optimizer=keras.optimizers.Adam(1e-2), loss="mse", jit_compile=jit_compile)
     history = train_model.fit(model_inputs, target.astype("float32"), epochs=1, batch_size=len(input_data), verbose=0)
     loss = history.history["loss"][0]
@@ -195,7 +194,8 @@ def _check_training_step(layer_cls, init_kwargs, input_data, mask, call_kwargs, 
     layer = _make(layer_cls, init_kwargs)
     layer.build(input_data.shape)
     initial = {w.path: ops.convert_to_numpy(w).copy() for w in layer.trainable_weights}
-    _fit_one_step(layer, input_data, mask, call_kwargs)
+    # XLA where the backend compiles with it; PyTorch's torch.compile is another compiler, not checked here.
+    _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile=keras.backend.backend() != "torch")
     unchanged = [
         w.path
         for w in layer.trainable_weights
@@ -215,6 +215,9 @@ def _check_mixed_precision(layer_cls, init_kwargs, input_data, mask, call_kwargs
         for value in outputs:
             assert np.all(np.isfinite(value)), f"{layer_cls.__name__} is not finite under mixed_float16"
         assert all(w.dtype == "float32" for w in layer.trainable_weights), "weights must stay float32"
-        _fit_one_step(layer, input_data, mask, call_kwargs)
+        # XLA in float16 is checked under JAX, the backend of the GPU runs (tests/test_backends.py runs every
+        # case there); under TensorFlow this step is a graph: a second XLA compile per case was a third of the
+        # contract's time, and tests/test_sampled_label_model.py trains a whole model under XLA in float16.
+        _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile=keras.backend.backend() == "jax")
     finally:
         keras.config.set_dtype_policy(previous)
