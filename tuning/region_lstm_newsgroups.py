@@ -15,14 +15,16 @@ epoch with the best validation accuracy kept) and scored once on the test set. T
 bar is oh-2LSTMp's test error in `benchmarks/results/newsgroups.json`, read from
 there when present.
 
-Run time on 2 CPU cores: about an hour with the defaults, up to 90 minutes
-when several trials draw 300 units (an estimate, no stored run: 6 trials x 3
-epochs plus 6 final epochs at about 110 s per epoch, the benchmark's oh-2LSTMp
-epoch at 150 units with XLA in benchmarks/README.md; more units or no chopping
-take longer); `--quick` (400 training documents, 100 tokens, tiny models, 2
-trials x 1 epoch) under a minute (16 s measured while other jobs shared the cores).
+Run time on 2 CPU cores: the recorded Hyperband search (`--tuner hyperband --epochs 6
+--final-epochs 8 --units 100,150`: 10 trials, 36 epochs, then the 8-epoch retrain) took
+7,035 s of wall time, about 30 minutes of it paused while other jobs used the cores;
+an epoch takes 70 s (100 units) to 145 s (150 units, chop 100) alone, longer with 300
+units or no chopping. The default random search (6 trials x 3 epochs, 6 final epochs)
+is about 24 epochs: 35-60 minutes. `--quick` (400 training documents, 100 tokens,
+tiny models, 2 trials x 1 epoch) under a minute (16 s measured while other jobs shared
+the cores).
 
-    python -m tuning.region_lstm_newsgroups
+    python -m tuning.region_lstm_newsgroups --tuner hyperband --epochs 6 --final-epochs 8 --units 100,150
     python -m tuning.region_lstm_newsgroups --quick --output /tmp/region_lstm_newsgroups.json   # a check of the script
 
 Writes tuning/results/region_lstm_newsgroups.json and .md.
