@@ -41,6 +41,26 @@ def test_make_tuner_builds_the_named_search_with_the_scripts_budget(tmp_path, na
         assert tuner.oracle.max_epochs == 9 and tuner.oracle.factor == 3
     else:
         assert tuner.oracle.max_trials == 5
+    if name == "bayesian":
+        assert tuner.oracle.num_initial_points == 2  # 3 of the 5 trials proposed by the Gaussian process
+
+
+def test_bayesian_optimisation_proposes_trials_after_the_random_ones(tmp_path):
+    """With KerasTuner's default (3 random points per hyperparameter) all 4 trials here would be random."""
+    args = _args("--tuner", "bayesian", "--trials", "4", "--seed", "0")
+
+    def build(hp):
+        for name in ("a", "b", "c"):
+            hp.Float(name, 0.0, 1.0)
+        return _build(hp)
+
+    tuner = make_tuner(args, build, "val_loss", "project", directory=str(tmp_path))
+    proposed = []
+    original = tuner.oracle._random_populate_space
+    tuner.oracle._random_populate_space = lambda: proposed.append("random") or original()
+    x = np.random.default_rng(0).normal(size=(8, 3)).astype("float32")
+    tuner.search(x, x[:, :1], validation_data=(x, x[:, :1]), epochs=1, verbose=0)
+    assert len(tuner.oracle.trials) == 4 and len(proposed) == 2, proposed
 
 
 def test_default_is_random_search_as_the_recorded_searches_ran():
@@ -61,7 +81,8 @@ def test_hyperband_trains_configurations_for_at_most_max_epochs(tmp_path):
 def test_search_budget_names_the_algorithm_and_reads_old_reports_as_random():
     assert search_budget({"trials": 4, "epochs": 1}) == "4 trials × 1 epoch(s), random search"
     assert (
-        search_budget({"tuner": "bayesian", "trials": 6, "epochs": 3}) == "6 trials × 3 epoch(s), Bayesian optimisation"
+        search_budget({"tuner": "bayesian", "trials": 6, "epochs": 3})
+        == "6 trials × 3 epoch(s), Bayesian optimisation (3 proposed by it)"
     )
     assert (
         search_budget({"tuner": "hyperband", "trials": 6, "epochs": 9, "hyperband_factor": 3})

@@ -1,7 +1,10 @@
 """The KerasTuner search algorithm of the scripts in tuning/: `--tuner random | bayesian | hyperband`.
 
-Random search and Bayesian optimisation run `--trials` trials of `--epochs` epochs each
-(Bayesian optimisation starts from random points, then fits a Gaussian process to the scores).
+Random search and Bayesian optimisation run `--trials` trials of `--epochs` epochs each.
+Bayesian optimisation starts from random points, then fits a Gaussian process to the scores
+and proposes the rest: half the trials (at least 2) are random here. KerasTuner's own default,
+3 random points per hyperparameter, would make every trial of a 2-core budget (4-6 trials
+over 5 hyperparameters) random, a random search under another name.
 Hyperband ignores `--trials`: it starts many configurations for a few epochs and trains the best
 third (`--hyperband-factor` 3) further, up to `--epochs`, so a budget of epochs spreads over more
 configurations than a fixed number of full trials would.
@@ -37,8 +40,16 @@ def make_tuner(args, hypermodel, objective, project_name, directory=None):
     )
     if args.tuner == "hyperband":
         return keras_tuner.Hyperband(hypermodel, max_epochs=args.epochs, factor=args.hyperband_factor, **common)
-    search = keras_tuner.RandomSearch if args.tuner == "random" else keras_tuner.BayesianOptimization
-    return search(hypermodel, max_trials=args.trials, **common)
+    if args.tuner == "bayesian":
+        return keras_tuner.BayesianOptimization(
+            hypermodel, max_trials=args.trials, num_initial_points=bayesian_initial_points(args.trials), **common
+        )
+    return keras_tuner.RandomSearch(hypermodel, max_trials=args.trials, **common)
+
+
+def bayesian_initial_points(trials):
+    """Random trials before the Gaussian process proposes: half the budget, at least 2 (the fit needs two)."""
+    return max(2, trials // 2)
 
 
 def search_budget(config):
@@ -49,5 +60,7 @@ def search_budget(config):
     tuner = config.get("tuner", "random")
     if tuner == "hyperband":
         return f"Hyperband, at most {config['epochs']} epochs a configuration, factor {config['hyperband_factor']}"
-    name = "random search" if tuner == "random" else "Bayesian optimisation"
-    return f"{config['trials']} trials × {config['epochs']} epoch(s), {name}"
+    if tuner == "random":
+        return f"{config['trials']} trials × {config['epochs']} epoch(s), random search"
+    guided = config["trials"] - bayesian_initial_points(config["trials"])
+    return f"{config['trials']} trials × {config['epochs']} epoch(s), Bayesian optimisation ({guided} proposed by it)"
