@@ -17,10 +17,10 @@ stream), beside its validation perplexity measured the same way. The bar is the 
 DRILL validation / test perplexity in `benchmarks/results/language_model.json`, read
 from there when present.
 
-Run time on 2 CPU cores: about 40 minutes with the defaults (an estimate, no
-stored run: 6 trials x 2 epochs plus 2 final epochs of 829 steps at 100 to 190 s
-per epoch, the DRILL rows of the benchmark's table in benchmarks/README.md;
-standard dropout and depth 4 are the slow end); `--quick` (32 units, 8 steps per
+Run time on 2 CPU cores: the recorded search (`--tuner bayesian --trials 4 --epochs 1
+--final-epochs 2`) took 732 s, its epochs 100 s each; the defaults (6 trials x 2 epochs
+plus 2 final epochs of 829 steps) about 30-40 minutes (standard dropout and depth 4
+are the slow end, up to 190 s an epoch in the benchmark's table); `--quick` (32 units, 8 steps per
 epoch, 2 trials x 1 epoch) under a minute (22 s measured while other jobs shared
 the cores).
 
