@@ -68,8 +68,8 @@ def label_encoder(rng):
 
 
 def _hierarchical(word_encoder, sentence_encoder):
-    # One recurrent case holds a bidirectional GRU and an LSTM: XLA compiling each recurrent case's loops
-    # twice (f32 and mixed precision) is most of the contract's time; tests/test_bidirectional.py and
+    # One recurrent case holds a bidirectional GRU and an LSTM: XLA compiling a recurrent case's loops is
+    # most of the contract's time; tests/test_bidirectional.py and
     # tests/test_hierarchical_attention.py cover the other encoder kinds.
     def case(rng):
         from keras_labelemb.layers import HierarchicalAttention

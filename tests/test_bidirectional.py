@@ -29,8 +29,8 @@ def test_is_a_forward_and_a_time_reversed_backward_rnn_concatenated(rnn_class):
 
 
 def test_many_in_one_loading_scope_each_get_their_own_directions():
-    # Keras' Bidirectional(rnn) fails in about one of these rounds in three (7 of 20 measured): collecting the
-    # garbage after each layer frees its template, so the next one is likely to get the same id().
+    # Keras' Bidirectional(rnn) failed this test in 3 runs of 3 (7 of 20 rounds with full collections):
+    # collecting the garbage after each layer frees its template, so the next one is likely to get its id().
     for _ in range(20):
         layers = []
         with ObjectSharingScope():

@@ -55,12 +55,12 @@ def test_bayesian_optimisation_proposes_trials_after_the_random_ones(tmp_path):
         return _build(hp)
 
     tuner = make_tuner(args, build, "val_loss", "project", directory=str(tmp_path))
-    proposed = []
+    random_trials = []
     original = tuner.oracle._random_populate_space
-    tuner.oracle._random_populate_space = lambda: proposed.append("random") or original()
+    tuner.oracle._random_populate_space = lambda: random_trials.append(1) or original()
     x = np.random.default_rng(0).normal(size=(8, 3)).astype("float32")
     tuner.search(x, x[:, :1], validation_data=(x, x[:, :1]), epochs=1, verbose=0)
-    assert len(tuner.oracle.trials) == 4 and len(proposed) == 2, proposed
+    assert len(tuner.oracle.trials) == 4 and len(random_trials) == 2, random_trials
 
 
 def test_default_is_random_search_as_the_recorded_searches_ran():
@@ -84,6 +84,7 @@ def test_search_budget_names_the_algorithm_and_reads_old_reports_as_random():
         search_budget({"tuner": "bayesian", "trials": 6, "epochs": 3})
         == "6 trials × 3 epoch(s), Bayesian optimisation (3 proposed by it)"
     )
+    assert search_budget({"tuner": "bayesian", "trials": 1, "epochs": 1}).endswith("(0 proposed by it)")
     assert (
         search_budget({"tuner": "hyperband", "trials": 6, "epochs": 9, "hyperband_factor": 3})
         == "Hyperband, at most 9 epochs a configuration, factor 3"

@@ -49,7 +49,7 @@ def make_tuner(args, hypermodel, objective, project_name, directory=None):
 
 def bayesian_initial_points(trials):
     """Random trials before the Gaussian process proposes: half the budget, at least 2 (the fit needs two)."""
-    return max(2, trials // 2)
+    return min(trials, max(2, trials // 2))
 
 
 def search_budget(config):

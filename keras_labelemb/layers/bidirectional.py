@@ -10,7 +10,7 @@ def bidirectional(rnn_class, units, dtype, name, **rnn_kwargs):
     Inside `load_model`, Keras tracks serialized objects by `id()`, so the second serialization marks `rnn`
     as shared; once `rnn` is freed, its `id()` can come back for the next layer's template, and
     deserialization then hands that layer an earlier copy: "Forward layer and backward layer should have
-    different `go_backwards` value" (Keras 3.15, about 1 load in 15 with three such layers). Passing the
+    different `go_backwards` value" (Keras 3.15: 22 of 300 rounds of 8 constructions in one loading scope). Passing the
     backward layer serializes the forward one once, and keeping the template alive keeps its `id()` taken.
     """
     forward = rnn_class(units, dtype=dtype, name=f"{name}_forward", **rnn_kwargs)
