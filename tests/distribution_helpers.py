@@ -21,7 +21,8 @@ def run_two_device_script(script, backend, marker, request=None, args=()):
     """Runs `script` under `backend` (JAX with 2 host CPU devices) and returns the JSON after `marker`."""
     env = dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="3")
     if backend == "jax":
-        env.update(JAX_PLATFORMS="cpu", XLA_FLAGS="--xla_force_host_platform_device_count=2")
+        devices = "--xla_force_host_platform_device_count=2"
+        env.update(JAX_PLATFORMS="cpu", XLA_FLAGS=f"{env.get('XLA_FLAGS', '')} {devices}".strip())
         # As tests/test_backends.py: JAX's persistent cache makes every run after the first faster.
         cache = getattr(request.config, "cache", None) if request is not None else None
         if cache is not None and "JAX_COMPILATION_CACHE_DIR" not in env:

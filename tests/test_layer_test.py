@@ -35,6 +35,26 @@ class Scale(keras.layers.Layer):
 
 
 @keras.saving.register_keras_serializable(package="test_layer_test")
+class ForgetfulScale(keras.layers.Layer):
+    """A per-feature scale that writes its weight to no `.keras` file: loaded, it starts from fresh random ones."""
+
+    def build(self, input_shape):
+        self.scale = self.add_weight(shape=input_shape[-1:], initializer="random_normal")
+
+    def call(self, inputs):
+        return inputs * self.scale
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def save_own_variables(self, store):
+        pass
+
+    def load_own_variables(self, store):
+        pass
+
+
+@keras.saving.register_keras_serializable(package="test_layer_test")
 class LeakyMean(keras.layers.Layer):
     """Claims to support masks but averages masked steps too."""
 
@@ -60,6 +80,11 @@ def test_a_correct_layer_passes():
 def test_a_config_that_loses_an_argument_fails():
     with pytest.raises(AssertionError):
         run_layer_test(Scale, {"factor": 3.0, "forget_factor": True}, DATA, (3, 2), run_mixed_precision=False)
+
+
+def test_a_layer_that_saves_no_weights_fails():
+    with pytest.raises(AssertionError, match="round trip changed predictions"):
+        run_layer_test(ForgetfulScale, {}, DATA, (3, 4), run_training=False, run_mixed_precision=False)
 
 
 def test_a_layer_that_reads_masked_positions_fails():
