@@ -34,6 +34,10 @@ TEXTS = [
 LABELS = ["wheat grain", "interest rates bank", "gold silver metals"]
 NEW_LABELS = ["farmers grain harvest", "bonds", "miners metals"]
 UNKNOWN_ONLY = ["qwxz vbnmk"]  # a label description of words in no vocabulary
+# Label descriptions sent with a request. An empty description reads as padding (a call of the head in memory
+# refuses it, so those scores are checked for shape and range only), and no labels at all give (B, 0) scores.
+LABEL_REQUESTS = {"new": NEW_LABELS, "unknown_only": UNKNOWN_ONLY, "with_empty": [*NEW_LABELS, ""], "no_labels": []}
+UNCOMPARED = (".no_labels", ".with_empty")  # no in-memory prediction to compare with
 TARGETS = np.eye(3, dtype="float32")
 # Malformed serving input, sent as bytes: no text at all, empty texts, bytes that are not UTF-8.
 MALFORMED = {
@@ -193,7 +197,7 @@ def _requests():
         for case, malformed in MALFORMED.items():
             requests.append((f"{name}.serve.{case}", name, "serve", [malformed]))
         if name in ("gile_han", "drill_classifier", "cnle"):  # label-embedding models: labels with the request
-            for case, descriptions in (("new", NEW_LABELS), ("unknown_only", UNKNOWN_ONLY), ("no_labels", [])):
+            for case, descriptions in LABEL_REQUESTS.items():
                 labels = [d.encode() for d in descriptions]
                 requests.append((f"{name}.labels.{case}", name, "serve_with_labels", [texts, labels]))
             requests.append((f"{name}.labels.no_texts", name, "serve_with_labels", [[], [LABELS[0].encode()]]))
@@ -236,7 +240,7 @@ def test_exports_serve_in_memory_predictions_in_a_process_without_keras(exported
         if name == "cnle":
             assert np.isin(served, (0.0, 1.0)).all(), key
         # The same bytes read in memory; an empty text of the LM has no in-memory step to compare (its test file).
-        if texts and (name != "drill_lm" or all(t.strip() for t in texts)) and not key.endswith(".no_labels"):
+        if texts and (name != "drill_lm" or all(t.strip() for t in texts)) and not key.endswith(UNCOMPARED):
             serve, serve_with_labels = predictors[name]
             expected = serve(texts) if endpoint == "serve" else serve_with_labels(texts, [d.decode() for d in args[1]])
             if name == "cnle":

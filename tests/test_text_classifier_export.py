@@ -87,48 +87,6 @@ def test_plain_keras_export_round_trip(trained, tmp_path):
     np.testing.assert_allclose(reloaded.serve(ids).numpy(), model.predict(ids, verbose=0), atol=1e-6)
 
 
-@pytest.mark.slow  # ~18 s on 2 cores: a small CNLE trained ten eager steps, then written and reloaded as a SavedModel
-def test_cnle_export_serves_the_decoded_label_sets(tmp_path):
-    from keras_labelemb.layers import AdaptiveLabelDecoder
-    from keras_labelemb.models import cnle, cnle_training_model, compile_cnle_training_model, find_label_head
-    from keras_labelemb.text.label_sequences import label_sequences
-
-    keras.utils.set_random_seed(0)
-    vectorizer = TextVectorizer(max_tokens=10)
-    vectorizer.adapt(TEXTS + LABELS + NEW_LABELS)
-    label_ids = vectorizer.encode_labels(LABELS, 4)
-    model = cnle(
-        vectorizer.vocabulary_size, label_ids, max_tokens=10, max_steps=3, model_dim=8, num_heads=2, attention_dim=4
-    )
-    ids = vectorizer(tf.constant(TEXTS))
-    targets = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 1]], "float32")
-    sequences = label_sequences(targets, max_steps=3)
-    # Eager: ten steps cost less than tracing the training graph (6 s against 14 s for twenty at a lower rate).
-    training = compile_cnle_training_model(cnle_training_model(model), keras.optimizers.Adam(3e-2), run_eagerly=True)
-    training.fit({"token_ids": ids, "label_sequence": sequences}, sequences, epochs=10, verbose=0)
-    expected = model.predict(ids, verbose=0)
-    assert expected.sum() > 0, "the decoder should emit some label after training"
-
-    path = export_text_classifier(model, vectorizer, str(tmp_path / "cnle"))
-    served = load_text_classifier(path)
-    np.testing.assert_array_equal(served.serve(tf.constant(TEXTS))["labels"].numpy(), expected)
-    # Labels written at serving time decode like a call of the head with those labels.
-    described = NEW_LABELS[:3]  # the fourth is empty: a call refuses it, a served request decodes it as padding
-    head = find_label_head(model)
-    assert isinstance(head, AdaptiveLabelDecoder)
-    words = model.get_layer("word_embedding")(ids)
-    in_memory = np.asarray(head(words, label_ids=vectorizer.encode_labels(described, 4), mask=np.asarray(ids) != 0))
-    out = served.serve_with_labels(tf.constant(TEXTS), tf.constant(described))["labels"].numpy()
-    assert out.shape == (len(TEXTS), len(described))
-    np.testing.assert_array_equal(out, in_memory)
-    with_empty = served.serve_with_labels(tf.constant(TEXTS), tf.constant(NEW_LABELS))["labels"].numpy()
-    assert with_empty.shape == (len(TEXTS), len(NEW_LABELS)) and np.isin(with_empty, (0.0, 1.0)).all()
-    # Malformed requests: a batch of no text, and bytes that are not UTF-8, give defined outputs.
-    assert served.serve(tf.constant([], dtype=tf.string))["labels"].shape == (0, len(LABELS))
-    odd = served.serve(tf.constant([b"\xff\xfe wheat"]))["labels"].numpy()
-    assert odd.shape == (1, len(LABELS)) and np.isin(odd, (0.0, 1.0)).all()
-
-
 @pytest.mark.slow  # ~9 s on 2 busy cores: an untrained tiny CNLE written and reloaded
 def test_cnle_sequence_export_refuses_a_request_without_labels_clearly(tmp_path):
     from keras_labelemb.models import cnle

@@ -150,8 +150,9 @@ def run_layer_test(
         path = os.path.join(tmp, "model.keras")
         model.save(path)
         loaded = keras.models.load_model(path)
-    # Both eager: bit for bit. (A second compiled `predict` cost a trace, under JAX an XLA compile, per case.)
-    _assert_close(loaded(model_inputs), model(model_inputs), 0.0, ".keras round trip changed predictions")
+    # Eager, as the layer's own call above: bit for bit. (A second compiled `predict` cost a trace, under JAX
+    # an XLA compile, per case.)
+    _assert_close(loaded(model_inputs), eager, 0.0, ".keras round trip changed predictions")
 
     # 5. One jit-compiled training step; gradients reach every weight.
     if run_training:
