@@ -385,6 +385,71 @@ def _region_pooling(mode):
     return case
 
 
+def document_dict(rng, vocabulary=16, pooled_width=7):
+    """The document dict of a head that reads tokens: a short document with an unknown word (1), a full one,
+    an all-padding one; the pooled vectors beside."""
+    ids = rng.integers(2, vocabulary, size=(3, 6)).astype("int32")
+    ids[0, 2] = 1
+    ids[0, 4:] = 0
+    ids[2] = 0
+    ids[1, :2] = GILE_LABELS[2, :2]  # some exact matches
+    return {"pooled": rng.normal(size=(3, pooled_width)).astype("float32"), "token_ids": ids}
+
+
+def lexical_match_head(rng):
+    """tf-idf cosine from token ids alone (no embedding: `vocabulary_size`); idf is the non-trainable weight."""
+    from keras_labelemb.layers import LexicalMatchHead
+
+    return LexicalMatchHead, dict(
+        init_kwargs={"vocabulary_size": 16, "label_ids": GILE_LABELS},
+        input_data={"token_ids": document_dict(rng)["token_ids"]},
+        expected_output_shape=(3, 4),
+        expected_num_trainable_weights=2,
+        expected_num_non_trainable_weights=1,
+    )
+
+
+def word_interaction_head(rng):
+    """K-NRM kernel pooling in the shared embedding, idf-weighted description words."""
+    import keras
+
+    from keras_labelemb.layers import WordInteractionHead
+
+    def init_kwargs():
+        embedding = keras.layers.Embedding(16, 5, mask_zero=True)
+        return {"embedding": embedding, "label_ids": GILE_LABELS, "description_weighting": "idf"}
+
+    return WordInteractionHead, dict(
+        init_kwargs=init_kwargs,
+        input_data=document_dict(rng),
+        expected_output_shape=(3, 4),
+        expected_num_trainable_weights=3,  # kernel weights, bias, the shared word table
+    )
+
+
+def hybrid_head(rng):
+    """GILE + lexical match + word interaction + a per-label linear component, one shared embedding."""
+    import keras
+
+    from keras_labelemb.layers import GileHead, HybridHead, LexicalMatchHead, LinearHead, WordInteractionHead
+
+    def init_kwargs():
+        embedding = keras.layers.Embedding(16, 5, mask_zero=True)
+        components = [
+            GileHead(embedding, joint_dim=4),
+            LexicalMatchHead(embedding),
+            WordInteractionHead(embedding),
+            LinearHead(4),
+        ]
+        return {"components": components, "label_ids": GILE_LABELS}
+
+    return HybridHead, dict(
+        init_kwargs=init_kwargs,
+        input_data=document_dict(rng),
+        expected_output_shape=(3, 4),
+    )
+
+
 CASES = {
     "attention_pooling": attention_pooling,
     "attention_pooling_with_scores": attention_pooling_with_scores,
@@ -397,6 +462,9 @@ CASES = {
     "gile_head_multilingual": gile_head_multilingual,
     "gile_head_call_time_labels": gile_head_call_time_labels,
     "linear_head": linear_head,
+    "lexical_match_head": lexical_match_head,
+    "word_interaction_head": word_interaction_head,
+    "hybrid_head": hybrid_head,
     **{f"drill_head_{v}": _drill_head_baseline(v) for v in ("bilinear", "dual")},
     "drill_head_tied": drill_head_tied,
     "drill_head_descriptions": drill_head_descriptions,

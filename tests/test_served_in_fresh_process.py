@@ -154,6 +154,17 @@ def exported(tmp_path_factory):
         head={"type": "drill", "depth": 1},
     )
     models["drill_classifier"] = (drill, flat_vectorizer, False)
+    hybrid = document_classifier(
+        han_vectorizer.vocabulary_size,
+        label_ids,
+        max_sentences=3,
+        max_sentence_length=8,
+        embedding_dim=8,
+        encoder_units=8,
+        head={"type": "hybrid", "components": [{"type": "gile", "joint_dim": 8}, "lexical", "interaction", "linear"]},
+    )
+    hybrid.layers[-1].adapt(han_vectorizer(tf.constant(TEXTS)))  # idf of the token-reading components
+    models["hybrid_han"] = (hybrid, han_vectorizer, False)
     for model, vectorizer, _ in models.values():  # eager: two steps cost less than tracing a training graph
         model.compile("adam", bce, run_eagerly=True)
         model.fit(vectorizer(tf.constant(TEXTS)), TARGETS, epochs=2, verbose=0)
@@ -191,12 +202,17 @@ def exported(tmp_path_factory):
 def _requests():
     """`(key, export, endpoint, args)`: the ordinary requests, then the malformed ones."""
     requests = []
-    for name in ("gile_han", "oh_2lstmp", "drill_classifier", "cnle", "drill_lm"):
+    for name in ("gile_han", "oh_2lstmp", "drill_classifier", "hybrid_han", "cnle", "drill_lm"):
         texts = [t.encode() for t in (LM_TEXTS if name == "drill_lm" else TEXTS)]
         requests.append((f"{name}.serve", name, "serve", [texts]))
         for case, malformed in MALFORMED.items():
             requests.append((f"{name}.serve.{case}", name, "serve", [malformed]))
-        if name in ("gile_han", "drill_classifier", "cnle"):  # label-embedding models: labels with the request
+        if name in (
+            "gile_han",
+            "drill_classifier",
+            "hybrid_han",
+            "cnle",
+        ):  # label-embedding models: labels with the request
             for case, descriptions in LABEL_REQUESTS.items():
                 labels = [d.encode() for d in descriptions]
                 requests.append((f"{name}.labels.{case}", name, "serve_with_labels", [texts, labels]))

@@ -7,6 +7,8 @@
 - `zero_shot_split`, `remove_unseen_from_train`, `restrict_labels`: seen /
   unseen label protocols.
 - `load_newsgroups`: 20 Newsgroups bydate, 20 single-label classes (headers removed by default).
+- `load_aapd`: AAPD's 1,000 validation abstracts (to train on) and 1,000 test abstracts, 54 arXiv
+  categories, for zero-shot evaluation; `aapd_zero_shot_labels` draws its held-out labels (no download).
 - `load_ptb`, `load_wikitext2`: language-modelling corpora; `bptt_dataset`: truncated-BPTT batches.
 
 Every real-data loader reads its explicit `data_dir`, else `$KERAS_LABELEMB_DATA/<subfolder>`,
@@ -16,6 +18,7 @@ missing there downloads them into that folder with `keras.utils.get_file` from t
 All of it is in `paths`: `dataset_dir`, `locate_dataset`, `download_dataset`.
 """
 
+from keras_labelemb.datasets.aapd import aapd_zero_shot_labels, load_aapd
 from keras_labelemb.datasets.demo import load_demo
 from keras_labelemb.datasets.language_modeling import LanguageModelingData, bptt_dataset, load_ptb, load_wikitext2
 from keras_labelemb.datasets.newsgroups import load_newsgroups
@@ -41,11 +44,13 @@ __all__ = [
     "DatasetDownloadError",
     "LanguageModelingData",
     "TextClassificationData",
+    "aapd_zero_shot_labels",
     "bptt_dataset",
     "dataset_dir",
     "download_dataset",
     "keras_cache_dir",
     "labels_without_training_documents",
+    "load_aapd",
     "load_demo",
     "load_newsgroups",
     "load_ptb",

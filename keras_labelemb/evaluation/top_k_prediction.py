@@ -241,7 +241,8 @@ def _predict_top_k(model, inputs, k, label_ids, label_chunk_size, batch_size, he
     padded_size = None
     for step, x in enumerate(batches, start=1):
         x, size, padded_size = _pad_batch(x, padded_size)
-        h = ops.convert_to_tensor(encoder.predict_on_batch(x)[:size])
+        # `h`, or the document dict of a head that reads tokens
+        h = keras.tree.map_structure(lambda part: ops.convert_to_tensor(part[:size]), encoder.predict_on_batch(x))
         top_scores = top_indices = None
         for start in range(0, num_labels, label_chunk_size):
             stop = min(start + label_chunk_size, num_labels)

@@ -7,11 +7,15 @@ from keras_labelemb.layers.co_attentive_encoder import CoAttentiveEncoder
 from keras_labelemb.layers.drill_head import DrillHead
 from keras_labelemb.layers.gile_head import GileHead, joint_dim_matching_linear
 from keras_labelemb.layers.hierarchical_attention import HierarchicalAttention
+from keras_labelemb.layers.hybrid_head import HybridHead
 from keras_labelemb.layers.label_encoder import LabelEncoder
 from keras_labelemb.layers.label_head import LabelHead, validate_label_ids
+from keras_labelemb.layers.lexical_match_head import LexicalMatchHead
 from keras_labelemb.layers.linear_head import LinearHead
 from keras_labelemb.layers.region_lstm import RegionLSTM
 from keras_labelemb.layers.region_pooling import RegionPooling
+from keras_labelemb.layers.token_label_head import TokenLabelHead
+from keras_labelemb.layers.word_interaction_head import WordInteractionHead
 
 __all__ = [
     "AdaptiveLabelDecoder",
@@ -21,11 +25,15 @@ __all__ = [
     "DrillHead",
     "GileHead",
     "HierarchicalAttention",
+    "HybridHead",
     "LabelEncoder",
     "LabelHead",
+    "LexicalMatchHead",
     "LinearHead",
     "RegionLSTM",
     "RegionPooling",
+    "TokenLabelHead",
+    "WordInteractionHead",
     "joint_dim_matching_linear",
     "validate_label_ids",
 ]

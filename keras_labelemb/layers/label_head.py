@@ -41,6 +41,43 @@ def validate_label_ids(label_ids, vocabulary_size=None, name="label_ids"):
     return array.astype("int32")
 
 
+# The keys of the document structure a head that reads tokens receives (`LabelHead.reads_tokens`).
+DOCUMENT_KEYS = ("pooled", "token_ids", "token_mask", "token_states")
+
+
+def document_parts(inputs):
+    """`inputs` of a head as the document structure: a dict with every key of `DOCUMENT_KEYS`.
+
+    A tensor is the pooled vector alone. A dict needs `"token_ids"` `(B, T)`
+    and may hold `"pooled"` `(B, d_h)`, `"token_states"` `(B, T, d_t)` and
+    `"token_mask"` `(B, T)` (default: the ids that are not 0); absent keys
+    are None.
+    """
+    if not isinstance(inputs, dict):
+        return {"pooled": inputs, "token_ids": None, "token_mask": None, "token_states": None}
+    unknown = sorted(set(inputs) - set(DOCUMENT_KEYS))
+    if unknown:
+        raise ValueError(f"A document structure has the keys {list(DOCUMENT_KEYS)}. Received: keys {sorted(inputs)}")
+    parts = {key: inputs.get(key) for key in DOCUMENT_KEYS}
+    ids = parts["token_ids"]
+    if ids is None or len(ids.shape) != 2:
+        raise ValueError(
+            "A head that reads tokens needs `token_ids` of shape (B, T) in its input dict. "
+            f"Received: token_ids with shape {None if ids is None else tuple(ids.shape)}"
+        )
+    if parts["token_mask"] is None:
+        parts["token_mask"] = ops.not_equal(ids, 0)
+    return parts
+
+
+def document_batch_shape(inputs):
+    """The leading (batch, or batch and time) shape of a head's input: the pooled vector's without its last axis."""
+    if isinstance(inputs, dict):
+        pooled = inputs.get("pooled")
+        return tuple(pooled.shape[:-1]) if pooled is not None else tuple(inputs["token_ids"].shape[:1])
+    return tuple(inputs.shape[:-1])
+
+
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class LabelHead(keras.layers.Layer):
     """Base layer of the heads that score labels from their descriptions.
@@ -52,6 +89,14 @@ class LabelHead(keras.layers.Layer):
     and turned into label embeddings `E` `(L, d)` by a pluggable
     `label_encoder` (default: the mean of the word vectors). Subclasses keep
     only their equation, `compute_logits(h, E, label_indices, training)`.
+
+    Heads that read the document's words (`reads_tokens = True`, a class
+    attribute: lexical match, word interaction, hybrid) receive the document
+    as a dict instead of `h`: `{"pooled": h, "token_ids": (B, T),
+    "token_mask": (B, T), "token_states": (B, T, d_t)}` (`DOCUMENT_KEYS`;
+    only `token_ids` is required, the mask defaults to ids != 0). The
+    builders wire it from any encoder; `split_at_head` cuts a model there
+    and its encoder then outputs that dict.
 
     What every label head offers, the same way:
 
@@ -103,6 +148,9 @@ class LabelHead(keras.layers.Layer):
         label_dim: `d` of label embeddings passed to `call` when there is no
             `embedding`.
     """
+
+    # Whether the head reads the document's tokens (its input is the document dict) or only the pooled `h`.
+    reads_tokens = False
 
     def __init__(self, embedding=None, label_ids=None, label_encoder=None, num_labels=None, label_dim=None, **kwargs):
         super().__init__(**kwargs)
@@ -157,7 +205,7 @@ class LabelHead(keras.layers.Layer):
         Any number of labels, unless the head has per-label parameters: then
         only as many labels as it was built for (the same labels re-described).
         """
-        if self.embedding is None:
+        if self.vocabulary_size is None:
             raise ValueError(
                 "This head reads no label descriptions (no shared `embedding`). "
                 f"Received: label_ids with shape {np.shape(label_ids)}"
@@ -189,7 +237,7 @@ class LabelHead(keras.layers.Layer):
         if label_ids is None:
             return self.stored_label_embeddings()
         label_ids = self._check_call_label_ids(label_ids)
-        if self.embedding is None:
+        if self.vocabulary_size is None:
             raise ValueError(
                 "`label_ids` are read through the shared `embedding`: this head has none. "
                 f"Received: label_ids with shape {tuple(label_ids.shape)}"
@@ -198,18 +246,25 @@ class LabelHead(keras.layers.Layer):
         # Traced ids were not checked: ids outside the vocabulary count as padding (ignored) rather than
         # reading another word's vector (TensorFlow clips) or NaN (JAX).
         inside = ops.logical_and(ops.greater_equal(label_ids, 0), ops.less(label_ids, self.vocabulary_size))
-        label_ids = ops.where(inside, label_ids, 0)
-        words = self.embedding(label_ids)
-        E = self.label_encoder(words, mask=ops.not_equal(label_ids, 0))
-        return self.lay_out_label_axis(ops.cast(E, self.compute_dtype), "label_embeddings")
+        return self.embed_label_ids(ops.where(inside, label_ids, 0))
 
     def stored_label_embeddings(self, label_indices=None):
         """`E` of the stored label set, or of its rows at `label_indices` (only those are encoded)."""
         ids = ops.convert_to_tensor(self._stored_label_ids(), dtype="int32")
         if label_indices is not None:
             ids = ops.take(ids, label_indices, axis=0)
-        words = self.embedding(ids)
-        E = self.label_encoder(words, mask=ops.not_equal(ids, 0))
+        return self.embed_label_ids(ids)
+
+    def embed_label_ids(self, label_ids):
+        """The label side `compute_logits` reads, from checked `(L, Lw)` description ids (default `E` `(L, d)`).
+
+        Heads that read the description words themselves (lexical, word
+        interaction) return what they need of them instead (a dict); it is
+        what `encode_labels` returns and `call(..., label_embeddings=...)`
+        takes, so chunked scoring computes it once per label chunk.
+        """
+        words = self.embedding(label_ids)
+        E = self.label_encoder(words, mask=ops.not_equal(label_ids, 0))
         return self.lay_out_label_axis(ops.cast(E, self.compute_dtype), "label_embeddings")
 
     def _check_call_label_ids(self, label_ids):
@@ -333,17 +388,22 @@ class LabelHead(keras.layers.Layer):
     # -- shapes ---------------------------------------------------------------------
     def _call_label_count(self, label_ids=None, label_embeddings=None):
         if label_embeddings is not None:
-            return label_embeddings.shape[0]
+            return keras.tree.flatten(label_embeddings)[0].shape[0]
         if label_ids is not None:
             return np.shape(label_ids)[0] if not hasattr(label_ids, "shape") else label_ids.shape[0]
         return self.num_labels
 
     def compute_output_spec(self, inputs, label_ids=None, label_embeddings=None, training=None, **kwargs):
         count = self._call_label_count(label_ids, label_embeddings)
-        return keras.KerasTensor(tuple(inputs.shape[:-1]) + (count,), dtype=self.compute_dtype)
+        return keras.KerasTensor(document_batch_shape(inputs) + (count,), dtype=self.compute_dtype)
 
     def compute_output_shape(self, input_shape):
-        return tuple(input_shape[:-1]) + (self.num_labels,)
+        if isinstance(input_shape, dict):
+            pooled = input_shape.get("pooled")
+            leading = tuple(pooled[:-1]) if pooled is not None else tuple(input_shape["token_ids"][:1])
+        else:
+            leading = tuple(input_shape[:-1])
+        return leading + (self.num_labels,)
 
     # -- saving: the label set is an asset, not config --------------------------------
     def label_sets(self):

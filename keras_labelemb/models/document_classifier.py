@@ -5,65 +5,13 @@ import math
 import keras
 import numpy as np
 
-from keras_labelemb.layers import DrillHead, GileHead, HierarchicalAttention, LabelHead, LinearHead
-from keras_labelemb.layers.gile_head import VARIANTS as GILE_VARIANTS
+from keras_labelemb.layers import HierarchicalAttention, LabelHead
+from keras_labelemb.models.head_specs import HEAD_OPTIONS, HEAD_TYPES, apply_head, build_head, head_spec
 
-# What a head spec may set, per head type; the builder sets the rest (embedding,
-# label set, output-bias start, name), so an argument of another head cannot slip by.
-HEAD_OPTIONS = {
-    "gile": ("variant", "joint_dim", "activation", "label_encoder", "kernel_initializer"),
-    "drill": (
-        "variant",
-        "depth",
-        "joint_dim",
-        "activation",
-        "residual_to_embedding",
-        "residual_to_previous",
-        "dropout",
-        "dropout_type",
-        "input_projection",
-        "projection_bias",
-        "label_encoder",
-        "kernel_initializer",
-        "seed",
-    ),
-    "linear": ("kernel_initializer",),
-}
-HEAD_TYPES = tuple(HEAD_OPTIONS)
+__all__ = ["HEAD_OPTIONS", "HEAD_TYPES", "build_head", "document_classifier", "head_spec"]
+
 # Which side of the model fine-tunes pretrained word vectors.
 FINE_TUNE_WORD_VECTORS = ("all", "none", "documents")
-
-
-def head_spec(head):
-    """A head given as a name or a dict, checked: `{"type": ..., **options}` (see `document_classifier`).
-
-    >>> head_spec("bilinear")
-    {'type': 'gile', 'variant': 'bilinear'}
-    >>> head_spec({"type": "drill", "depth": 4})
-    {'type': 'drill', 'depth': 4}
-    """
-    if isinstance(head, str):
-        if head in GILE_VARIANTS:
-            return {"type": "gile"} if head == "gile" else {"type": "gile", "variant": head}
-        if head in HEAD_TYPES:
-            return {"type": head}
-        raise ValueError(
-            f"`head` must be one of {sorted(set(HEAD_TYPES) | set(GILE_VARIANTS))}, a dict spec or a LabelHead. "
-            f"Received: head={head!r}"
-        )
-    if not isinstance(head, dict):
-        raise ValueError(f"`head` must be a name, a dict spec or a LabelHead layer. Received: head={head!r}")
-    spec = dict(head)
-    kind = spec.setdefault("type", "gile")
-    if kind not in HEAD_TYPES:
-        raise ValueError(f"`head['type']` must be one of {list(HEAD_TYPES)}. Received: head['type']={kind!r}")
-    unknown = sorted(set(spec) - {"type"} - set(HEAD_OPTIONS[kind]))
-    if unknown:
-        raise ValueError(
-            f"A {kind!r} head takes {list(HEAD_OPTIONS[kind])}; {unknown} belong to another head or to the builder "
-            f"(embedding, label set, output bias). Received: head={head!r}"
-        )
-    return spec
 
 
 def _output_bias_start(prior_logit, num_labels):
@@ -125,31 +73,6 @@ def _pretrained_embedding(vectors, trainable, name):
     return embedding
 
 
-def build_head(spec, embedding, document_width, label_ids, num_labels, bias_initializer):
-    """The LabelHead a spec describes, over the builder's shared `embedding`."""
-    options = {key: value for key, value in spec.items() if key != "type"}
-    kind = spec["type"]
-    if kind == "linear":
-        if num_labels is None:
-            raise ValueError("A linear head needs `num_labels` (or `label_ids` to count). Received: num_labels=None")
-        return LinearHead(num_labels, bias_initializer=bias_initializer, name="linear_head", **options)
-    if label_ids is None:
-        raise ValueError(f"A {kind!r} head scores labels from their descriptions: pass `label_ids`. Received: None")
-    if kind == "gile":
-        options.setdefault("joint_dim", 500)
-        name = f"{options.get('variant', 'gile')}_head"
-        return GileHead(
-            embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer, name=name, **options
-        )
-    # DRILL as a classifier: tanh (it did better than the language model's sigmoid on Reuters), and
-    # g_in = I only when the document vectors are as wide as the word vectors E is made of.
-    options.setdefault("activation", "tanh")
-    options.setdefault("input_projection", document_width != embedding.output_dim)
-    return DrillHead(
-        embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer, name="drill_head", **options
-    )
-
-
 def document_classifier(
     vocabulary_size,
     label_ids=None,
@@ -183,12 +106,20 @@ def document_classifier(
     another head cannot be silently ignored:
 
     - a name: `"gile"` (default), a GILE ablation (`"bilinear"`,
-      `"bilinear_yh15"`, `"only_label"`, `"only_input"`), `"drill"` or `"linear"`;
-    - a dict spec: `{"type": "gile" | "drill" | "linear", **options}` where the
-      options are that head's constructor arguments other than the ones the
-      builder sets (embedding, label set, output bias, name); `"type"`
-      defaults to `"gile"`. E.g. `{"joint_dim": 300, "activation": "relu"}`,
-      `{"type": "drill", "depth": 4, "dropout": 0.2}`. Unknown keys raise.
+      `"bilinear_yh15"`, `"only_label"`, `"only_input"`), `"drill"`,
+      `"linear"`, `"lexical"` (`LexicalMatchHead`) or `"interaction"`
+      (`WordInteractionHead`);
+    - a dict spec: `{"type": name, **options}` (`head_specs.HEAD_CLASSES`)
+      where the options are that head's constructor arguments other than
+      the ones the builder sets (embedding, label set, output bias, name);
+      `"type"` defaults to `"gile"`. E.g. `{"joint_dim": 300, "activation":
+      "relu"}`, `{"type": "drill", "depth": 4, "dropout": 0.2}`, and a
+      `HybridHead` over other heads' specs, `{"type": "hybrid", "components":
+      ["gile", "lexical", "interaction", "linear"]}` (the components' biases
+      start at 0, the hybrid's at `prior_logit`). Unknown keys raise.
+      Heads that read the document's words (lexical, interaction, hybrid)
+      get `{"pooled": h, "token_ids": ids}` (a HAN's ids read as one
+      sequence); call their `adapt(ids)` on training documents to set idf;
       GILE's `joint_dim` defaults to 500; DRILL as a classifier defaults to
       `tanh` and projects the document vector into the word-vector space
       (`input_projection`) when their widths differ;
@@ -300,7 +231,7 @@ def document_classifier(
         word_vectors, fine_tune_word_vectors, vocabulary_size, embedding_dim, embeddings_initializer, train_embeddings
     )
     label_embedding = None
-    if fine_tune == "documents" and (layer is not None or spec["type"] == "linear"):
+    if fine_tune == "documents" and (layer is not None or spec["type"] in ("linear", "lexical")):
         reads = "is a layer with its own embedding (or none)" if layer is not None else "reads no label descriptions"
         raise ValueError(
             f"fine_tune_word_vectors='documents' freezes the vectors the head reads labels through; this head "
@@ -339,7 +270,7 @@ def document_classifier(
         bias_initializer = keras.initializers.Constant(_output_bias_start(prior_logit, count))
         head_embedding = label_embedding if label_embedding is not None else embedding
         layer = build_head(spec, head_embedding, document.shape[-1], label_ids, count, bias_initializer)
-    logits = layer(document)
+    logits = apply_head(layer, document, ids)
     head_name = spec.get("variant", spec["type"]) if spec is not None else type(layer).__name__.lower()
     return keras.Model(ids, logits, name=name or f"{head_name}_{kind}")
 

@@ -58,7 +58,9 @@ def split_at_head(model, head=None):
     `model`'s graph and give the model's only output: scores taken between the
     head and the output (an activation, say) would not be those
     `model.predict` returns. The encoder shares every weight with `model`;
-    repeated calls return the same encoder.
+    repeated calls return the same encoder. For a head that reads tokens
+    (`head.reads_tokens`) the encoder outputs the document dict the head
+    takes (`{"pooled": ..., "token_ids": ...}`).
 
     >>> import numpy as np
     >>> from keras_labelemb.models import gile_wan
@@ -76,6 +78,8 @@ def split_at_head(model, head=None):
         return cached[id(head)], head
     try:
         head_input, head_output = head.input, head.output
+        if head.reads_tokens:  # `input` flattens a structure: the node keeps the document dict itself
+            head_input = head._inbound_nodes[0].arguments.args[0]
     except (AttributeError, ValueError) as error:
         raise ValueError(
             "The label head must be called exactly once in `model`'s graph (a built functional or Sequential "

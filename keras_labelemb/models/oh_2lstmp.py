@@ -3,7 +3,7 @@
 import keras
 
 from keras_labelemb.layers import RegionLSTM
-from keras_labelemb.models.document_classifier import build_head, head_spec
+from keras_labelemb.models.head_specs import apply_head, build_head, head_spec
 
 
 def oh_2lstmp(
@@ -101,6 +101,7 @@ def oh_2lstmp(
         label_embedding = keras.layers.Embedding(
             vocabulary_size, label_embedding_dim, mask_zero=True, name="label_word_embedding"
         )
-    logits = build_head(spec, label_embedding, pooled.shape[-1], label_ids, num_labels, "zeros")(pooled)
+    head_layer = build_head(spec, label_embedding, pooled.shape[-1], label_ids, num_labels, "zeros")
+    logits = apply_head(head_layer, pooled, ids)
     default_name = "oh_2lstmp" if direction == "bidirectional" else "oh_lstmp"
     return keras.Model(ids, logits, name=name or default_name)

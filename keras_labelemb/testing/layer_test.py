@@ -47,8 +47,34 @@ def _dtype(input_data):
     return "string" if input_data.dtype.kind in "USO" else str(input_data.dtype)
 
 
+def _shape(input_data):
+    """The shape of the input: a tuple, or a dict of tuples for a structured input (a token-reading head's)."""
+    if isinstance(input_data, dict):
+        return {key: tuple(value.shape) for key, value in input_data.items()}
+    return tuple(input_data.shape)
+
+
+def _batch_size(input_data):
+    return len(next(iter(input_data.values())) if isinstance(input_data, dict) else input_data)
+
+
+def _symbolic(input_data, batch=True):
+    """KerasTensors of the input's shapes and dtypes (a dict of them for a structured input)."""
+
+    def one(value, name=None):
+        shape = {"batch_shape": value.shape} if batch else {"shape": value.shape[1:]}
+        return keras.Input(**shape, dtype=_dtype(value), name=name)
+
+    if isinstance(input_data, dict):
+        return {key: one(value, key) for key, value in input_data.items()}
+    return one(input_data)
+
+
 def _model(layer, input_data, mask, call_kwargs):
     """Wraps the layer in a functional model (mask as a second boolean input)."""
+    if isinstance(input_data, dict):  # a structured input (no separate mask: it is one of the entries)
+        inputs = _symbolic(input_data, batch=False)
+        return keras.Model(inputs, _call(layer, inputs, None, call_kwargs)), input_data
     inputs = keras.Input(shape=input_data.shape[1:], dtype=_dtype(input_data))
     model_inputs = [inputs]
     symbolic_mask = None
@@ -106,26 +132,30 @@ def run_layer_test(
         layer_cls: the layer class.
         init_kwargs: constructor arguments, or a function returning them (use a
             function when they hold layers that each instance needs fresh).
-        input_data: a NumPy array, batch first.
+        input_data: a NumPy array, batch first; or a dict of them (the
+            document dict of a head that reads tokens: `mask` then stays
+            None, a `token_mask` entry being the mask).
         expected_output_shape: output shape, or a tuple of shapes for several outputs.
         mask: optional boolean NumPy mask passed as `mask=`.
         call_kwargs: extra call arguments.
     """
-    input_data = np.asarray(input_data)
+    input_data = (
+        {k: np.asarray(v) for k, v in input_data.items()} if isinstance(input_data, dict) else np.asarray(input_data)
+    )
     expected = _shapes(expected_output_shape)
 
     # 1. Build from shapes.
     layer = _make(layer_cls, init_kwargs)
-    layer.build(input_data.shape)
+    layer.build(_shape(input_data))
     assert layer.built, f"{layer_cls.__name__}.build() did not mark the layer built"
     if expected_num_trainable_weights is not None:
         assert len(layer.trainable_weights) == expected_num_trainable_weights, [w.path for w in layer.trainable_weights]
     if expected_num_non_trainable_weights is not None:
         assert len(layer.non_trainable_weights) == expected_num_non_trainable_weights
-    assert _shapes(layer.compute_output_shape(input_data.shape)) == expected
+    assert _shapes(layer.compute_output_shape(_shape(input_data))) == expected
 
     # 2. Symbolic and eager calls.
-    symbolic_input = keras.Input(batch_shape=input_data.shape, dtype=_dtype(input_data))
+    symbolic_input = _symbolic(input_data)
     symbolic_mask = None if mask is None else keras.Input(batch_shape=mask.shape, dtype="bool")
     symbolic = _call(_make(layer_cls, init_kwargs), symbolic_input, symbolic_mask, call_kwargs)
     assert [tuple(o.shape) for o in _as_list(symbolic)] == expected
@@ -138,7 +168,7 @@ def run_layer_test(
     # 3. Config round trip.
     json.dumps(keras.saving.serialize_keras_object(layer))
     clone = layer_cls.from_config(layer.get_config())
-    clone.build(input_data.shape)
+    clone.build(_shape(input_data))
     clone.set_weights(layer.get_weights())
     _copy_assets(layer, clone)
     _assert_close(_call(clone, input_data, mask, call_kwargs), eager, atol, "from_config changed the outputs")
@@ -186,16 +216,18 @@ def _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile):
     model, model_inputs = _model(layer, input_data, mask, call_kwargs)
     first_output = _as_list(model.outputs)[0]
     train_model = keras.Model(model.inputs, first_output)
-    target = np.random.default_rng(0).normal(size=(input_data.shape[0],) + tuple(first_output.shape[1:]))
+    target = np.random.default_rng(0).normal(size=(_batch_size(input_data),) + tuple(first_output.shape[1:]))
     train_model.compile(optimizer=keras.optimizers.Adam(1e-2), loss="mse", jit_compile=jit_compile)
-    history = train_model.fit(model_inputs, target.astype("float32"), epochs=1, batch_size=len(input_data), verbose=0)
+    history = train_model.fit(
+        model_inputs, target.astype("float32"), epochs=1, batch_size=_batch_size(input_data), verbose=0
+    )
     loss = history.history["loss"][0]
     assert np.isfinite(loss), f"training loss is not finite: {loss}"
 
 
 def _check_training_step(layer_cls, init_kwargs, input_data, mask, call_kwargs, frozen_weights):
     layer = _make(layer_cls, init_kwargs)
-    layer.build(input_data.shape)
+    layer.build(_shape(input_data))
     initial = {w.path: ops.convert_to_numpy(w).copy() for w in layer.trainable_weights}
     # XLA where the backend compiles with it; PyTorch's torch.compile is another compiler, not checked here.
     _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile=keras.backend.backend() != "torch")

@@ -1,0 +1,316 @@
+"""Hybrid head: a learned weighted sum of other label heads' logits (e.g. GILE + lexical match + word interaction)."""
+
+import contextlib
+import os
+
+import keras
+import numpy as np
+from keras import ops
+
+from keras_labelemb.argument_checks import known_values
+from keras_labelemb.layers.label_head import LabelHead, document_parts, validate_label_ids
+from keras_labelemb.text.document_frequency import document_frequencies
+
+SEEN_LABEL_IDS_FILE = "seen_label_ids.npy"
+
+
+def _sharing_scope():
+    """Keras' object-sharing scope, unless one is open (`.keras` saving opens one; nesting would reset it).
+
+    Inside it the components' one shared embedding is written once and read back as one layer, so that
+    `from_config` (clone, the config round trip) keeps one word table, as `.keras` files do.
+    """
+    from keras.src.saving import serialization_lib  # Keras has no public handle on this scope
+
+    if serialization_lib.global_state.get_global_attribute("shared_objects/id_to_config_map") is not None:
+        return contextlib.nullcontext()
+    return serialization_lib.ObjectSharingScope()
+
+
+def _trimmed(row):
+    row = np.asarray(row)
+    nonzero = np.flatnonzero(row)
+    return tuple(row[: nonzero[-1] + 1].tolist()) if nonzero.size else ()
+
+
+def label_columns(label_ids, seen_label_ids):
+    """`(L,)` int32: for each description row of `label_ids`, the row of `seen_label_ids` with the same words, or -1.
+
+    >>> label_columns(np.array([[5, 6, 0], [7, 0, 0]]), np.array([[7, 0], [5, 6]])).tolist()
+    [1, 0]
+    >>> label_columns(np.array([[8, 0]]), np.array([[7, 0]])).tolist()
+    [-1]
+    """
+    rows = {}
+    for index, row in enumerate(seen_label_ids):
+        rows.setdefault(_trimmed(row), index)
+    return np.array([rows.get(_trimmed(row), -1) for row in label_ids], "int32")
+
+
+@keras.saving.register_keras_serializable(package="keras_labelemb")
+class HybridHead(LabelHead):
+    """Scores labels by a learned weighted sum of several label heads' logits.
+
+        logits = sum_i a_i * logits_i + b
+
+    Each component is a `LabelHead`: heads that read the document's tokens
+    (`LexicalMatchHead`, `WordInteractionHead`) get the document dict, the
+    others its `"pooled"` vector; all score the hybrid's label set from its
+    descriptions. `component_logits` returns every component's logits by
+    name, for analysis.
+
+    A component with per-label parameters (a `LinearHead`, say) knows only
+    the labels it was built for, the `seen_label_ids` (default: the
+    constructor's `label_ids`). It scores the labels of any later label set
+    whose description equals a seen label's, and drops out (adds 0) for the
+    others: zero-shot labels, and call-time labels inside a compiled
+    function, are scored by the description-reading components alone. So
+    the hybrid itself scores any label set (`set_labels`, call-time labels,
+    serving with labels sent at request time).
+
+    The hybrid holds the label set; its components are used for their
+    equations and weights (their own label sets are not read, except the
+    seen set of per-label components). `a` starts at `weight_initializer`
+    (ones), `b` at `bias_initializer`.
+
+    Args:
+        components: a list of `LabelHead` layers (distinct names).
+        label_ids: `(L, Lw)` token ids of the label descriptions.
+        seen_label_ids: the label set of the per-label components (default
+            `label_ids`).
+        weight_initializer: initial `a`. Default ones.
+        bias_initializer: initial `b`. Default zeros.
+
+    Example:
+
+    >>> import numpy as np, keras
+    >>> from keras_labelemb.layers import GileHead, LexicalMatchHead
+    >>> embedding = keras.layers.Embedding(30, 8, mask_zero=True)
+    >>> labels = np.array([[4, 5], [6, 0]])
+    >>> head = HybridHead([GileHead(embedding, joint_dim=4), LexicalMatchHead(embedding)], label_ids=labels)
+    >>> document = {"pooled": np.ones((2, 8), "float32"), "token_ids": np.array([[4, 9, 0], [6, 6, 0]])}
+    >>> tuple(head(document).shape), sorted(head.component_logits(document))
+    ((2, 2), ['gile_head', 'lexical_match_head'])
+    """
+
+    reads_tokens = True
+
+    def __init__(
+        self,
+        components,
+        label_ids=None,
+        seen_label_ids=None,
+        weight_initializer="ones",
+        bias_initializer="zeros",
+        num_labels=None,
+        **kwargs,
+    ):
+        if not isinstance(components, (list, tuple)) or not components:
+            raise ValueError(f"`components` must be a non-empty list of LabelHead layers. Received: {components!r}")
+        for component in components:
+            if not isinstance(component, LabelHead) or isinstance(component, HybridHead):
+                raise ValueError(
+                    f"Every component must be a LabelHead other than a HybridHead. Received: {component!r}"
+                )
+        names = [component.name for component in components]
+        if len(set(names)) != len(names):
+            raise ValueError(f"Components need distinct names. Received: names {names}")
+        self.components = list(components)
+        self._seen_label_ids = None
+        self._columns = None
+        kwargs.pop("embedding", None)
+        kwargs.pop("label_encoder", None)
+        kwargs.pop("label_dim", None)
+        super().__init__(num_labels=num_labels, **kwargs)
+        self.weight_initializer = keras.initializers.get(weight_initializer)
+        self.bias_initializer = keras.initializers.get(bias_initializer)
+        if self.vocabulary_size is None:
+            raise ValueError(
+                "A HybridHead scores labels from descriptions: at least one component needs the shared embedding "
+                f"(or a vocabulary). Received: components {names}"
+            )
+        if seen_label_ids is not None:
+            self.set_seen_labels(seen_label_ids)
+        if label_ids is not None:
+            self.set_labels(label_ids)
+
+    @property
+    def vocabulary_size(self):
+        sizes = {c.vocabulary_size for c in self.components if c.vocabulary_size is not None}
+        return sizes.pop() if len(sizes) == 1 else None
+
+    @property
+    def per_label_components(self):
+        return [component for component in self.components if component.has_per_label_parameters]
+
+    # -- the label sets --------------------------------------------------------------
+    @property
+    def seen_label_ids(self):
+        """The label set the per-label components were built for (None without such components)."""
+        return self._seen_label_ids
+
+    def set_seen_labels(self, label_ids):
+        """Sets the label set of the per-label components (their columns, in order)."""
+        ids = validate_label_ids(label_ids, self.vocabulary_size, name="seen_label_ids")
+        for component in self.per_label_components:
+            if component.num_labels is not None and component.num_labels != ids.shape[0]:
+                raise ValueError(
+                    f"Component {component.name!r} has per-label parameters for {component.num_labels} labels. "
+                    f"Received: seen_label_ids with {ids.shape[0]} labels"
+                )
+        self._seen_label_ids = ids
+        self._columns = None
+
+    def set_labels(self, label_ids):
+        super().set_labels(label_ids)
+        if self._seen_label_ids is None and self.per_label_components:
+            self.set_seen_labels(self._label_ids)
+        self._columns = None
+
+    def columns_of(self, label_ids):
+        """`(L,)` int32 columns of the per-label components for description rows `label_ids` (-1: none)."""
+        if self._seen_label_ids is None:
+            return np.full(len(label_ids), -1, "int32")
+        return label_columns(label_ids, self._seen_label_ids)
+
+    def _stored_columns(self):
+        if self._columns is None:
+            self._columns = self.columns_of(self._stored_label_ids())
+        return self._columns
+
+    def label_sets(self):
+        sets = super().label_sets()
+        if self._seen_label_ids is not None:
+            sets[SEEN_LABEL_IDS_FILE] = self._seen_label_ids
+        return sets
+
+    def restore_label_set(self, file_name, label_ids):
+        if file_name == SEEN_LABEL_IDS_FILE:
+            return self.set_seen_labels(label_ids)
+        return super().restore_label_set(file_name, label_ids)
+
+    def load_assets(self, dir_path):
+        path = os.path.join(dir_path, SEEN_LABEL_IDS_FILE)
+        if os.path.exists(path):  # before the label set, whose columns it gives
+            self.set_seen_labels(np.load(path))
+        super().load_assets(dir_path)
+
+    def adapt(self, documents):
+        """Sets the idf of every component that has one (`TokenLabelHead.adapt`), counting the documents once."""
+        df, n = document_frequencies(documents, self.vocabulary_size)
+        for component in self.components:
+            if hasattr(component, "set_idf"):
+                component.set_idf(df, n)
+
+    # -- the label side ----------------------------------------------------------------
+    def _description_components(self):
+        return [component for component in self.components if not component.has_per_label_parameters]
+
+    def embed_label_ids(self, label_ids):
+        """`{"components": {name: label side}, "columns": (L,)}`; columns are -1 where the ids are not known."""
+        values = known_values(label_ids)
+        columns = self.columns_of(values) if values is not None else None
+        if columns is None:
+            columns = ops.full((ops.shape(label_ids)[0],), -1, "int32")
+        sides = {c.name: c.embed_label_ids(label_ids) for c in self._description_components()}
+        return {"components": sides, "columns": ops.convert_to_tensor(columns, "int32")}
+
+    def stored_label_embeddings(self, label_indices=None):
+        ids = ops.convert_to_tensor(self._stored_label_ids(), dtype="int32")
+        columns = ops.convert_to_tensor(self._stored_columns(), "int32")
+        if label_indices is not None:
+            ids = ops.take(ids, label_indices, axis=0)
+            columns = ops.take(columns, label_indices, axis=0)
+        sides = {c.name: c.embed_label_ids(ids) for c in self._description_components()}
+        return {"components": sides, "columns": columns}
+
+    def _check_call_label_embeddings(self, label_embeddings):
+        if not isinstance(label_embeddings, dict) or sorted(label_embeddings) != ["columns", "components"]:
+            raise ValueError(
+                "HybridHead's label embeddings are the dict `encode_labels` returns (keys 'columns', 'components'). "
+                f"Received: label_embeddings of type {type(label_embeddings).__name__}"
+            )
+        return label_embeddings
+
+    # -- scoring ----------------------------------------------------------------------
+    def build(self, input_shape):
+        if not isinstance(input_shape, dict) or "token_ids" not in input_shape:
+            raise ValueError(
+                "HybridHead reads the document dict (`token_ids` and, for components that do not read tokens, "
+                f"`pooled`). Received: inputs with shape {input_shape}"
+            )
+        for component in self.components:
+            if component.built:  # restored from its own build config
+                continue
+            if component.reads_tokens:
+                component.build(input_shape)
+            elif input_shape.get("pooled") is None:
+                raise ValueError(
+                    f"Component {component.name!r} reads the pooled document vector: the input dict needs "
+                    f"`pooled`. Received: keys {sorted(input_shape)}"
+                )
+            else:
+                component.build(tuple(input_shape["pooled"]))
+        self.weights_by_component = self.add_weight(
+            name="component_weights", shape=(len(self.components),), initializer=self.weight_initializer
+        )
+        self.bias = self.add_weight(name="bias", shape=(), initializer=self.bias_initializer)
+
+    def _component_input(self, component, inputs):
+        return inputs if component.reads_tokens else document_parts(inputs)["pooled"]
+
+    def _component_logits(self, inputs, label_side, label_indices, training):
+        logits = {}
+        for component in self.components:
+            document = self._component_input(component, inputs)
+            if component.has_per_label_parameters:
+                columns = label_side["columns"]
+                scores = component.score_subset(document, ops.maximum(columns, 0), training=training)
+                scores = ops.where(ops.expand_dims(columns >= 0, 0), scores, ops.zeros_like(scores))
+            else:
+                side = label_side["components"][component.name]
+                scores = component.compute_logits(document, side, None, training)
+            logits[component.name] = ops.cast(scores, self.compute_dtype)
+        return logits
+
+    def component_logits(self, inputs, label_ids=None, training=None):
+        """`{component name: logits (B, L)}` of the stored label set (or of `label_ids`)."""
+        side, _ = self.label_embeddings_for_call(label_ids, None)
+        return self._component_logits(inputs, side, None, training)
+
+    def compute_logits(self, inputs, label_embeddings, label_indices=None, training=None):
+        weights = ops.cast(self.weights_by_component, self.compute_dtype)
+        total = ops.cast(self.bias, self.compute_dtype)
+        for i, scores in enumerate(self._component_logits(inputs, label_embeddings, label_indices, training).values()):
+            total = total + weights[i] * scores
+        return total
+
+    def compute_output_spec(self, inputs, label_ids=None, label_embeddings=None, training=None, **kwargs):
+        document_parts(inputs)
+        return super().compute_output_spec(inputs, label_ids, label_embeddings, training)
+
+    def get_config(self):
+        config = super().get_config()
+        for key in ("embedding", "label_encoder", "label_dim"):
+            config.pop(key, None)
+        with _sharing_scope():
+            components = [keras.saving.serialize_keras_object(component) for component in self.components]
+        # Keras marks the later copies of a shared object only: mark the first too, so it is read back once.
+        tables = [id(c.embedding) for c in self.components if getattr(c, "embedding", None) is not None]
+        for component, serialized in zip(self.components, components):
+            embedding = getattr(component, "embedding", None)
+            if embedding is not None and tables.count(id(embedding)) > 1:
+                serialized["config"]["embedding"].setdefault("shared_object_id", id(embedding))
+        config.update(
+            components=components,
+            weight_initializer=keras.initializers.serialize(self.weight_initializer),
+            bias_initializer=keras.initializers.serialize(self.bias_initializer),
+        )
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        with _sharing_scope():
+            config["components"] = [keras.saving.deserialize_keras_object(c) for c in config["components"]]
+        return cls(**config)

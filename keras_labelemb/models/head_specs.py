@@ -1,0 +1,173 @@
+"""The head registry: which head a spec names, which arguments it takes, how a builder builds and wires it.
+
+A new head is one file in `layers/` plus one entry in `HEAD_CLASSES`: the
+options a spec may set are the constructor's own arguments (read from its
+signature, as scikit-learn reads estimator parameters), less those the builder
+sets (`BUILDER_ARGUMENTS`).
+"""
+
+import inspect
+
+import keras
+
+from keras_labelemb.layers import (
+    DrillHead,
+    GileHead,
+    HybridHead,
+    LexicalMatchHead,
+    LinearHead,
+    WordInteractionHead,
+)
+from keras_labelemb.layers.gile_head import VARIANTS as GILE_VARIANTS
+
+HEAD_CLASSES = {
+    "gile": GileHead,
+    "drill": DrillHead,
+    "linear": LinearHead,
+    "lexical": LexicalMatchHead,
+    "interaction": WordInteractionHead,
+    "hybrid": HybridHead,
+}
+# Set by the builder (the shared embedding, the label set, the output-bias start, a hybrid's components built
+# from their own specs) or belonging to another setting (languages), never by a spec.
+BUILDER_ARGUMENTS = frozenset(
+    {
+        "self",
+        "kwargs",
+        "embedding",
+        "label_ids",
+        "num_labels",
+        "label_dim",
+        "bias_initializer",
+        "vocabulary_size",
+        "num_languages",
+        "language_label_ids",
+        "seen_label_ids",
+    }
+)
+
+
+def _options(cls):
+    return tuple(name for name in inspect.signature(cls.__init__).parameters if name not in BUILDER_ARGUMENTS)
+
+
+HEAD_OPTIONS = {name: _options(cls) for name, cls in HEAD_CLASSES.items()}
+HEAD_TYPES = tuple(HEAD_CLASSES)
+
+
+def head_spec(head):
+    """A head given as a name or a dict, checked: `{"type": ..., **options}` (see `document_classifier`).
+
+    >>> head_spec("bilinear")
+    {'type': 'gile', 'variant': 'bilinear'}
+    >>> head_spec({"type": "drill", "depth": 4})
+    {'type': 'drill', 'depth': 4}
+    >>> head_spec({"type": "hybrid", "components": ["gile", "lexical"]})["components"]
+    [{'type': 'gile'}, {'type': 'lexical'}]
+    """
+    if isinstance(head, str):
+        if head in GILE_VARIANTS:
+            return {"type": "gile"} if head == "gile" else {"type": "gile", "variant": head}
+        if head in HEAD_TYPES and head != "hybrid":
+            return {"type": head}
+        raise ValueError(
+            f"`head` must be one of {sorted(set(HEAD_TYPES) - {'hybrid'} | set(GILE_VARIANTS))}, a dict spec or a "
+            f"LabelHead. Received: head={head!r}"
+        )
+    if not isinstance(head, dict):
+        raise ValueError(f"`head` must be a name, a dict spec or a LabelHead layer. Received: head={head!r}")
+    spec = dict(head)
+    kind = spec.setdefault("type", "gile")
+    if kind not in HEAD_TYPES:
+        raise ValueError(f"`head['type']` must be one of {list(HEAD_TYPES)}. Received: head['type']={kind!r}")
+    unknown = sorted(set(spec) - {"type"} - set(HEAD_OPTIONS[kind]))
+    if unknown:
+        raise ValueError(
+            f"A {kind!r} head takes {list(HEAD_OPTIONS[kind])}; {unknown} belong to another head or to the builder "
+            f"(embedding, label set, output bias). Received: head={head!r}"
+        )
+    if kind == "hybrid":
+        components = spec.get("components")
+        if not isinstance(components, (list, tuple)) or not components:
+            raise ValueError(
+                "A 'hybrid' head needs `components`: a list of head names or specs, e.g. ['gile', 'lexical']. "
+                f"Received: components={components!r}"
+            )
+        spec["components"] = [head_spec(component) for component in components]
+        if any(component["type"] == "hybrid" for component in spec["components"]):
+            raise ValueError(f"A hybrid's components cannot be hybrids. Received: components={components!r}")
+    return spec
+
+
+def build_head(spec, embedding, document_width, label_ids, num_labels, bias_initializer, name=None):
+    """The LabelHead a spec describes, over the builder's shared `embedding`."""
+    options = {key: value for key, value in spec.items() if key != "type"}
+    kind = spec["type"]
+    if kind == "linear":
+        if num_labels is None:
+            raise ValueError("A linear head needs `num_labels` (or `label_ids` to count). Received: num_labels=None")
+        return LinearHead(num_labels, bias_initializer=bias_initializer, name=name or "linear_head", **options)
+    if label_ids is None:
+        raise ValueError(f"A {kind!r} head scores labels from their descriptions: pass `label_ids`. Received: None")
+    if kind == "hybrid":
+        # The components' biases start at 0: the hybrid's own bias holds the prior, once.
+        components = [
+            build_head(
+                component,
+                embedding,
+                document_width,
+                None if component["type"] == "linear" else label_ids,
+                num_labels,
+                "zeros",
+            )
+            for component in options.pop("components")
+        ]
+        return HybridHead(
+            components, label_ids=label_ids, bias_initializer=bias_initializer, name=name or "hybrid_head", **options
+        )
+    if kind == "gile":
+        options.setdefault("joint_dim", 500)
+        name = name or f"{options.get('variant', 'gile')}_head"
+        return GileHead(
+            embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer, name=name, **options
+        )
+    if kind in ("lexical", "interaction"):
+        cls = HEAD_CLASSES[kind]
+        default = "lexical_match_head" if kind == "lexical" else "word_interaction_head"
+        return cls(
+            embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer, name=name or default, **options
+        )
+    # DRILL as a classifier: tanh (it did better than the language model's sigmoid on Reuters), and
+    # g_in = I only when the document vectors are as wide as the word vectors E is made of.
+    options.setdefault("activation", "tanh")
+    options.setdefault("input_projection", document_width != embedding.output_dim)
+    return DrillHead(
+        embedding=embedding,
+        label_ids=label_ids,
+        bias_initializer=bias_initializer,
+        name=name or "drill_head",
+        **options,
+    )
+
+
+def apply_head(head, pooled, token_ids=None, token_states=None):
+    """Calls `head` on what it reads: the pooled vector, or the document dict when `head.reads_tokens`.
+
+    `token_ids` `(B, T)` or `(B, K, T)` (sentences are read as one sequence of `K * T` tokens).
+    """
+    if not head.reads_tokens:
+        return head(pooled)
+    if token_ids is None:
+        raise ValueError(
+            f"{type(head).__name__} reads the document's tokens: this builder has no token ids to give it. "
+            "Received: token_ids=None"
+        )
+    if len(token_ids.shape) == 3:
+        flat = token_ids.shape[1] * token_ids.shape[2]
+        token_ids = keras.layers.Reshape((flat,), name="flat_token_ids")(token_ids)
+        if token_states is not None:
+            token_states = keras.layers.Reshape((flat, token_states.shape[-1]), name="flat_token_states")(token_states)
+    document = {"pooled": pooled, "token_ids": token_ids}
+    if token_states is not None:
+        document["token_states"] = token_states
+    return head(document)
