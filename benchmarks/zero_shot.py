@@ -84,7 +84,7 @@ HYBRIDS = ("hybrid", "hybrid_lexical_interaction")
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--datasets", default="reuters,aapd", help=f"comma-separated, from {','.join(DATASETS)}")
+    p.add_argument("--datasets", default="aapd,reuters", help=f"comma-separated, from {','.join(DATASETS)}")
     p.add_argument("--splits", type=int, default=None, help="splits per dataset (default: Reuters 10, AAPD 5)")
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--batch-size", type=int, default=64)
