@@ -87,10 +87,11 @@ class HybridHead(LabelHead):
     >>> from keras_labelemb.layers import GileHead, LexicalMatchHead
     >>> embedding = keras.layers.Embedding(30, 8, mask_zero=True)
     >>> labels = np.array([[4, 5], [6, 0]])
-    >>> head = HybridHead([GileHead(embedding, joint_dim=4), LexicalMatchHead(embedding)], label_ids=labels)
+    >>> components = [GileHead(embedding, joint_dim=4, name="gile"), LexicalMatchHead(embedding, name="lexical")]
+    >>> head = HybridHead(components, label_ids=labels)
     >>> document = {"pooled": np.ones((2, 8), "float32"), "token_ids": np.array([[4, 9, 0], [6, 6, 0]])}
     >>> tuple(head(document).shape), sorted(head.component_logits(document))
-    ((2, 2), ['gile_head', 'lexical_match_head'])
+    ((2, 2), ['gile', 'lexical'])
     """
 
     reads_tokens = True
@@ -286,7 +287,7 @@ class HybridHead(LabelHead):
         return total
 
     def compute_output_spec(self, inputs, label_ids=None, label_embeddings=None, training=None, **kwargs):
-        document_parts(inputs)
+        document_parts(inputs if isinstance(inputs, dict) else {"pooled": inputs})  # a dict with token ids
         return super().compute_output_spec(inputs, label_ids, label_embeddings, training)
 
     def get_config(self):

@@ -60,9 +60,9 @@ def document_parts(inputs):
         raise ValueError(f"A document structure has the keys {list(DOCUMENT_KEYS)}. Received: keys {sorted(inputs)}")
     parts = {key: inputs.get(key) for key in DOCUMENT_KEYS}
     ids = parts["token_ids"]
-    if ids is None or len(ids.shape) != 2:
+    if ids is None or len(ids.shape) not in (2, 3):
         raise ValueError(
-            "A head that reads tokens needs `token_ids` of shape (B, T) in its input dict. "
+            "A head that reads tokens needs `token_ids` of shape (B, T) or (B, K, T) in its input dict. "
             f"Received: token_ids with shape {None if ids is None else tuple(ids.shape)}"
         )
     if parts["token_mask"] is None:

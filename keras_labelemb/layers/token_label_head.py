@@ -123,7 +123,7 @@ class TokenLabelHead(LabelHead):
     # -- the document ---------------------------------------------------------------
     def document_ids(self, inputs):
         """`(ids (B, T), mask (B, T))` of the document, padding, ignored and out-of-range ids masked and set to 0."""
-        parts = document_parts(inputs)
+        parts = document_parts(inputs if isinstance(inputs, dict) else {"pooled": inputs})  # a tensor: no token_ids
         ids, mask = parts["token_ids"], parts["token_mask"]
         check_token_ids(ids, self.vocabulary_size)
         ids = ops.cast(ids, "int32")
@@ -150,7 +150,7 @@ class TokenLabelHead(LabelHead):
         return label_embeddings
 
     def compute_output_spec(self, inputs, label_ids=None, label_embeddings=None, training=None, **kwargs):
-        document_parts(inputs)  # checks the structure
+        document_parts(inputs if isinstance(inputs, dict) else {"pooled": inputs})  # checks the structure
         return super().compute_output_spec(inputs, label_ids, label_embeddings, training)
 
     def get_config(self):

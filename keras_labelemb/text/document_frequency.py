@@ -50,7 +50,7 @@ def smoothed_idf(df, n, ignored_ids=()):
     documents has no column for them; so do `ignored_ids` (e.g. the unknown
     word's id) and id 0 (padding).
 
-    >>> smoothed_idf(np.array([0, 3, 1]), 3).round(3).tolist()
+    >>> smoothed_idf(np.array([0, 3, 1]), 3).astype("float64").round(3).tolist()
     [0.0, 1.0, 1.693]
     """
     df = np.asarray(df, "float64")

@@ -1,0 +1,258 @@
+"""HybridHead: the weighted sum, per-label components over changing label sets, saving, sampled training, top-k.
+
+The shared layer contract (config, save/load, fit step, mixed precision) runs
+through tests/layer_cases.py (`hybrid_head`).
+"""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+from keras import ops
+
+import keras_labelemb
+from keras_labelemb.layers import GileHead, HybridHead, LexicalMatchHead, LinearHead, WordInteractionHead
+from keras_labelemb.layers.hybrid_head import label_columns
+from keras_labelemb.models import document_classifier, find_label_head, set_labels
+
+RNG = np.random.default_rng(17)
+VOCAB, DIM, POOLED, T = 30, 5, 7, 6
+LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
+# Labels 0 and 1 swapped, an unseen label, label 3 with other padding, label 2 last.
+RELABELLED = np.array([[5, 0, 0, 0], [3, 4, 0, 0], [13, 14, 0, 0], [9, 3, 0, 0], [6, 7, 8, 0]], "int32")
+SEEN_COLUMNS = [1, 0, -1, 3, 2]
+DOCUMENT = {
+    "pooled": RNG.normal(size=(3, POOLED)).astype("float32"),
+    "token_ids": np.array([[3, 4, 9, 1, 0, 0], [6, 7, 7, 13, 14, 2], [0, 0, 0, 0, 0, 0]], "int32"),
+}
+NAMES = ["gile", "lexical", "interaction", "linear"]
+
+
+def make_hybrid():
+    embedding = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
+    components = [
+        GileHead(embedding, joint_dim=4, name="gile"),
+        LexicalMatchHead(embedding, name="lexical"),
+        WordInteractionHead(embedding, name="interaction"),
+        LinearHead(len(LABELS), name="linear"),
+    ]
+    head = HybridHead(components, label_ids=LABELS)
+    head.build({"pooled": (None, POOLED), "token_ids": (None, T)})
+    for variable in head.trainable_weights:  # biases and the hybrid's own weights too, so a dropped term shows
+        variable.assign(RNG.normal(scale=0.7, size=variable.shape).astype("float32"))
+    return head
+
+
+def numpy_of(structure):
+    return {name: ops.convert_to_numpy(value) for name, value in structure.items()}
+
+
+# ---------------------------------------------------------------------------
+# The weighted sum
+# ---------------------------------------------------------------------------
+
+
+def test_logits_are_the_weighted_sum_of_the_components():
+    head = make_hybrid()
+    parts = numpy_of(head.component_logits(DOCUMENT))
+    assert list(parts) == NAMES
+    a = ops.convert_to_numpy(head.weights_by_component)
+    b = float(ops.convert_to_numpy(head.bias))
+    expected = sum(a[i] * parts[name] for i, name in enumerate(NAMES)) + b
+    np.testing.assert_allclose(ops.convert_to_numpy(head(DOCUMENT)), expected, atol=1e-5)
+    # Each component scores the hybrid's label set from what it reads: the pooled vector or the document dict.
+    gile, lexical, interaction, linear = head.components
+    np.testing.assert_allclose(
+        parts["gile"], ops.convert_to_numpy(gile(DOCUMENT["pooled"], label_ids=LABELS)), atol=1e-6
+    )
+    for component in (lexical, interaction):
+        own = ops.convert_to_numpy(component(DOCUMENT, label_ids=LABELS))
+        np.testing.assert_allclose(parts[component.name], own, atol=1e-6)
+    np.testing.assert_allclose(parts["linear"], ops.convert_to_numpy(linear(DOCUMENT["pooled"])), atol=1e-6)
+    assert min(np.abs(parts[name]).max() for name in NAMES) > 1e-3  # every component contributes
+
+
+# ---------------------------------------------------------------------------
+# A per-label component over other label sets
+# ---------------------------------------------------------------------------
+
+
+def expected_linear(head, columns):
+    full = ops.convert_to_numpy(head.components[-1](DOCUMENT["pooled"]))
+    columns = np.asarray(columns)
+    return np.where(columns >= 0, full[:, np.maximum(columns, 0)], 0.0)
+
+
+def check_relabelled(head, logits, parts):
+    np.testing.assert_allclose(parts["linear"], expected_linear(head, SEEN_COLUMNS), atol=1e-6)
+    assert np.all(parts["linear"][:, 2] == 0.0)  # the unseen label: exactly no linear contribution
+    a = ops.convert_to_numpy(head.weights_by_component)
+    expected = sum(a[i] * parts[name] for i, name in enumerate(NAMES)) + float(ops.convert_to_numpy(head.bias))
+    np.testing.assert_allclose(logits, expected, atol=1e-5)
+
+
+def test_set_labels_reorders_the_linear_columns_and_drops_it_for_unseen_labels():
+    head = make_hybrid()
+    before = ops.convert_to_numpy(head(DOCUMENT))
+    np.testing.assert_allclose(
+        numpy_of(head.component_logits(DOCUMENT))["linear"], expected_linear(head, [0, 1, 2, 3]), atol=1e-6
+    )
+    head.set_labels(RELABELLED)
+    np.testing.assert_array_equal(head.seen_label_ids, LABELS)
+    np.testing.assert_array_equal(head.label_ids, RELABELLED)
+    logits = ops.convert_to_numpy(head(DOCUMENT))
+    check_relabelled(head, logits, numpy_of(head.component_logits(DOCUMENT)))
+    # The seen labels keep their scores, at their new positions.
+    np.testing.assert_allclose(logits[:, [1, 0, 3, 4]], before[:, [0, 1, 3, 2]], atol=1e-5)
+
+
+def test_call_time_labels_find_the_seen_columns_eagerly():
+    head = make_hybrid()
+    logits = ops.convert_to_numpy(head(DOCUMENT, label_ids=RELABELLED))
+    check_relabelled(head, logits, numpy_of(head.component_logits(DOCUMENT, label_ids=RELABELLED)))
+    by_embeddings = head(DOCUMENT, label_embeddings=head.encode_labels(RELABELLED))
+    np.testing.assert_allclose(ops.convert_to_numpy(by_embeddings), logits, atol=1e-6)
+    np.testing.assert_array_equal(head.label_ids, LABELS)  # the stored set is untouched
+    # Traced labels have unknown values: the linear component drops out for all of them.
+    traced = tf.function(lambda document, ids: head(document, label_ids=ids))
+    without_linear = logits - ops.convert_to_numpy(head.weights_by_component)[3] * expected_linear(head, SEEN_COLUMNS)
+    np.testing.assert_allclose(ops.convert_to_numpy(traced(DOCUMENT, RELABELLED)), without_linear, atol=1e-5)
+
+
+def test_score_subset_equals_columns_of_the_full_call():
+    head = make_hybrid()
+    head.set_labels(RELABELLED)
+    subset = ops.convert_to_numpy(head.score_subset(DOCUMENT, np.array([2, 0, 4])))
+    np.testing.assert_allclose(subset, ops.convert_to_numpy(head(DOCUMENT))[:, [2, 0, 4]], atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "label_ids, seen, expected",
+    [
+        ([[5, 6, 0], [7, 0, 0]], [[7, 0], [5, 6]], [1, 0]),  # trailing padding does not matter
+        ([[8, 0]], [[7, 0]], [-1]),
+        ([[6, 5]], [[5, 6]], [-1]),  # word order does
+        ([[5, 0, 6]], [[5, 6, 0]], [-1]),  # and so does padding inside
+        ([[5, 0], [5, 0]], [[4, 0], [5, 0, 0], [5, 0]], [1, 1]),  # a repeated seen description: its first row
+        ([[4, 0, 0, 0]], [[4]], [0]),
+    ],
+)
+def test_label_columns(label_ids, seen, expected):
+    def padded(rows):
+        width = max(len(row) for row in rows)
+        return np.array([row + [0] * (width - len(row)) for row in rows], "int32")
+
+    columns = label_columns(padded(label_ids), padded(seen))
+    assert columns.dtype == np.int32
+    assert columns.tolist() == expected
+
+
+# ---------------------------------------------------------------------------
+# Through the model builder: saving, sampled training, chunked top-k
+# ---------------------------------------------------------------------------
+
+
+def hybrid_model(components, flat=True, labels=LABELS):
+    keras.utils.set_random_seed(0)
+    shape = {"flat": True, "max_tokens": T} if flat else {"max_sentences": 2, "max_sentence_length": T // 2}
+    components = [{"type": "gile", "joint_dim": 4} if c == "gile" else c for c in components]
+    return document_classifier(
+        VOCAB,
+        labels,
+        embedding_dim=DIM,
+        encoder_units=4,
+        head={"type": "hybrid", "components": components},
+        **shape,
+    )
+
+
+def documents(n, flat=True):
+    ids = RNG.integers(0, VOCAB, size=(n, T)).astype("int32")
+    return ids if flat else ids.reshape(n, 2, T // 2)
+
+
+@pytest.mark.parametrize("relabel", [False, True], ids=["seen", "relabelled"])
+def test_keras_save_load_keeps_label_sets_idf_and_predictions(tmp_path, relabel):
+    model = hybrid_model(["gile", "lexical", "linear"])
+    x = documents(5)
+    head = find_label_head(model)
+    head.adapt(documents(12))
+    lexical = head.components[1]
+    idf = ops.convert_to_numpy(lexical.idf)
+    assert np.any((idf != 1.0) & (idf != 0.0))  # adapted
+    if relabel:
+        set_labels(model, RELABELLED)
+    expected = model.predict(x, verbose=0)
+    path = tmp_path / "hybrid.keras"
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    loaded_head = find_label_head(loaded)
+    np.testing.assert_array_equal(loaded_head.seen_label_ids, LABELS)
+    np.testing.assert_array_equal(loaded_head.label_ids, RELABELLED if relabel else LABELS)
+    np.testing.assert_array_equal(ops.convert_to_numpy(loaded_head.components[1].idf), idf)
+    np.testing.assert_allclose(loaded.predict(x, verbose=0), expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("flat", [True, False], ids=["flat", "han"])
+def test_sampled_training_and_chunked_top_k(flat):
+    labels = np.array([[3, 4], [5, 0], [6, 7], [9, 3], [10, 0], [11, 12], [13, 0], [14, 15]], "int32")
+    model = hybrid_model(["gile", "lexical", "interaction", "linear"], flat=flat, labels=labels)
+    head = find_label_head(model)
+    x = documents(8, flat)
+    head.adapt(x)
+    y = (RNG.random((8, len(labels))) < 0.25).astype("float32")
+    y[:, 0] = 1.0
+    loss = keras_labelemb.losses.SampledSigmoidLoss(num_negatives=3, max_positives=4, seed=0)
+    trainer = keras_labelemb.training.SampledLabelModel(model, loss)
+    trainer.compile(optimizer=keras.optimizers.Adam(0.05), run_eagerly=True)
+    _, lexical, interaction, linear = head.components
+    watched = [head.weights_by_component, lexical.scale, interaction.kernel_weights, linear.kernel]
+    before = [ops.convert_to_numpy(v).copy() for v in watched]
+    history = trainer.fit(x, y, batch_size=4, epochs=1, verbose=0)
+    assert len(history.history["loss"]) == 1 and np.all(np.isfinite(history.history["loss"]))
+    for variable, start in zip(watched, before):  # every kind of component trains
+        assert not np.array_equal(ops.convert_to_numpy(variable), start), variable.path
+    # Chunked top-k equals the dense top-3, over the seen labels re-ordered (flat) or with an unseen one (HAN).
+    set_labels(model, labels[[2, 0, 1, 5, 4, 3, 7, 6]] if flat else np.vstack([labels, [[16, 17]]]))
+    full = model.predict(x, verbose=0)
+    indices, scores = keras_labelemb.evaluation.predict_top_k(model, x, k=3, label_chunk_size=2, verbose=0)
+    top_scores, top_indices = ops.top_k(full, k=3)
+    np.testing.assert_array_equal(indices, ops.convert_to_numpy(top_indices))
+    np.testing.assert_allclose(scores, ops.convert_to_numpy(top_scores), atol=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# Builder errors
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "head, match",
+    [
+        ({"type": "hybrid"}, "components"),
+        ({"type": "hybrid", "components": []}, "components"),
+        ({"type": "hybrid", "components": ["gile", {"type": "hybrid", "components": ["gile"]}]}, "hybrid"),
+        ({"type": "hybrid", "components": ["gile", "lexical"], "joint_dim": 4}, "joint_dim"),
+        ({"type": "hybrid", "components": [{"type": "lexical", "joint_dim": 4}]}, "joint_dim"),
+        ({"type": "hybrid", "components": ["linear"]}, "embedding"),
+        ("hybrid", "head"),
+    ],
+)
+def test_builder_rejects_bad_hybrid_specs(head, match):
+    with pytest.raises(ValueError, match=match):
+        document_classifier(VOCAB, LABELS, flat=True, max_tokens=T, embedding_dim=DIM, encoder_units=4, head=head)
+
+
+def test_lexical_head_cannot_fine_tune_documents_only():
+    vectors = RNG.normal(size=(VOCAB, DIM)).astype("float32")
+    with pytest.raises(ValueError, match="fine_tune_word_vectors='documents'"):
+        document_classifier(
+            VOCAB,
+            LABELS,
+            flat=True,
+            max_tokens=T,
+            encoder_units=4,
+            head="lexical",
+            word_vectors=vectors,
+            fine_tune_word_vectors="documents",
+        )
