@@ -306,7 +306,7 @@ def plot_attention_example(setup, model, path):
     row = int(candidates[0]) if len(candidates) else int(np.argmax(counts))
     ids = setup.ids["test"][row : row + 1]
     words = model.get_layer("word_embedding")(ids)
-    labels = head.encode_labels()
+    labels = head.embed_labels()
     outputs = head.encoder(words, labels=labels, mask=ids != 0, return_attention_scores=True)
     label_to_text = np.asarray(outputs[-2])[0].mean(axis=0).T  # (m, c) -> (c, m)
     text_to_label = np.asarray(outputs[-1])[0].mean(axis=0)  # (c, m)

@@ -24,7 +24,7 @@ def softmax_masked(x, mask):
 
 def numpy_teacher_forced(decoder, x, mask, sequence):
     """Eqs. 10-13 step by step from the decoder's weights (no encoder: X_fin = x, L_fin = E, zero states)."""
-    E = np.asarray(decoder.encode_labels())
+    E = np.asarray(decoder.embed_labels())
     kernel, recurrent, bias = (np.asarray(w) for w in decoder.cell.weights)
     W1, W2, W3 = (
         np.asarray(decoder.attention_kernel),

@@ -68,7 +68,7 @@ def test_which_vectors_train(mode):
         assert head.embedding is not words and head.embedding.name == "label_word_embedding"
         assert not head.embedding.trainable and not head.embedding.trainable_weights
         np.testing.assert_array_equal(head.embedding.embeddings.numpy(), vectors)  # the label side stays pretrained
-        np.testing.assert_allclose(head.encode_labels(), label_means(vectors, LABEL_IDS), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(head.embed_labels(), label_means(vectors, LABEL_IDS), rtol=1e-5, atol=1e-6)
     else:
         assert head.embedding is words  # one shared table
     trained_words = {id(w) for w in model.trainable_weights}
@@ -105,7 +105,7 @@ def test_keras_round_trip_and_zero_shot(mode, tmp_path):
     assert scores.shape == (len(ids), len(UNSEEN_LABEL_IDS))
     np.testing.assert_allclose(scores, model.predict(ids, verbose=0), rtol=1e-6, atol=1e-6)
     if mode == "documents":
-        np.testing.assert_allclose(head.encode_labels(), label_means(vectors, UNSEEN_LABEL_IDS), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(head.embed_labels(), label_means(vectors, UNSEEN_LABEL_IDS), rtol=1e-5, atol=1e-6)
         # Training the reloaded model still leaves the label side where it was.
         set_labels(loaded, LABEL_IDS)
         train_step(loaded)

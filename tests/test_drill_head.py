@@ -152,7 +152,7 @@ def dropped_features(dropout_type):
         seed=3,
     )
     head.build((None, 16))
-    E = head.encode_labels()
+    E = head.embed_labels()
     return ops.convert_to_numpy(head.label_network(E, training=True)) == 0
 
 

@@ -208,7 +208,7 @@ def _head(**kwargs):
 
 
 def _numpy_gile(head, h, label_ids, language):
-    E = np.asarray(head.encode_labels(label_ids))
+    E = np.asarray(head.embed_labels(label_ids))
     labels = np.tanh(E @ np.asarray(head.label_kernel) + np.asarray(head.label_bias))
     docs = np.tanh(h @ np.asarray(head.input_kernel) + np.asarray(head.input_bias))
     return (docs * np.asarray(head.joint_weight)[language]) @ labels.T + np.asarray(head.bias)[language]

@@ -110,7 +110,7 @@ def test_call_time_labels_find_the_seen_columns_eagerly():
     head = make_hybrid()
     logits = ops.convert_to_numpy(head(DOCUMENT, label_ids=RELABELLED))
     check_relabelled(head, logits, numpy_of(head.component_logits(DOCUMENT, label_ids=RELABELLED)))
-    by_embeddings = head(DOCUMENT, label_embeddings=head.encode_labels(RELABELLED))
+    by_embeddings = head(DOCUMENT, label_embeddings=head.embed_labels(RELABELLED))
     np.testing.assert_allclose(ops.convert_to_numpy(by_embeddings), logits, atol=1e-6)
     np.testing.assert_array_equal(head.label_ids, LABELS)  # the stored set is untouched
     # Traced labels have unknown values: the linear component drops out for all of them.

@@ -256,7 +256,7 @@ def main():
     model, eager, difference, plain = _unsharded_and_sharded(small_gile_han, x)
     result["gile"] = {"logits_spec": list(eager.sharding.spec), "max_difference": difference}
     with _parallel(plain).scope():  # E alone (what predict_top_k caches per chunk): 8 of the 16 labels a device
-        E = find_label_head(model).encode_labels()
+        E = find_label_head(model).embed_labels()
     result["gile"]["label_embedding_shards"] = [list(shard.data.shape) for shard in E.addressable_shards]
     plain_top_k = predict_top_k(plain, x, k=3, label_chunk_size=6, verbose=0)
     with _parallel(plain).scope():

@@ -198,7 +198,7 @@ def test_call_time_labels_and_label_embeddings_agree():
     head = make_head()
     other = np.array([[3, 5, 0], [7, 7, 8], [11, 0, 0]], "int32")
     by_ids = logits(head, DOCS, label_ids=other)
-    by_embeddings = logits(head, DOCS, label_embeddings=head.encode_labels(other))
+    by_embeddings = logits(head, DOCS, label_embeddings=head.embed_labels(other))
     np.testing.assert_allclose(by_embeddings, by_ids, atol=1e-7)
     expected, _ = sklearn_cosine(TRAIN, DOCS, other, True)
     np.testing.assert_allclose(by_ids, expected, atol=1e-6)

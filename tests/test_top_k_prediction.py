@@ -128,8 +128,8 @@ def test_label_embeddings_are_encoded_once_per_chunk(top_k_setup, monkeypatch):
     model, x, _, _ = top_k_setup
     head = split_at_head(model)[1]
     calls = []
-    encode = head.encode_labels
-    monkeypatch.setattr(head, "encode_labels", lambda ids=None: calls.append(len(ids)) or encode(ids))
+    encode = head.embed_labels
+    monkeypatch.setattr(head, "embed_labels", lambda ids=None: calls.append(len(ids)) or encode(ids))
     predict_top_k(model, x, 2, label_chunk_size=6, batch_size=10, verbose=0)
     assert calls == [6, 6, 6, 5]  # once per chunk, not once per (batch, chunk)
 

@@ -140,7 +140,7 @@ def test_call_time_labels_match_numpy_and_label_embeddings():
     other = np.array([[8, 11, 0, 0], [24, 0, 0, 0], [13, 14, 3, 1]], "int32")
     by_ids = logits(head, DOCS, label_ids=other)
     np.testing.assert_allclose(by_ids, numpy_logits(head, DOCS, labels=other), atol=1e-5)
-    np.testing.assert_allclose(logits(head, DOCS, label_embeddings=head.encode_labels(other)), by_ids, atol=1e-6)
+    np.testing.assert_allclose(logits(head, DOCS, label_embeddings=head.embed_labels(other)), by_ids, atol=1e-6)
     subset = ops.convert_to_numpy(head.score_subset({"token_ids": DOCS}, np.array([3, 1])))
     np.testing.assert_allclose(subset, logits(head, DOCS)[:, [3, 1]], atol=1e-6)
 

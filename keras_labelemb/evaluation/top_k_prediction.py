@@ -26,7 +26,7 @@ class _ChunkScorer:
 
     Three ways, chosen once:
       "embeddings": label embeddings of each chunk are computed once
-          (`head.encode_labels`) and reused for every document batch
+          (`head.embed_labels`) and reused for every document batch
           (`head(h, label_embeddings=E_chunk)`);
       "ids": the head re-reads the chunk's descriptions on every call
           (`head(h, label_ids=ids_chunk)`);
@@ -69,7 +69,7 @@ class _ChunkScorer:
         if self.mode == "ids":
             return self.head(h, label_ids=ids)
         if start not in self._embeddings:
-            self._embeddings[start] = self.head.encode_labels(ids)
+            self._embeddings[start] = self.head.embed_labels(ids)
         return self.head(h, label_embeddings=self._embeddings[start])
 
 

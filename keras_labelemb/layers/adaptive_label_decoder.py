@@ -43,7 +43,7 @@ class AdaptiveLabelDecoder(LabelHead):
     head starts where the labels first meet the text, so its `inputs` are
     the text's word vectors `(B, m, d_emb)`, not one document vector.
     `set_labels`, call-time `label_ids` / `label_embeddings`,
-    `encode_labels` (gives `E`), `find_label_head` / `split_at_head` and
+    `embed_labels` (gives `E`), `find_label_head` / `split_at_head` and
     `.keras` saving (the label set as an asset) work as in every label head:
     the decoder scores whatever label set it is given. What differs:
 

@@ -255,7 +255,7 @@ class GileHead(LabelHead):
         self._check_language_argument(language)
         own = self._language_label_ids(language)
         if own is not None and label_ids is None and label_embeddings is None:
-            label_embeddings = self.encode_labels(own)
+            label_embeddings = self.embed_labels(own)
         E, _ = self.label_embeddings_for_call(label_ids, label_embeddings)
         return self.lay_out_label_axis(self.compute_logits(inputs, E, language=language), "logits")
 

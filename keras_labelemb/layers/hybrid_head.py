@@ -228,7 +228,7 @@ class HybridHead(LabelHead):
     def _check_call_label_embeddings(self, label_embeddings):
         if not isinstance(label_embeddings, dict) or sorted(label_embeddings) != ["columns", "components"]:
             raise ValueError(
-                "HybridHead's label embeddings are the dict `encode_labels` returns (keys 'columns', 'components'). "
+                "HybridHead's label embeddings are the dict `embed_labels` returns (keys 'columns', 'components'). "
                 f"Received: label_embeddings of type {type(label_embeddings).__name__}"
             )
         return label_embeddings

@@ -106,7 +106,7 @@ class LabelHead(keras.layers.Layer):
       `keras_labelemb.models.set_labels(model, label_ids)`, which also
       rebuilds the model's compiled functions (they captured the old set).
     - `label_ids` / `num_labels`: the current label set.
-    - `encode_labels(label_ids=None)`: `E` of the stored (or given) label set.
+    - `embed_labels(label_ids=None)`: `E` of the stored (or given) label set.
     - call-time labels: `head(h, label_ids=...)` or
       `head(h, label_embeddings=...)` score another label set for one call,
       checked like the constructor's.
@@ -129,8 +129,9 @@ class LabelHead(keras.layers.Layer):
     Names, the same across the package: `label_ids` are always token ids of
     label descriptions `(L, Lw)`; positions in a label set are
     `label_indices`; `Lw` is the `description_length` of
-    `TextVectorizer.encode_labels`; the label-side width of a head is its
-    `joint_dim`.
+    `TextVectorizer.encode_labels`, which maps text to description ids, and
+    a head's `embed_labels` maps those ids to label embeddings; the
+    label-side width of a head is its `joint_dim`.
 
     Saving: the label set is kept out of `get_config()` (a config stays a few
     KB at any label count) and saved as the layer's asset (`label_ids.npy`) in
@@ -232,7 +233,7 @@ class LabelHead(keras.layers.Layer):
         return self._label_ids
 
     # -- label embeddings ---------------------------------------------------------
-    def encode_labels(self, label_ids=None):
+    def embed_labels(self, label_ids=None):
         """Label embeddings `E` `(L, d)` of `label_ids` `(L, Lw)` (default: the stored label set)."""
         if label_ids is None:
             return self.stored_label_embeddings()
@@ -260,7 +261,7 @@ class LabelHead(keras.layers.Layer):
 
         Heads that read the description words themselves (lexical, word
         interaction) return what they need of them instead (a dict); it is
-        what `encode_labels` returns and `call(..., label_embeddings=...)`
+        what `embed_labels` returns and `call(..., label_embeddings=...)`
         takes, so chunked scoring computes it once per label chunk.
         """
         words = self.embedding(label_ids)
@@ -300,7 +301,7 @@ class LabelHead(keras.layers.Layer):
         if label_embeddings is not None:
             E = self._check_call_label_embeddings(label_embeddings)
         elif label_ids is not None:
-            E = self.encode_labels(label_ids)
+            E = self.embed_labels(label_ids)
         else:
             return self.stored_label_embeddings(), False
         if self.has_per_label_parameters and E.shape[0] != self.num_labels:

@@ -33,7 +33,7 @@ class LexicalMatchHead(TokenLabelHead):
 
     Cost: the document side is a `(B, V)` bag of words (one scatter), the
     label side `(L, Lw)` weights computed once per label set
-    (`encode_labels`), and the score a gather `(B, L, Lw)`: it never builds
+    (`embed_labels`), and the score a gather `(B, L, Lw)`: it never builds
     an `(L, V)` matrix, so chunked top-k over huge label sets works.
 
     Args:

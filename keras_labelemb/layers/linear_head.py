@@ -64,8 +64,8 @@ class LinearHead(LabelHead):
             "label set (use a GileHead or DrillHead for that). Received: label_ids"
         )
 
-    def encode_labels(self, label_ids=None):
-        raise ValueError("LinearHead has no label embeddings (it reads no descriptions). Received: encode_labels()")
+    def embed_labels(self, label_ids=None):
+        raise ValueError("LinearHead has no label embeddings (it reads no descriptions). Received: embed_labels()")
 
     def call(self, inputs, label_ids=None, label_embeddings=None, training=None):
         if label_ids is not None or label_embeddings is not None:

@@ -28,7 +28,7 @@ class TokenLabelHead(LabelHead):
     none of them get 0, as a vectorizer fitted on them has no column for
     them). They are weights: saved, loaded and served with the model.
 
-    The label side (`encode_labels`, call-time `label_embeddings`) is a dict
+    The label side (`embed_labels`, call-time `label_embeddings`) is a dict
     of `(L, Lw)` tensors, computed once per label set by the subclass's
     `embed_label_ids`.
 
@@ -144,7 +144,7 @@ class TokenLabelHead(LabelHead):
         expected = sorted(self.label_side_keys)
         if not isinstance(label_embeddings, dict) or sorted(label_embeddings) != expected:
             raise ValueError(
-                f"{type(self).__name__}'s label embeddings are the dict `encode_labels` returns (keys {expected}). "
+                f"{type(self).__name__}'s label embeddings are the dict `embed_labels` returns (keys {expected}). "
                 f"Received: label_embeddings of type {type(label_embeddings).__name__}"
             )
         return label_embeddings
