@@ -45,14 +45,36 @@ from keras_labelemb.models import set_labels  # noqa: E402
 
 HYBRID = {"type": "hybrid", "components": [{"type": "gile", "joint_dim": 500}, "lexical", "interaction"]}
 LEXICAL_INTERACTION = {"type": "hybrid", "components": ["lexical", "interaction"]}
+
+
+def standardized(*components):
+    return {"type": "hybrid", "components": list(components), "standardize": True}
+
+
 # name -> (head spec, loss); None: untrained. In this order, so ties go to the untrained scorers.
-CANDIDATES = {
-    "tfidf_match": None,
-    "untrained_fusion": None,
-    "hybrid/bce": (HYBRID, "bce"),
-    "hybrid/listwise": (HYBRID, "listwise"),
-    "hybrid_lexical_interaction/bce": (LEXICAL_INTERACTION, "bce"),
-    "hybrid_lexical_interaction/listwise": (LEXICAL_INTERACTION, "listwise"),
+CANDIDATE_SETS = {
+    # The second attempt: hybrids over raw logits, BCE or listwise.
+    "hybrids": {
+        "tfidf_match": None,
+        "untrained_fusion": None,
+        "hybrid/bce": (HYBRID, "bce"),
+        "hybrid/listwise": (HYBRID, "listwise"),
+        "hybrid_lexical_interaction/bce": (LEXICAL_INTERACTION, "bce"),
+        "hybrid_lexical_interaction/listwise": (LEXICAL_INTERACTION, "listwise"),
+    },
+    # The third: hybrids over standardised logits (`HybridHead(standardize=True)`), which start at the
+    # untrained fusion (lexical + embedding match, weights 1) and add word interaction and GILE.
+    "standardized": {
+        "tfidf_match": None,
+        "untrained_fusion": None,
+        "fusion/listwise": (standardized("lexical", "embedding"), "listwise"),
+        "fusion_interaction/listwise": (standardized("lexical", "embedding", "interaction"), "listwise"),
+        "fusion_interaction/bce": (standardized("lexical", "embedding", "interaction"), "bce"),
+        "fusion_interaction_gile/listwise": (
+            standardized("lexical", "embedding", "interaction", {"type": "gile", "joint_dim": 500}),
+            "listwise",
+        ),
+    },
 }
 INNER_EXCLUDE_TOP = {"reuters": 10, "aapd": 5}
 
@@ -63,6 +85,8 @@ def parse_args(argv=None):
     p.add_argument("--splits", type=int, default=None, help="splits per dataset (default: Reuters 10, AAPD 5)")
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--candidates", default="hybrids", choices=tuple(CANDIDATE_SETS))
+    p.add_argument("--inner-only", action="store_true", help="stop after the selection (no held-out label is read)")
     p.add_argument("--output", default=str(RESULTS / "zero_shot_selection.json"))
     return p.parse_args(argv)
 
@@ -79,9 +103,10 @@ def inner_held_out(targets, count, exclude_top, seed):
 def candidate_scores(name, split, label_ids, fit_ids, fit_targets, fit_label_ids, ids, args, seed):
     """Scores of candidate `name` on `ids` over `label_ids`, fitted on (`fit_ids`, `fit_targets`) over
     `fit_label_ids` when it trains."""
-    if CANDIDATES[name] is None:
+    candidate = CANDIDATE_SETS[args.candidates][name]
+    if candidate is None:
         return untrained_scores(split, fit_ids, label_ids, ids)[name]
-    spec, loss = CANDIDATES[name]
+    spec, loss = candidate
     model = split.train(spec, fit_label_ids, fit_ids, fit_targets, args, seed, loss)
     set_labels(model, label_ids)
     return model.predict(ids, batch_size=256, verbose=0)
@@ -96,7 +121,8 @@ def run_split(name, data, seed, args):
     removed = targets[:, inner].sum(axis=1) > 0
     fit_ids, fit_targets = split.train_ids[~removed], targets[~removed][:, inner_seen]
     selection = {}
-    for offset, candidate in enumerate(CANDIDATES):
+    candidates = CANDIDATE_SETS[args.candidates]
+    for offset, candidate in enumerate(candidates):
         started = time.time()
         scores = candidate_scores(
             candidate, split, seen_ids[inner], fit_ids, fit_targets, seen_ids[inner_seen],
@@ -106,7 +132,9 @@ def run_split(name, data, seed, args):
         selection[candidate] = report["label_ranking_average_precision"]
         print(f"{name} split {seed}: {candidate} on held-out seen labels {selection[candidate]:.4f} "
               f"({time.time() - started:.0f} s)", flush=True)  # fmt: skip
-    chosen = max(CANDIDATES, key=lambda c: selection[c])  # first of equals: untrained before trained
+    chosen = max(candidates, key=lambda c: selection[c])  # first of equals: untrained before trained
+    if args.inner_only:
+        return None, {"selection": selection, "chosen": chosen}
     test = untrained_scores(split, split.train_ids, split.label_ids[split.unseen], split.test_ids)
     if chosen not in test:
         test[chosen] = candidate_scores(
@@ -123,7 +151,7 @@ def run_split(name, data, seed, args):
     return reports, info
 
 
-def summarise(name, splits):
+def summarise(name, splits, candidates):
     scorers = ("tfidf_match", "embedding_cosine", "untrained_fusion", "selected")
     avgpr = {s: [reports[s]["label_ranking_average_precision"] for reports, _ in splits] for s in scorers}
     comparisons = {b: paired_comparison(avgpr["selected"], avgpr[b]) for b in ("tfidf_match", "untrained_fusion")}
@@ -134,7 +162,7 @@ def summarise(name, splits):
         "selected_vs": comparisons,
     }
     rows = [[s, mean_pm_std(*mean_std(avgpr[s])), " ".join(f"{v:.3f}" for v in avgpr[s])] for s in scorers]
-    inner_rows = [[c, mean_pm_std(*mean_std([info["selection"][c] for _, info in splits]))] for c in CANDIDATES]
+    inner_rows = [[c, mean_pm_std(*mean_std([info["selection"][c] for _, info in splits]))] for c in candidates]
     verdicts = [
         [f"selected vs {b}", f"{c['mean_gain']:+.4f} ± {c['std_gain']:.4f}", f"{c['p_value']:.3g}",
          f"{c['positive_splits']}/{c['splits']}", "met" if c["met"] else "not met"]
@@ -161,7 +189,9 @@ def main(argv=None):
             raise SystemExit(f"--datasets: unknown {name!r}; choose from {','.join(DATASETS)}")
         data = DATASETS[name]["load"]()
         splits = [run_split(name, data, seed, args) for seed in range(args.splits or DATASETS[name]["splits"])]
-        summary[name], table = summarise(name, splits)
+        if args.inner_only:
+            continue
+        summary[name], table = summarise(name, splits, CANDIDATE_SETS[args.candidates])
         results[name] = [dict(info, reports=reports) for reports, info in splits]
         tables.append(table)
     text = "\n\n".join(

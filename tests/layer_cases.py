@@ -427,6 +427,24 @@ def word_interaction_head(rng):
     )
 
 
+def embedding_match_head(rng):
+    """Cosine of mean word vectors, idf-weighted."""
+    import keras
+
+    from keras_labelemb.layers import EmbeddingMatchHead
+
+    def init_kwargs():
+        embedding = keras.layers.Embedding(16, 5, mask_zero=True)
+        return {"embedding": embedding, "label_ids": GILE_LABELS, "idf_weighted": True}
+
+    return EmbeddingMatchHead, dict(
+        init_kwargs=init_kwargs,
+        input_data=document_dict(rng),
+        expected_output_shape=(3, 4),
+        expected_num_trainable_weights=3,  # scale, bias, the shared word table
+    )
+
+
 def hybrid_head(rng):
     """GILE + lexical match + word interaction + a per-label linear component, one shared embedding."""
     import keras
@@ -464,6 +482,7 @@ CASES = {
     "linear_head": linear_head,
     "lexical_match_head": lexical_match_head,
     "word_interaction_head": word_interaction_head,
+    "embedding_match_head": embedding_match_head,
     "hybrid_head": hybrid_head,
     **{f"drill_head_{v}": _drill_head_baseline(v) for v in ("bilinear", "dual")},
     "drill_head_tied": drill_head_tied,

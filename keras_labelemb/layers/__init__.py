@@ -5,6 +5,7 @@ from keras_labelemb.layers.attention_pooling import AttentionPooling
 from keras_labelemb.layers.co_attention import CoAttention
 from keras_labelemb.layers.co_attentive_encoder import CoAttentiveEncoder
 from keras_labelemb.layers.drill_head import DrillHead
+from keras_labelemb.layers.embedding_match_head import EmbeddingMatchHead
 from keras_labelemb.layers.gile_head import GileHead, joint_dim_matching_linear
 from keras_labelemb.layers.hierarchical_attention import HierarchicalAttention
 from keras_labelemb.layers.hybrid_head import HybridHead
@@ -23,6 +24,7 @@ __all__ = [
     "CoAttention",
     "CoAttentiveEncoder",
     "DrillHead",
+    "EmbeddingMatchHead",
     "GileHead",
     "HierarchicalAttention",
     "HybridHead",

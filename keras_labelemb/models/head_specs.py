@@ -12,6 +12,7 @@ import keras
 
 from keras_labelemb.layers import (
     DrillHead,
+    EmbeddingMatchHead,
     GileHead,
     HybridHead,
     LexicalMatchHead,
@@ -26,6 +27,7 @@ HEAD_CLASSES = {
     "linear": LinearHead,
     "lexical": LexicalMatchHead,
     "interaction": WordInteractionHead,
+    "embedding": EmbeddingMatchHead,
     "hybrid": HybridHead,
 }
 # Set by the builder (the shared embedding, the label set, the output-bias start, a hybrid's components built
@@ -52,6 +54,12 @@ def _options(cls):
 
 
 HEAD_OPTIONS = {name: _options(cls) for name, cls in HEAD_CLASSES.items()}
+# The token-reading heads a spec builds over the shared embedding, and the layer names they get.
+TOKEN_HEAD_NAMES = {
+    "lexical": "lexical_match_head",
+    "interaction": "word_interaction_head",
+    "embedding": "embedding_match_head",
+}
 HEAD_TYPES = tuple(HEAD_CLASSES)
 
 
@@ -131,9 +139,9 @@ def build_head(spec, embedding, document_width, label_ids, num_labels, bias_init
         return GileHead(
             embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer, name=name, **options
         )
-    if kind in ("lexical", "interaction"):
+    if kind in TOKEN_HEAD_NAMES:
         cls = HEAD_CLASSES[kind]
-        default = "lexical_match_head" if kind == "lexical" else "word_interaction_head"
+        default = TOKEN_HEAD_NAMES[kind]
         return cls(
             embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer, name=name or default, **options
         )
