@@ -206,6 +206,40 @@ def split_info(split, data):
     }
 
 
+def scorer_rows(avgpr):
+    """Table rows: each scorer's average precision, mean ± sd and split by split."""
+    return [[s, mean_pm_std(*mean_std(v)), " ".join(f"{x:.3f}" for x in v)] for s, v in avgpr.items()]
+
+
+def verdict_table(comparisons):
+    """The Markdown table of `{"ours vs baseline": paired_comparison(...)}`."""
+    rows = [
+        [pair, f"{c['mean_gain']:+.4f} ± {c['std_gain']:.4f}", f"{c['p_value']:.3g}",
+         f"{c['positive_splits']}/{c['splits']}", "met" if c["met"] else "not met"]
+        for pair, c in comparisons.items()
+    ]  # fmt: skip
+    return markdown_table(["comparison", "mean paired gain ± sd", "p (one-sided)", "ahead on", "verdict"], rows)
+
+
+def run_datasets(args, argv, run_split, summarise, benchmark, module, header):
+    """Runs `run_split(name, data, seed, args)` over each dataset's splits, summarises, writes the report."""
+    start = time.time()
+    results, summary, tables = {}, {}, []
+    for name in args.datasets.split(","):
+        if name not in DATASETS:
+            raise SystemExit(f"--datasets: unknown {name!r}; choose from {','.join(DATASETS)}")
+        data = DATASETS[name]["load"]()
+        splits = [run_split(name, data, seed, args) for seed in range(args.splits or DATASETS[name]["splits"])]
+        if any(reports is None for reports, _ in splits):  # a selection-only run: nothing to report
+            continue
+        summary[name], table = summarise(name, splits)
+        results[name] = [dict(info, reports=reports) for reports, info in splits]
+        tables.append(table)
+    text = "\n\n".join([header + " Verdicts: benchmarks.noise_rule (paired over splits).", *tables])
+    write_report(args.output, benchmark, module, args, argv, results, summary, text, start)
+    print(text)
+
+
 def summarise(name, splits):
     avgpr = {s: [reports[s]["label_ranking_average_precision"] for reports, _ in splits] for s in SCORERS}
     summary = {
@@ -220,60 +254,27 @@ def summarise(name, splits):
         key: comparisons["hybrid vs tfidf_match"][key] for key in ("mean_gain", "p_value", "positive_splits")
     }
     summary["comparisons"] = comparisons
-    rows = [[s, mean_pm_std(*mean_std(avgpr[s])), " ".join(f"{v:.3f}" for v in avgpr[s])] for s in SCORERS]
-    verdicts = [
-        [
-            pair,
-            f"{c['mean_gain']:+.4f} ± {c['std_gain']:.4f}",
-            f"{c['p_value']:.3g}",
-            f"{c['positive_splits']}/{c['splits']}",
-            "met" if c["met"] else "not met",
-        ]
-        for pair, c in comparisons.items()
-    ]
     lines = [
         f"### {name}: {len(splits)} zero-shot splits "
         f"({', '.join(str(info['test_documents']) for _, info in splits)} test documents)",
         "",
-        markdown_table(["scorer", "unseen avg precision (mean ± sd)", "per split"], rows),
+        markdown_table(["scorer", "unseen avg precision (mean ± sd)", "per split"], scorer_rows(avgpr)),
         "",
-        markdown_table(["comparison", "mean paired gain ± sd", "p (one-sided)", "ahead on", "verdict"], verdicts),
+        verdict_table(comparisons),
     ]
     return summary, "\n".join(lines)
 
 
 def main(argv=None):
     args = parse_args(argv)
-    start = time.time()
-    results, summary, tables = {}, {}, []
-    for name in args.datasets.split(","):
-        if name not in DATASETS:
-            raise SystemExit(f"--datasets: unknown {name!r}; choose from {','.join(DATASETS)}")
-        data = DATASETS[name]["load"]()
-        count = args.splits or DATASETS[name]["splits"]
-        splits = [run_split(name, data, seed, args) for seed in range(count)]
-        summary[name], table = summarise(name, splits)
-        results[name] = [dict(info, reports=reports) for reports, info in splits]
-        tables.append(table)
-    text = "\n\n".join(
-        [
-            f"GloVe 6B 50-d, label side frozen; WAN encoder, {args.epochs} epochs; average precision over the "
-            "held-out labels. Verdicts: benchmarks.noise_rule (paired over splits).",
-            *tables,
-        ]
+    header = (
+        f"GloVe 6B 50-d, label side frozen; WAN encoder, {args.epochs} epochs; average precision over the "
+        "held-out labels."
     )
-    write_report(
-        args.output,
-        "zero-shot over splits: lexical, interaction and hybrid heads",
-        "benchmarks.zero_shot",
-        args,
-        argv,
-        results,
-        summary,
-        text,
-        start,
-    )
-    print(text)
+    run_datasets(
+        args, argv, run_split, summarise, "zero-shot over splits: lexical, interaction and hybrid heads",
+        "benchmarks.zero_shot", header,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

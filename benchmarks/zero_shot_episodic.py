@@ -40,10 +40,18 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks.noise_rule import paired_comparison  # noqa: E402
-from benchmarks.report import RESULTS, write_report  # noqa: E402
-from benchmarks.seeds import mean_std  # noqa: E402
-from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
-from benchmarks.zero_shot import DATASETS, LOSSES, Split, split_info, untrained_scores  # noqa: E402
+from benchmarks.report import RESULTS  # noqa: E402
+from benchmarks.tables import markdown_table  # noqa: E402
+from benchmarks.zero_shot import (  # noqa: E402
+    DATASETS,
+    LOSSES,
+    Split,
+    run_datasets,
+    scorer_rows,
+    split_info,
+    untrained_scores,
+    verdict_table,
+)
 from benchmarks.zero_shot_selection import INNER_EXCLUDE_TOP, inner_held_out  # noqa: E402
 from keras_labelemb.evaluation import ranking_report  # noqa: E402
 from keras_labelemb.models import set_labels, split_at_head  # noqa: E402
@@ -141,48 +149,33 @@ def summarise(name, splits):
         "avgpr": {s: float(np.mean(v)) for s, v in avgpr.items()},
         "hybrid_episodic_vs": comparisons,
     }
-    rows = [[s, mean_pm_std(*mean_std(avgpr[s])), " ".join(f"{v:.3f}" for v in avgpr[s])] for s in scorers]
-    verdicts = [
-        [f"hybrid_episodic vs {b}", f"{c['mean_gain']:+.4f} ± {c['std_gain']:.4f}", f"{c['p_value']:.3g}",
-         f"{c['positive_splits']}/{c['splits']}", "met" if c["met"] else "not met"]
-        for b, c in comparisons.items()
-    ]  # fmt: skip
     lines = [
         f"### {name}: {len(splits)} splits "
         f"({', '.join(str(info['episode_documents']) for _, info in splits)} episode documents)",
         "",
-        markdown_table(["scorer", "unseen avg precision (mean ± sd)", "per split"], rows),
+        markdown_table(["scorer", "unseen avg precision (mean ± sd)", "per split"], scorer_rows(avgpr)),
         "",
-        markdown_table(["comparison", "mean paired gain ± sd", "p (one-sided)", "ahead on", "verdict"], verdicts),
+        verdict_table({f"hybrid_episodic vs {b}": c for b, c in comparisons.items()}),
     ]
     return summary, "\n".join(lines)
 
 
 def main(argv=None):
     args = parse_args(argv)
-    start = time.time()
-    results, summary, tables = {}, {}, []
-    for name in args.datasets.split(","):
-        if name not in DATASETS:
-            raise SystemExit(f"--datasets: unknown {name!r}; choose from {','.join(DATASETS)}")
-        data = DATASETS[name]["load"]()
-        splits = [run_split(name, data, seed, args) for seed in range(args.splits or DATASETS[name]["splits"])]
-        summary[name], table = summarise(name, splits)
-        results[name] = [dict(info, reports=reports) for reports, info in splits]
-        tables.append(table)
-    text = "\n\n".join(
-        [
-            "A standardised hybrid (lexical, embedding match, word interaction, GILE) trained on part of the seen "
-            f"labels ({args.epochs} epochs), its blend fitted listwise on the rest ({args.episode_epochs} epochs); "
-            "GloVe 6B 50-d, label side frozen; WAN encoder. Verdicts: benchmarks.noise_rule (paired over splits).",
-            *tables,
-        ]
+    header = (
+        "A standardised hybrid (lexical, embedding match, word interaction, GILE) trained on part of the seen "
+        f"labels ({args.epochs} epochs), its blend fitted listwise on the rest ({args.episode_epochs} epochs); "
+        "GloVe 6B 50-d, label side frozen; WAN encoder."
     )
-    write_report(
-        args.output, "zero-shot, hybrid blend fitted on a zero-shot episode", "benchmarks.zero_shot_episodic",
-        args, argv, results, summary, text, start,
-    )  # fmt: skip
-    print(text)
+    run_datasets(
+        args,
+        argv,
+        run_split,
+        summarise,
+        "zero-shot, hybrid blend fitted on a zero-shot episode",
+        "benchmarks.zero_shot_episodic",
+        header,
+    )
 
 
 if __name__ == "__main__":

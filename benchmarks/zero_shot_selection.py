@@ -36,10 +36,10 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np  # noqa: E402
 
 from benchmarks.noise_rule import paired_comparison  # noqa: E402
-from benchmarks.report import RESULTS, write_report  # noqa: E402
+from benchmarks.report import RESULTS  # noqa: E402
 from benchmarks.seeds import mean_std  # noqa: E402
 from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
-from benchmarks.zero_shot import DATASETS, Split, split_info, untrained_scores  # noqa: E402
+from benchmarks.zero_shot import DATASETS, Split, run_datasets, scorer_rows, split_info, untrained_scores, verdict_table  # noqa: E402
 from keras_labelemb.evaluation import ranking_report  # noqa: E402
 from keras_labelemb.models import set_labels  # noqa: E402
 
@@ -161,51 +161,34 @@ def summarise(name, splits, candidates):
         "chosen": [info["chosen"] for _, info in splits],
         "selected_vs": comparisons,
     }
-    rows = [[s, mean_pm_std(*mean_std(avgpr[s])), " ".join(f"{v:.3f}" for v in avgpr[s])] for s in scorers]
     inner_rows = [[c, mean_pm_std(*mean_std([info["selection"][c] for _, info in splits]))] for c in candidates]
-    verdicts = [
-        [f"selected vs {b}", f"{c['mean_gain']:+.4f} ± {c['std_gain']:.4f}", f"{c['p_value']:.3g}",
-         f"{c['positive_splits']}/{c['splits']}", "met" if c["met"] else "not met"]
-        for b, c in comparisons.items()
-    ]  # fmt: skip
     lines = [
         f"### {name}: {len(splits)} splits; chosen per split: {', '.join(summary['chosen'])}",
         "",
         markdown_table(["candidate", "held-out seen labels: avg precision (mean ± sd)"], inner_rows),
         "",
-        markdown_table(["scorer", "unseen avg precision (mean ± sd)", "per split"], rows),
+        markdown_table(["scorer", "unseen avg precision (mean ± sd)", "per split"], scorer_rows(avgpr)),
         "",
-        markdown_table(["comparison", "mean paired gain ± sd", "p (one-sided)", "ahead on", "verdict"], verdicts),
+        verdict_table({f"selected vs {b}": c for b, c in comparisons.items()}),
     ]
     return summary, "\n".join(lines)
 
 
 def main(argv=None):
     args = parse_args(argv)
-    start = time.time()
-    results, summary, tables = {}, {}, []
-    for name in args.datasets.split(","):
-        if name not in DATASETS:
-            raise SystemExit(f"--datasets: unknown {name!r}; choose from {','.join(DATASETS)}")
-        data = DATASETS[name]["load"]()
-        splits = [run_split(name, data, seed, args) for seed in range(args.splits or DATASETS[name]["splits"])]
-        if args.inner_only:
-            continue
-        summary[name], table = summarise(name, splits, CANDIDATE_SETS[args.candidates])
-        results[name] = [dict(info, reports=reports) for reports, info in splits]
-        tables.append(table)
-    text = "\n\n".join(
-        [
-            f"The scorer chosen per split on held-out seen labels; GloVe 6B 50-d, label side frozen; WAN encoder, "
-            f"{args.epochs} epochs. Verdicts: benchmarks.noise_rule (paired over splits).",
-            *tables,
-        ]
+    header = (
+        f"The scorer chosen per split on held-out seen labels; GloVe 6B 50-d, label side frozen; WAN encoder, "
+        f"{args.epochs} epochs."
     )
-    write_report(
-        args.output, "zero-shot, scorer chosen on held-out seen labels", "benchmarks.zero_shot_selection",
-        args, argv, results, summary, text, start,
-    )  # fmt: skip
-    print(text)
+    run_datasets(
+        args,
+        argv,
+        run_split,
+        lambda name, splits: summarise(name, splits, CANDIDATE_SETS[args.candidates]),
+        "zero-shot, scorer chosen on held-out seen labels",
+        "benchmarks.zero_shot_selection",
+        header,
+    )
 
 
 if __name__ == "__main__":
