@@ -2,7 +2,9 @@
 
 A method beats a baseline when, over the same splits (or seeds), the mean paired
 difference is positive with a one-sided paired t-test p < 0.05, and the method
-is ahead on a clear majority (at least two thirds) of them.
+is ahead on a clear majority (at least two thirds) of them. It is level with a
+baseline when the baseline does not beat it by the same rule. A single run has
+no noise estimate: the tables say so and compare the numbers as they are.
 """
 
 import math
@@ -43,3 +45,12 @@ def paired_comparison(ours, baseline):
         "splits": int(gains.size),
         "met": met,
     }
+
+
+def level_with(ours, baseline):
+    """True when `baseline` does not beat `ours` by the rule (ours is not significantly below it).
+
+    >>> level_with([0.843, 0.844, 0.842], [0.845, 0.840, 0.846])
+    True
+    """
+    return not paired_comparison(baseline, ours)["met"]
