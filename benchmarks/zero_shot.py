@@ -96,7 +96,11 @@ def parse_args(argv=None):
     p.add_argument("--datasets", default="aapd,reuters", help=f"comma-separated, from {','.join(DATASETS)}")
     p.add_argument("--splits", type=int, default=None, help="splits per dataset (default: Reuters 10, AAPD 5)")
     p.add_argument("--first-split", type=int, default=0, help="the first split seed (fresh splits: 10 on)")
-    p.add_argument("--heads", default=",".join(DEFAULT_HEADS), help=f"trained heads, from {','.join(TRAINED_HEADS)}")
+    p.add_argument(
+        "--heads",
+        default=",".join(DEFAULT_HEADS),
+        help=f"trained heads, from {','.join(TRAINED_HEADS)} (a head's seed: 1000 x split + its place in this list)",
+    )
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--output", default=str(RESULTS / "zero_shot.json"))
@@ -270,10 +274,11 @@ def summarise(name, splits):
     comparisons = {
         f"{h} vs {b}": paired_comparison(avgpr[h], avgpr[b]) for h in HYBRIDS if h in avgpr for b in baselines
     }
-    first = next(h for h in HYBRIDS if h in avgpr)  # the protocol's `hybrid`, or the hybrid a run trained
-    summary["hybrid_vs_tfidf_match"] = {
-        key: comparisons[f"{first} vs tfidf_match"][key] for key in ("mean_gain", "p_value", "positive_splits")
-    }
+    first = next((h for h in HYBRIDS if h in avgpr), None)  # the protocol's `hybrid`, or the one a run trained
+    if first is not None:
+        summary["hybrid_vs_tfidf_match"] = {
+            key: comparisons[f"{first} vs tfidf_match"][key] for key in ("mean_gain", "p_value", "positive_splits")
+        }
     summary["comparisons"] = comparisons
     lines = [
         f"### {name}: {len(splits)} zero-shot splits "

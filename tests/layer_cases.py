@@ -446,25 +446,28 @@ def embedding_match_head(rng):
 
 
 def hybrid_head(rng):
-    """GILE + lexical match + word interaction + a per-label linear component, one shared embedding."""
+    """GILE + lexical match + embedding match + a per-label linear component, one shared embedding, standardised
+    (the all-padding document makes a component's spread over the labels 0: its gradient must stay finite)."""
     import keras
 
-    from keras_labelemb.layers import GileHead, HybridHead, LexicalMatchHead, LinearHead, WordInteractionHead
+    from keras_labelemb.layers import EmbeddingMatchHead, GileHead, HybridHead, LexicalMatchHead, LinearHead
 
     def init_kwargs():
         embedding = keras.layers.Embedding(16, 5, mask_zero=True)
         components = [
-            GileHead(embedding, joint_dim=4),
-            LexicalMatchHead(embedding),
-            WordInteractionHead(embedding),
-            LinearHead(4),
+            GileHead(embedding, joint_dim=4, name="gile"),
+            LexicalMatchHead(embedding, name="lexical"),
+            EmbeddingMatchHead(embedding, name="embedding"),
+            LinearHead(4, name="linear"),
         ]
-        return {"components": components, "label_ids": GILE_LABELS}
+        return {"components": components, "label_ids": GILE_LABELS, "standardize": True}
 
     return HybridHead, dict(
         init_kwargs=init_kwargs,
         input_data=document_dict(rng),
         expected_output_shape=(3, 4),
+        # Standardised over the labels, a component's own output bias cancels out: no gradient reaches it.
+        frozen_weights=("gile/bias", "lexical/bias", "embedding/bias"),
     )
 
 

@@ -4,6 +4,7 @@ import keras
 import numpy as np
 import pytest
 
+from keras_labelemb.evaluation import predict_top_k
 from keras_labelemb.layers import EmbeddingMatchHead, HybridHead, LexicalMatchHead
 
 V, D = 30, 6
@@ -86,3 +87,16 @@ def test_bad_arguments_raise():
         EmbeddingMatchHead(embedding()[0], LABELS, idf_weighted="yes")
     with pytest.raises(ValueError, match="standardize"):
         HybridHead([EmbeddingMatchHead(embedding()[0])], LABELS, standardize=1)
+
+
+def test_chunked_top_k_of_a_standardised_hybrid_scores_every_label_at_once():
+    table, _ = embedding()
+    labels = np.random.default_rng(3).integers(2, V, size=(12, 3))
+    ids = keras.Input((7,), dtype="int32")
+    hybrid = HybridHead([LexicalMatchHead(table), EmbeddingMatchHead(table)], labels, standardize=True)
+    model = keras.Model(ids, hybrid({"token_ids": ids}))
+    assert hybrid.scores_depend_on_label_set
+    full = model.predict(documents(), verbose=0)
+    indices, scores = predict_top_k(model, documents(), k=3, label_chunk_size=4, verbose=0)
+    np.testing.assert_array_equal(indices, np.argsort(-full, axis=1, kind="stable")[:, :3])
+    np.testing.assert_allclose(scores, np.sort(full, axis=1)[:, ::-1][:, :3], atol=1e-6)

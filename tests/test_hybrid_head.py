@@ -133,7 +133,7 @@ def test_score_subset_equals_columns_of_the_full_call():
         ([[8, 0]], [[7, 0]], [-1]),
         ([[6, 5]], [[5, 6]], [-1]),  # word order does
         ([[5, 0, 6]], [[5, 6, 0]], [-1]),  # and so does padding inside
-        ([[5, 0], [5, 0]], [[4, 0], [5, 0, 0], [5, 0]], [1, 1]),  # a repeated seen description: its first row
+        ([[5, 0], [5, 0]], [[4, 0], [5, 0, 0], [5, 0]], [1, 2]),  # equal descriptions matched in order
         ([[4, 0, 0, 0]], [[4]], [0]),
     ],
 )
@@ -256,3 +256,14 @@ def test_lexical_head_cannot_fine_tune_documents_only():
             word_vectors=vectors,
             fine_tune_word_vectors="documents",
         )
+
+
+def test_a_hybrid_rebuilt_from_its_config_asks_for_its_seen_labels_before_relabelling():
+    embedding = keras.layers.Embedding(VOCAB, 4, mask_zero=True)
+    head = HybridHead([GileHead(embedding, joint_dim=3, name="g"), LinearHead(len(LABELS), name="lin")], LABELS)
+    clone = HybridHead.from_config(head.get_config())
+    with pytest.raises(ValueError, match="seen_label_ids"):
+        clone.set_labels(LABELS[::-1])
+    clone.set_seen_labels(LABELS)
+    clone.set_labels(LABELS[::-1])
+    assert clone.columns_of(LABELS[::-1]).tolist() == list(range(len(LABELS)))[::-1]

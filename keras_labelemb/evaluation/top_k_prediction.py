@@ -183,7 +183,9 @@ def predict_top_k(
             (e.g. unseen labels, or a huge label set the model was not built
             with); default the head's own label set. Needs a head without
             per-label parameters.
-        label_chunk_size: int >= 1, default 4096. Labels scored per head call.
+        label_chunk_size: int >= 1, default 4096. Labels scored per head call
+            (all of them at once for a head whose scores depend on the label
+            set scored with them: `head.scores_depend_on_label_set`).
         batch_size: int >= 1, default 256. Documents per batch (for array
             inputs; an iterable's batches are used as they come).
         head: the label head, when the model has several.
@@ -232,6 +234,8 @@ def _predict_top_k(model, inputs, k, label_ids, label_chunk_size, batch_size, he
         )
     scorer = _ChunkScorer(head, label_ids, bool(cache_label_embeddings))
     num_labels = scorer.num_labels
+    if head.scores_depend_on_label_set:  # chunks would be scored apart: one chunk of every label
+        label_chunk_size = num_labels
     if k > num_labels:
         raise ValueError(f"`k` must be at most the number of labels ({num_labels}). Received: k={k}")
     num_batches, batches = _document_batches(inputs, batch_size)

@@ -4,15 +4,13 @@ import keras
 from keras import ops
 
 from keras_labelemb.argument_checks import check_bool
-from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead
+from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead, unit_vectors
 
 
 def _mean_unit(vectors, weights):
     """The weighted mean of `vectors` `(..., n, d)` over `n`, l2-normalised (zero where no weight)."""
     weights = ops.expand_dims(weights, -1)
-    mean = ops.sum(vectors * weights, axis=-2) / ops.maximum(ops.sum(weights, axis=-2), 1e-12)
-    norm = ops.sqrt(ops.sum(mean * mean, axis=-1, keepdims=True))
-    return ops.where(norm > 0, mean / ops.maximum(norm, 1e-12), 0.0)
+    return unit_vectors(ops.sum(vectors * weights, axis=-2) / ops.maximum(ops.sum(weights, axis=-2), 1e-12))
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")

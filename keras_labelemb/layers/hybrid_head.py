@@ -9,6 +9,7 @@ from keras import ops
 
 from keras_labelemb.argument_checks import check_bool, known_values
 from keras_labelemb.layers.label_head import LabelHead, document_parts, validate_label_ids
+from keras_labelemb.layers.token_label_head import safe_sqrt
 from keras_labelemb.text.document_frequency import document_frequencies
 
 SEEN_LABEL_IDS_FILE = "seen_label_ids.npy"
@@ -36,15 +37,27 @@ def _trimmed(row):
 def label_columns(label_ids, seen_label_ids):
     """`(L,)` int32: for each description row of `label_ids`, the row of `seen_label_ids` with the same words, or -1.
 
+    Equal descriptions are matched in order (the second copy to the second), so the seen set maps to itself.
+
     >>> label_columns(np.array([[5, 6, 0], [7, 0, 0]]), np.array([[7, 0], [5, 6]])).tolist()
     [1, 0]
     >>> label_columns(np.array([[8, 0]]), np.array([[7, 0]])).tolist()
     [-1]
+    >>> label_columns(np.array([[5, 0], [5, 0], [5, 0]]), np.array([[5], [5]])).tolist()
+    [0, 1, -1]
     """
     rows = {}
     for index, row in enumerate(seen_label_ids):
-        rows.setdefault(_trimmed(row), index)
-    return np.array([rows.get(_trimmed(row), -1) for row in label_ids], "int32")
+        rows.setdefault(_trimmed(row), []).append(index)
+    taken = {}
+    columns = []
+    for row in label_ids:
+        key = _trimmed(row)
+        position = taken.get(key, 0)
+        matches = rows.get(key, [])
+        columns.append(matches[position] if position < len(matches) else -1)
+        taken[key] = position + 1
+    return np.array(columns, "int32")
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -74,9 +87,14 @@ class HybridHead(LabelHead):
     tf-idf cosines tie at 0 for most labels while word-vector cosines order
     the whole list, and their z-scores add up to a ranking better than
     either (the untrained fusion: `HybridHead([LexicalMatchHead(e),
-    EmbeddingMatchHead(e)], standardize=True)` with `a` = 1). A label's score
+    EmbeddingMatchHead(e)], standardize=True)` with `a` = 1; the word-vector
+    side leaves out the unknown word). A label's score
     then depends on the labels scored with it, so `score_subset` (sampled
-    training) standardises over the subset, and one label alone scores `b`.
+    training) standardises over the subset, chunked top-k scores the whole
+    label set at once (`scores_depend_on_label_set`), and one label alone
+    scores `b`. A dropped per-label component adds 0 before standardising,
+    so after it the unseen labels get that component's z-score of 0 (the
+    mean of the others).
 
     The hybrid holds the label set; its components are used for their
     equations and weights (their own label sets are not read, except the
@@ -139,11 +157,16 @@ class HybridHead(LabelHead):
         self.weight_initializer = keras.initializers.get(weight_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
         self.standardize = check_bool("standardize", standardize)
+        sizes = {c.name: c.vocabulary_size for c in self.components if c.vocabulary_size is not None}
+        if len(set(sizes.values())) > 1:
+            raise ValueError(f"The components read different vocabularies. Received: vocabulary sizes {sizes}")
         if self.vocabulary_size is None:
             raise ValueError(
                 "A HybridHead scores labels from descriptions: at least one component needs the shared embedding "
                 f"(or a vocabulary). Received: components {names}"
             )
+        if seen_label_ids is None and label_ids is not None and self.per_label_components:
+            seen_label_ids = label_ids  # built for the labels it is constructed with
         if seen_label_ids is not None:
             self.set_seen_labels(seen_label_ids)
         if label_ids is not None:
@@ -153,6 +176,10 @@ class HybridHead(LabelHead):
     def vocabulary_size(self):
         sizes = {c.vocabulary_size for c in self.components if c.vocabulary_size is not None}
         return sizes.pop() if len(sizes) == 1 else None
+
+    @property
+    def scores_depend_on_label_set(self):
+        return self.standardize
 
     @property
     def per_label_components(self):
@@ -177,9 +204,13 @@ class HybridHead(LabelHead):
         self._columns = None
 
     def set_labels(self, label_ids):
-        super().set_labels(label_ids)
         if self._seen_label_ids is None and self.per_label_components:
-            self.set_seen_labels(self._label_ids)
+            # A head rebuilt from its config alone: which labels its per-label weights belong to is not known.
+            raise ValueError(
+                f"HybridHead {self.name!r} has per-label components but no `seen_label_ids` (a head rebuilt from "
+                "its config): call `set_seen_labels` (or `load_assets`) first. Received: label_ids"
+            )
+        super().set_labels(label_ids)
         self._columns = None
 
     def columns_of(self, label_ids):
@@ -300,7 +331,7 @@ class HybridHead(LabelHead):
             if self.standardize:
                 scores = ops.cast(scores, "float32")
                 centred = scores - ops.mean(scores, axis=-1, keepdims=True)
-                deviation = ops.sqrt(ops.mean(ops.square(centred), axis=-1, keepdims=True))
+                deviation = safe_sqrt(ops.mean(ops.square(centred), axis=-1, keepdims=True))
                 scores = ops.cast(centred / (deviation + 1e-6), self.compute_dtype)
             total = total + weights[i] * scores
         return total

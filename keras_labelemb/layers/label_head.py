@@ -152,6 +152,9 @@ class LabelHead(keras.layers.Layer):
 
     # Whether the head reads the document's tokens (its input is the document dict) or only the pooled `h`.
     reads_tokens = False
+    # Whether a label's score depends on the other labels scored with it (a hybrid that standardises over the
+    # labels): chunked top-k then scores the whole label set at once.
+    scores_depend_on_label_set = False
 
     def __init__(self, embedding=None, label_ids=None, label_encoder=None, num_labels=None, label_dim=None, **kwargs):
         super().__init__(**kwargs)

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 from keras_labelemb.argument_checks import check_bool
-from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead
+from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead, safe_sqrt
 
 
 def sublinear(counts, enabled):
@@ -98,7 +98,7 @@ class LexicalMatchHead(TokenLabelHead):
         counts = ops.sum(ops.cast(same, "float32"), axis=-1) * ops.cast(keep, "float32")  # (L, Lw)
         value = sublinear(counts, self.sublinear_tf) * ops.take(ops.cast(self.idf, "float32"), ids)
         share = ops.where(counts > 0, value / ops.maximum(counts, 1.0), 0.0)
-        norm = ops.sqrt(ops.sum(share * value, axis=-1, keepdims=True))
+        norm = safe_sqrt(ops.sum(share * value, axis=-1, keepdims=True))
         return {"ids": ids, "weights": ops.where(norm > 0, share / ops.maximum(norm, 1e-12), 0.0)}
 
     def document_vectors(self, inputs):
@@ -109,7 +109,7 @@ class LexicalMatchHead(TokenLabelHead):
         positions = ops.stack([ops.reshape(rows, (-1,)), ops.reshape(ids, (-1,))], axis=1)
         counts = ops.scatter(positions, ops.reshape(ops.cast(keep, "float32"), (-1,)), (batch, self.vocabulary_size))
         values = sublinear(counts, self.sublinear_tf) * ops.cast(self.idf, "float32")
-        norm = ops.sqrt(ops.sum(values * values, axis=-1, keepdims=True))
+        norm = safe_sqrt(ops.sum(values * values, axis=-1, keepdims=True))
         return ops.where(norm > 0, values / ops.maximum(norm, 1e-12), 0.0)
 
     def cosine(self, inputs, label_embeddings):

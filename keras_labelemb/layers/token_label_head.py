@@ -12,6 +12,20 @@ from keras_labelemb.text.document_frequency import document_frequencies, smoothe
 UNKNOWN_ID = 1
 
 
+def safe_sqrt(x):
+    """`sqrt(x)` whose gradient stays finite at 0 (that of `sqrt` is infinite there, and 0 * inf is NaN).
+
+    Norms and spreads of all-zero rows (an empty document, an all-zero row of the word table) are 0.
+    """
+    return ops.sqrt(ops.maximum(x, 1e-24))
+
+
+def unit_vectors(vectors):
+    """`vectors` l2-normalised along the last axis; a zero vector stays zero (finite gradients too)."""
+    norm = safe_sqrt(ops.sum(vectors * vectors, axis=-1, keepdims=True))
+    return ops.where(norm > 1e-12, vectors / norm, 0.0)
+
+
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class TokenLabelHead(LabelHead):
     """A `LabelHead` that scores labels from the document's token ids (`reads_tokens = True`).
@@ -56,6 +70,11 @@ class TokenLabelHead(LabelHead):
         num_labels=None,
         **kwargs,
     ):
+        if embedding is not None and not (hasattr(embedding, "input_dim") and hasattr(embedding, "output_dim")):
+            raise ValueError(
+                "`embedding` must be a keras.layers.Embedding (or a layer with `input_dim` and `output_dim`). "
+                f"Received: embedding={embedding!r}"
+            )
         if embedding is not None and vocabulary_size is not None and vocabulary_size != embedding.input_dim:
             raise ValueError(
                 f"`vocabulary_size` must match the embedding's {embedding.input_dim} rows or be left unset. "
@@ -71,8 +90,11 @@ class TokenLabelHead(LabelHead):
                 f"{type(self).__name__} reads token ids: pass the shared `embedding` or `vocabulary_size`. "
                 "Received: embedding=None, vocabulary_size=None"
             )
-        ignored = tuple(int(i) for i in ignored_ids)
-        if any(i < 1 or i >= self.vocabulary_size for i in ignored):
+        try:
+            ignored = tuple(int(i) for i in ignored_ids)
+        except (TypeError, ValueError):
+            ignored = None
+        if ignored is None or any(i < 1 or i >= self.vocabulary_size for i in ignored):
             raise ValueError(
                 f"`ignored_ids` must lie in [1, {self.vocabulary_size}) (0 is padding, always ignored). "
                 f"Received: ignored_ids={ignored_ids!r}"

@@ -5,16 +5,11 @@ import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_choice
-from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead
+from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead, unit_vectors
 
 # Exact match, then soft levels from very similar to dissimilar (Xiong et al. 2017 use 11 levels of width 0.1).
 DEFAULT_CENTRES = (1.0, 0.9, 0.7, 0.5, 0.3, 0.1, -0.1, -0.3)
 WEIGHTINGS = ("plain", "idf")
-
-
-def _unit(vectors):
-    norm = ops.sqrt(ops.sum(vectors * vectors, axis=-1, keepdims=True))
-    return vectors / ops.maximum(norm, 1e-12)  # a zero vector stays zero
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -122,13 +117,13 @@ class WordInteractionHead(TokenLabelHead):
             weights = weights * ops.take(ops.cast(self.idf, "float32"), ids)
         total = ops.sum(weights, axis=-1, keepdims=True)
         weights = ops.where(total > 0, weights / ops.maximum(total, 1e-12), 0.0)
-        vectors = _unit(ops.cast(self.embedding(ids), "float32"))
+        vectors = unit_vectors(ops.cast(self.embedding(ids), "float32"))
         return {"ids": ids, "vectors": vectors, "weights": weights}
 
     def kernel_features(self, inputs, label_embeddings):
         """`phi` `(B, L, K)`: the pooled soft-match features of every document and label."""
         ids, keep = self.document_ids(inputs)
-        documents = _unit(ops.cast(self.embedding(ids), "float32")) * ops.cast(keep, "float32")[..., None]
+        documents = unit_vectors(ops.cast(self.embedding(ids), "float32")) * ops.cast(keep, "float32")[..., None]
         similarity = ops.einsum("btd,lwd->blwt", documents, ops.cast(label_embeddings["vectors"], "float32"))
         present = ops.cast(keep, "float32")[:, None, None, :]
         weights = ops.cast(label_embeddings["weights"], "float32")[None]

@@ -107,8 +107,8 @@ def document_classifier(
 
     - a name: `"gile"` (default), a GILE ablation (`"bilinear"`,
       `"bilinear_yh15"`, `"only_label"`, `"only_input"`), `"drill"`,
-      `"linear"`, `"lexical"` (`LexicalMatchHead`) or `"interaction"`
-      (`WordInteractionHead`);
+      `"linear"`, `"lexical"` (`LexicalMatchHead`), `"interaction"`
+      (`WordInteractionHead`) or `"embedding"` (`EmbeddingMatchHead`);
     - a dict spec: `{"type": name, **options}` (`head_specs.HEAD_CLASSES`)
       where the options are that head's constructor arguments other than
       the ones the builder sets (embedding, label set, output bias, name);
@@ -117,7 +117,7 @@ def document_classifier(
       `HybridHead` over other heads' specs, `{"type": "hybrid", "components":
       ["gile", "lexical", "interaction", "linear"]}` (the components' biases
       start at 0, the hybrid's at `prior_logit`). Unknown keys raise.
-      Heads that read the document's words (lexical, interaction, hybrid)
+      Heads that read the document's words (lexical, interaction, embedding, hybrid)
       get `{"pooled": h, "token_ids": ids}` (a HAN's ids read as one
       sequence); call their `adapt(ids)` on training documents to set idf;
       GILE's `joint_dim` defaults to 500; DRILL as a classifier defaults to

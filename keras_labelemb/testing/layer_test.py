@@ -121,7 +121,8 @@ def run_layer_test(
        `.keras` and loaded computes identically;
     5. one `fit` step with `jit_compile=True` (XLA; under PyTorch, where that would mean
        `torch.compile`, Keras' default eager step) changes every trainable weight
-       (gradients reach them) except those named in `frozen_weights`;
+       (gradients reach them) except those named in `frozen_weights`, and leaves every
+       weight finite (no NaN gradient, e.g. from a square root at 0);
     6. under the `mixed_float16` policy it computes in float16 with finite outputs
        and a finite training step (compiled with XLA under JAX, a graph under
        TensorFlow, eager under PyTorch);
@@ -231,6 +232,8 @@ def _check_training_step(layer_cls, init_kwargs, input_data, mask, call_kwargs, 
     initial = {w.path: ops.convert_to_numpy(w).copy() for w in layer.trainable_weights}
     # XLA where the backend compiles with it; PyTorch's torch.compile is another compiler, not checked here.
     _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile=keras.backend.backend() != "torch")
+    not_finite = [w.path for w in layer.weights if not np.all(np.isfinite(ops.convert_to_numpy(w)))]
+    assert not not_finite, f"one fit step left non-finite weights (a NaN gradient): {not_finite}"
     unchanged = [
         w.path
         for w in layer.trainable_weights
