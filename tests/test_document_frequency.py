@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from keras_labelemb.text.document_frequency import document_frequencies, smoothed_idf
+from keras_labelemb.document_frequency import document_frequencies, smoothed_idf
 
 
 def documents():

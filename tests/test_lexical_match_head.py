@@ -11,8 +11,8 @@ import tensorflow as tf
 from keras import ops
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from keras_labelemb.document_frequency import document_frequencies, smoothed_idf
 from keras_labelemb.layers import LexicalMatchHead
-from keras_labelemb.text.document_frequency import document_frequencies, smoothed_idf
 
 VOCAB, T = 30, 8
 UNSEEN = 29  # never occurs in TRAIN: no idf, as a vectorizer fitted on TRAIN has no column for it

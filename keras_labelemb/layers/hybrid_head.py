@@ -8,9 +8,9 @@ import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_bool, known_values
+from keras_labelemb.document_frequency import document_frequencies
 from keras_labelemb.layers.label_head import LabelHead, document_parts, validate_label_ids
 from keras_labelemb.layers.token_label_head import safe_sqrt
-from keras_labelemb.text.document_frequency import document_frequencies
 
 SEEN_LABEL_IDS_FILE = "seen_label_ids.npy"
 

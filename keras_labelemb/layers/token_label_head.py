@@ -5,8 +5,8 @@ import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_positive_int, check_token_ids
+from keras_labelemb.document_frequency import document_frequencies, smoothed_idf
 from keras_labelemb.layers.label_head import LabelHead, document_parts
-from keras_labelemb.text.document_frequency import document_frequencies, smoothed_idf
 
 # The library's TextVectorizer reads unknown words as id 1: two unknown words are not a match.
 UNKNOWN_ID = 1
@@ -38,7 +38,7 @@ class TokenLabelHead(LabelHead):
 
     It holds non-trainable inverse document frequencies `idf` `(V,)`, 1 for
     every id until `adapt(documents)` sets scikit-learn's smoothed idf from
-    training documents (`keras_labelemb.text.smoothed_idf`; ids that occur in
+    training documents (`keras_labelemb.document_frequency.smoothed_idf`; ids that occur in
     none of them get 0, as a vectorizer fitted on them has no column for
     them). They are weights: saved, loaded and served with the model.
 
