@@ -169,6 +169,24 @@ class DrillHead(LabelHead):
     Language Generation", ICML 2019, section 3 (eqs. 7-12) and Table 4.
     """
 
+    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
+    spec_options = (
+        "variant",
+        "depth",
+        "joint_dim",
+        "activation",
+        "residual_to_embedding",
+        "residual_to_previous",
+        "dropout",
+        "dropout_type",
+        "input_projection",
+        "projection_bias",
+        "bias_mode",
+        "label_encoder",
+        "kernel_initializer",
+        "seed",
+    )
+
     def __init__(
         self,
         embedding=None,

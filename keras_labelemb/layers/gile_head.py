@@ -121,6 +121,9 @@ class GileHead(LabelHead):
     Text Classification", TACL 2019, sections 2.3-3.5 and Table 2.
     """
 
+    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
+    spec_options = ("joint_dim", "variant", "activation", "label_encoder", "kernel_initializer")
+
     def __init__(
         self,
         embedding=None,

@@ -124,6 +124,9 @@ class HybridHead(LabelHead):
     ((2, 2), ['gile', 'lexical'])
     """
 
+    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
+    spec_options = ("components", "weight_initializer", "standardize")
+
     reads_tokens = True
 
     def __init__(

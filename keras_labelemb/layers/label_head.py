@@ -155,6 +155,8 @@ class LabelHead(keras.layers.Layer):
     # Whether a label's score depends on the other labels scored with it (a hybrid that standardises over the
     # labels): chunked top-k then scores the whole label set at once.
     scores_depend_on_label_set = False
+    # The constructor arguments a builder's head spec may set (`models/head_specs.py`); a head declares its own.
+    spec_options = ()
 
     def __init__(self, embedding=None, label_ids=None, label_encoder=None, num_labels=None, label_dim=None, **kwargs):
         super().__init__(**kwargs)

@@ -33,6 +33,9 @@ class LinearHead(LabelHead):
     (2, 2)
     """
 
+    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
+    spec_options = ("kernel_initializer",)
+
     def __init__(self, num_labels, kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
         for key in ("embedding", "label_ids", "label_dim"):
             if kwargs.get(key) is not None:

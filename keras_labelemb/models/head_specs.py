@@ -1,12 +1,9 @@
 """The head registry: which head a spec names, which arguments it takes, how a builder builds and wires it.
 
 A new head is one file in `layers/` plus one entry in `HEAD_CLASSES`: the
-options a spec may set are the constructor's own arguments (read from its
-signature, as scikit-learn reads estimator parameters), less those the builder
-sets (`BUILDER_ARGUMENTS`).
+options a spec may set are the head's `spec_options` (part of the `LabelHead`
+protocol), never the arguments the builder sets (`BUILDER_ARGUMENTS`).
 """
-
-import inspect
 
 import keras
 
@@ -49,11 +46,7 @@ BUILDER_ARGUMENTS = frozenset(
 )
 
 
-def _options(cls):
-    return tuple(name for name in inspect.signature(cls.__init__).parameters if name not in BUILDER_ARGUMENTS)
-
-
-HEAD_OPTIONS = {name: _options(cls) for name, cls in HEAD_CLASSES.items()}
+HEAD_OPTIONS = {name: cls.spec_options for name, cls in HEAD_CLASSES.items()}
 # The token-reading heads a spec builds over the shared embedding, and the layer names they get.
 TOKEN_HEAD_NAMES = {
     "lexical": "lexical_match_head",

@@ -1,7 +1,5 @@
 """`LabelHeadHyperModel`: KerasTuner search over the label-aware output heads."""
 
-import inspect
-
 import keras
 import keras_tuner
 
@@ -30,9 +28,26 @@ _SEARCHED = {
     "vocabulary_size": "vocabulary_size",
     "label_ids": "label_ids",
 }
-# The other arguments of `document_classifier`, fixed for every trial: read from its signature, so that a new
-# builder argument is accepted here without a second list to keep.
-_BUILDER_ARGS = frozenset(inspect.signature(document_classifier).parameters) - set(_SEARCHED) - {"num_labels"}
+# The other arguments of `document_classifier`, fixed for every trial.
+_BUILDER_ARGS = frozenset(
+    (
+        "flat",
+        "max_sentences",
+        "max_sentence_length",
+        "max_tokens",
+        "embedding_dim",
+        "embeddings_initializer",
+        "train_embeddings",
+        "word_vectors",
+        "fine_tune_word_vectors",
+        "encoder",
+        "encoder_units",
+        "attention_units",
+        "embedding_dropout",
+        "prior_logit",
+        "name",
+    )
+)
 
 
 class LabelHeadHyperModel(keras_tuner.HyperModel):
