@@ -65,8 +65,9 @@ from keras_labelemb.models import document_classifier, set_labels  # noqa: E402
 from keras_labelemb.text import TextVectorizer, load_glove_6b  # noqa: E402
 
 DATASETS = {
-    "reuters": {"load": load_reuters, "splits": 10, "max_tokens": 300, "min_count": 2},
-    "aapd": {"load": load_aapd, "splits": 5, "max_tokens": 250, "min_count": 1},
+    # inner_exclude_top: the most frequent seen labels never held out again by `Split.inner`.
+    "reuters": {"load": load_reuters, "splits": 10, "max_tokens": 300, "min_count": 2, "inner_exclude_top": 10},
+    "aapd": {"load": load_aapd, "splits": 5, "max_tokens": 250, "min_count": 1, "inner_exclude_top": 5},
 }
 LABEL_WORDS = 16
 TRAINED_HEADS = {
@@ -91,19 +92,25 @@ BASELINES = ("tfidf_match", "untrained_fusion", "gile", "interaction")
 HYBRIDS = ("hybrid", "hybrid_lexical_interaction", "hybrid_standardized")
 
 
-def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def common_arguments(description, output):
+    """The flags every zero-shot script shares; each adds its own to the parser returned."""
+    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--datasets", default="aapd,reuters", help=f"comma-separated, from {','.join(DATASETS)}")
     p.add_argument("--splits", type=int, default=None, help="splits per dataset (default: Reuters 10, AAPD 5)")
     p.add_argument("--first-split", type=int, default=0, help="the first split seed (fresh splits: 10 on)")
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--output", default=str(RESULTS / output))
+    return p
+
+
+def parse_args(argv=None):
+    p = common_arguments(__doc__, "zero_shot.json")
     p.add_argument(
         "--heads",
         default=",".join(DEFAULT_HEADS),
         help=f"trained heads, from {','.join(TRAINED_HEADS)} (a head's seed: 1000 x split + its place in this list)",
     )
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--output", default=str(RESULTS / "zero_shot.json"))
     args = p.parse_args(argv)
     unknown = sorted(set(args.heads.split(",")) - set(TRAINED_HEADS))
     if unknown:
@@ -155,14 +162,24 @@ def train_head(spec, vocabulary_size, seen_ids, max_tokens, vectors, train_ids, 
     return model
 
 
-class Split:
-    """One zero-shot split: held-out labels, the kept training documents, the vocabulary built from them,
-    GloVe rows, token ids of the kept training documents and of the test documents carrying a held-out label."""
+def inner_held_out(targets, count, exclude_top, seed):
+    """Positions of `count` seen labels to hold out again: drawn among labels with a training document,
+    outside the `exclude_top` most frequent."""
+    counts = targets.sum(axis=0)
+    top = set(sorted(range(len(counts)), key=lambda j: (-counts[j], j))[:exclude_top])
+    candidates = [j for j in range(len(counts)) if j not in top and counts[j] > 0]
+    return sorted(np.random.RandomState(seed).choice(candidates, size=count, replace=False).tolist())
 
-    def __init__(self, name, data, seed):
+
+class Split:
+    """One zero-shot split of `data`: held-out labels `unseen`, the kept training documents, the vocabulary
+    built from them, GloVe rows, token ids of the kept training documents and of the test documents
+    carrying a held-out label."""
+
+    def __init__(self, name, data, seen, unseen, seed):
         config = DATASETS[name]
         self.name, self.seed, self.max_tokens = name, seed, config["max_tokens"]
-        self.seen, self.unseen = split_labels(name, data, seed)
+        self.seen, self.unseen, self.num_labels = list(seen), list(unseen), data.num_labels
         self.kept = restrict_labels(remove_unseen_from_train(data, self.unseen), self.seen)
         self.vectorizer = TextVectorizer(flat=True, max_tokens=config["max_tokens"])
         self.vectorizer.adapt(self.kept.train_texts, min_count=config["min_count"])
@@ -177,6 +194,29 @@ class Split:
         self.carrying = unseen_targets.sum(axis=1) > 0
         self.test_ids = self.vectorizer(tf.constant(data.test_texts)).numpy()[self.carrying]
         self.y_true = unseen_targets[self.carrying]
+
+    @classmethod
+    def drawn(cls, name, data, seed):
+        """The split of seed `seed` of the dataset's protocol."""
+        return cls(name, data, *split_labels(name, data, seed), seed)
+
+    def inner(self):
+        """A split of this split's seen labels, for choosing without its held-out labels: as many seen labels
+        as this split holds out, in proportion, are held out again (`inner_held_out`, this split's seed); its
+        test documents are the kept training documents removed for carrying one. Vocabulary, idf and word
+        vectors come from the documents it trains on, as for every split."""
+        targets = self.train_targets
+        count = round(len(self.unseen) / self.num_labels * len(self.seen))
+        held_out = inner_held_out(targets, count, DATASETS[self.name]["inner_exclude_top"], self.seed)
+        rows = np.flatnonzero(targets[:, held_out].sum(axis=1) > 0)
+        kept = self.kept
+        data = kept.replace(
+            test_texts=[kept.train_texts[i] for i in rows],
+            test_labels=[kept.train_labels[i] for i in rows],
+            test_ids=[kept.train_ids[i] for i in rows],
+        )
+        seen = [j for j in range(len(self.seen)) if j not in set(held_out)]
+        return Split(self.name, data, seen, held_out, self.seed)
 
     def train(self, spec, label_ids, ids, targets, args, seed, loss="bce"):
         return train_head(
@@ -198,7 +238,7 @@ def untrained_scores(split, adapt_ids, label_ids, ids):
 
 
 def run_split(name, data, seed, args):
-    split = Split(name, data, seed)
+    split = Split.drawn(name, data, seed)
     scores = untrained_scores(split, split.train_ids, split.label_ids[split.unseen], split.test_ids)
     for offset, head in enumerate(args.heads.split(",")):
         spec = TRAINED_HEADS[head]

@@ -30,7 +30,6 @@ Run time on 2 CPU cores: about 2 minutes per Reuters split, 20 s per AAPD split.
 Writes benchmarks/results/zero_shot_episodic.json and .md.
 """
 
-import argparse
 import os
 import time
 
@@ -40,19 +39,19 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks.noise_rule import paired_comparison  # noqa: E402
-from benchmarks.report import RESULTS  # noqa: E402
 from benchmarks.tables import markdown_table  # noqa: E402
 from benchmarks.zero_shot import (  # noqa: E402
     DATASETS,
     LOSSES,
     Split,
+    common_arguments,
+    inner_held_out,
     run_datasets,
     scorer_rows,
     split_info,
     untrained_scores,
     verdict_table,
 )
-from benchmarks.zero_shot_selection import INNER_EXCLUDE_TOP, inner_held_out  # noqa: E402
 from keras_labelemb.evaluation import ranking_report  # noqa: E402
 from keras_labelemb.models import set_labels, split_at_head  # noqa: E402
 
@@ -70,13 +69,8 @@ COMPONENTS = {
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--datasets", default="aapd,reuters", help=f"comma-separated, from {','.join(DATASETS)}")
-    p.add_argument("--splits", type=int, default=None, help="splits per dataset (default: Reuters 10, AAPD 5)")
-    p.add_argument("--epochs", type=int, default=2)
+    p = common_arguments(__doc__, "zero_shot_episodic.json")
     p.add_argument("--episode-epochs", type=int, default=20)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--output", default=str(RESULTS / "zero_shot_episodic.json"))
     return p.parse_args(argv)
 
 
@@ -111,10 +105,10 @@ def scores_by_part(model, label_ids, ids):
 
 def run_split(name, data, seed, args):
     started = time.time()
-    split = Split(name, data, seed)
+    split = Split.drawn(name, data, seed)
     seen_ids, targets = split.label_ids[split.seen], split.train_targets
     count = round(len(split.unseen) / data.num_labels * len(split.seen))
-    inner = inner_held_out(targets, count, INNER_EXCLUDE_TOP[name], seed)
+    inner = inner_held_out(targets, count, DATASETS[name]["inner_exclude_top"], seed)
     inner_seen = [j for j in range(len(split.seen)) if j not in set(inner)]
     removed = targets[:, inner].sum(axis=1) > 0
     model = split.train(

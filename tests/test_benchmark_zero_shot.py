@@ -2,9 +2,8 @@
 
 import numpy as np
 
-from benchmarks.zero_shot import standardize
+from benchmarks.zero_shot import inner_held_out, standardize
 from benchmarks.zero_shot_episodic import listwise_targets
-from benchmarks.zero_shot_selection import inner_held_out
 
 
 def test_standardize_z_scores_each_document_over_its_labels():
