@@ -106,6 +106,27 @@ def hierarchical_attention_flat_with_scores(rng):
     )
 
 
+def hierarchical_attention_token_states(rng):
+    """The document structure a head that reads tokens gets: pooled vector and the word encoder's states."""
+    from keras_labelemb.layers import HierarchicalAttention
+
+    mask = np.ones((2, 3, 5), bool)
+    mask[0, 1, 3:] = False
+    mask[1, 1:] = False
+    return HierarchicalAttention, dict(
+        init_kwargs={
+            "word_encoder": "dense",
+            "word_units": 3,
+            "sentence_encoder": "dense",
+            "sentence_units": 4,
+            "return_token_states": True,
+        },
+        input_data=rng.normal(size=(2, 3, 5, 6)).astype("float32"),
+        expected_output_shape={"pooled": (2, 4), "token_states": (2, 3, 5, 3)},
+        mask=mask,
+    )
+
+
 def _gile_head(variant):
     def case(rng):
         import keras
@@ -427,6 +448,26 @@ def word_interaction_head(rng):
     )
 
 
+def word_interaction_head_states(rng):
+    """K-NRM over the document's encoder states, projected into the word space."""
+    import keras
+
+    from keras_labelemb.layers import WordInteractionHead
+
+    def init_kwargs():
+        embedding = keras.layers.Embedding(16, 5, mask_zero=True)
+        return {"embedding": embedding, "label_ids": GILE_LABELS, "document_vectors": "states"}
+
+    document = document_dict(rng)
+    document["token_states"] = rng.normal(size=(3, 6, 4)).astype("float32")
+    return WordInteractionHead, dict(
+        init_kwargs=init_kwargs,
+        input_data=document,
+        expected_output_shape=(3, 4),
+        expected_num_trainable_weights=4,  # kernel weights, bias, the state projection, the shared word table
+    )
+
+
 def embedding_match_head(rng):
     """Cosine of mean word vectors, idf-weighted."""
     import keras
@@ -478,6 +519,7 @@ CASES = {
     "hierarchical_attention_dense": _hierarchical("dense", "dense"),
     "hierarchical_attention_bigru_lstm": _hierarchical("bigru", "lstm"),
     "hierarchical_attention_flat_with_scores": hierarchical_attention_flat_with_scores,
+    "hierarchical_attention_token_states": hierarchical_attention_token_states,
     **{f"gile_head_{v}": _gile_head(v) for v in GILE_VARIANTS},
     "hierarchical_attention_multilingual": hierarchical_attention_multilingual,
     "gile_head_multilingual": gile_head_multilingual,
@@ -485,6 +527,7 @@ CASES = {
     "linear_head": linear_head,
     "lexical_match_head": lexical_match_head,
     "word_interaction_head": word_interaction_head,
+    "word_interaction_head_states": word_interaction_head_states,
     "embedding_match_head": embedding_match_head,
     "hybrid_head": hybrid_head,
     **{f"drill_head_{v}": _drill_head_baseline(v) for v in ("bilinear", "dual")},

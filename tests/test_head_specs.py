@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from keras_labelemb.layers import GileHead, HybridHead, LexicalMatchHead
+from keras_labelemb.models import document_classifier, split_at_head
 from keras_labelemb.models.head_specs import BUILDER_ARGUMENTS, HEAD_CLASSES, HEAD_OPTIONS, apply_head, head_spec
 
 LABELS = np.array([[2, 3], [4, 0]])
@@ -44,3 +45,26 @@ def test_apply_head_gives_token_heads_the_document_dict_and_others_the_pooled_ve
     assert hybrid._inbound_nodes[0].arguments.args[0]["token_ids"].shape == (None, 6)  # sentences read as one
     with pytest.raises(ValueError, match="token_ids=None"):
         apply_head(LexicalMatchHead(embedding, LABELS), pooled)
+
+
+@pytest.mark.parametrize("flat", [False], ids=["han"])  # the flat path is the HAN's without the reshape
+def test_builder_wires_the_word_states_into_heads_that_read_tokens(flat, tmp_path):
+    """A word-interaction head over the encoder's states: the states reach it (flattened over sentences), it
+    trains the word encoder through them, the encoder cut at the head outputs them, and the model saves."""
+    shape = {"max_tokens": 6} if flat else {"max_sentences": 2, "max_sentence_length": 3}
+    model = document_classifier(
+        12, LABELS, flat=flat, **shape, encoder="dense", encoder_units=5, embedding_dim=4,
+        head={"type": "interaction", "document_vectors": "states"},
+    )  # fmt: skip
+    ids = np.random.default_rng(0).integers(0, 12, size=(4, 6) if flat else (4, 2, 3)).astype("int32")
+    encoder, head = split_at_head(model)
+    document = encoder.predict(ids, verbose=0)
+    assert sorted(document) == ["pooled", "token_ids", "token_states"] and document["token_states"].shape == (4, 6, 5)
+    word_encoder = model.get_layer("document_encoder").word_encoder_layer
+    before = keras.ops.convert_to_numpy(word_encoder.kernel).copy()
+    model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True))
+    model.fit(ids, np.ones((4, 2), "float32"), epochs=1, verbose=0)
+    assert not np.array_equal(keras.ops.convert_to_numpy(word_encoder.kernel), before)
+    model.save(tmp_path / "states.keras")
+    loaded = keras.saving.load_model(tmp_path / "states.keras")
+    np.testing.assert_allclose(loaded.predict(ids, verbose=0), model.predict(ids, verbose=0), atol=1e-6)

@@ -140,3 +140,29 @@ def test_mhan_sharing_modes_share_exactly_what_they_say(share):
     # Different languages give different encodings unless everything is shared.
     differs = not np.allclose(mhan(x, language=0), mhan(x, language=1))
     assert differs == (share != "both")
+
+
+def test_token_states_are_the_word_encoders_states_zero_at_padding():
+    """The document structure of a head that reads tokens: the pooled vector and every word's encoder state."""
+    x = RNG.normal(size=(3, 4, 5, 6)).astype("float32")
+    mask = document_mask()
+    layer = HierarchicalAttention("dense", 4, "dense", 3)
+    document = layer(x, mask=mask, return_token_states=True)
+    assert sorted(document) == ["pooled", "token_states"]
+    np.testing.assert_allclose(ops.convert_to_numpy(document["pooled"]), ops.convert_to_numpy(layer(x, mask=mask)))
+    kernel, bias = (ops.convert_to_numpy(w) for w in layer.word_encoder_layer.weights)
+    expected = np.where(mask[..., None], np.maximum(x @ kernel + bias, 0), 0.0)
+    np.testing.assert_allclose(ops.convert_to_numpy(document["token_states"]), expected, atol=1e-6)
+    flat = HierarchicalAttention("bigru", 2, flat=True, return_token_states=True)
+    symbolic = flat(keras.Input((5, 6)))
+    assert tuple(symbolic["token_states"].shape) == (None, 5, 4) and tuple(symbolic["pooled"].shape) == (None, 4)
+    states = ops.convert_to_numpy(flat(x[:, 0], mask=mask[:, 0])["token_states"])
+    assert np.all(states[~mask[:, 0]] == 0) and np.all(np.abs(states[mask[:, 0]]).sum(-1) > 0)
+
+
+def test_token_states_and_attention_scores_are_asked_for_one_at_a_time():
+    with pytest.raises(ValueError, match="return_attention_scores=True, return_token_states=True"):
+        HierarchicalAttention(return_attention_scores=True, return_token_states=True)
+    layer = HierarchicalAttention("dense", 4, "dense", 4, return_token_states=True)
+    with pytest.raises(ValueError, match="return_token_states"):
+        layer(RNG.normal(size=(1, 2, 3, 4)).astype("float32"), return_attention_scores=True)

@@ -177,9 +177,37 @@ def test_a_frozen_embedding_stays_put_while_kernel_weights_train():
     assert np.abs(ops.convert_to_numpy(head.kernel_weights) - kernel_weights).min() > 0
 
 
+def test_states_mode_matches_numpy():
+    """`document_vectors="states"`: a document token is its projected encoder state, matched like a word vector."""
+    head = WordInteractionHead(
+        keras.layers.Embedding(VOCAB, DIM, mask_zero=True), label_ids=LABELS, document_vectors="states"
+    )
+    states = RNG.normal(size=DOCS.shape + (4,)).astype("float32")
+    got = ops.convert_to_numpy(head({"token_ids": DOCS, "token_states": states}))
+    table = ops.convert_to_numpy(head.embedding.embeddings).astype("float64")
+    projected = states.astype("float64") @ ops.convert_to_numpy(head.state_projection.kernel).astype("float64")
+    unit = lambda v: v / np.linalg.norm(v, axis=-1, keepdims=True)  # noqa: E731
+    keep_doc, keep_label = DOCS > 1, LABELS > 1
+    a = keep_label / np.maximum(keep_label.sum(-1, keepdims=True), 1)
+    s = np.einsum("btd,lwd->blwt", unit(projected), unit(table[LABELS]))
+    phi = np.stack(
+        [
+            (a * np.log1p((np.exp(-((s - mu) ** 2) / (2 * sigma**2)) * keep_doc[:, None, None, :]).sum(-1))).sum(-1)
+            for mu, sigma in zip(head.kernel_centres, head.kernel_widths)
+        ],
+        -1,
+    )
+    np.testing.assert_allclose(got, phi @ np.asarray(head.kernel_centres), atol=1e-5)
+    with pytest.raises(ValueError, match="token_states"):
+        WordInteractionHead(keras.layers.Embedding(VOCAB, DIM), document_vectors="states").build(
+            {"token_ids": (None, T)}
+        )
+
+
 @pytest.mark.parametrize(
     "kwargs, name",
     [
+        ({"document_vectors": "tokens"}, "document_vectors"),
         ({"kernel_centres": (1.0, 1.5)}, "kernel_centres"),
         ({"kernel_centres": (-1.2,)}, "kernel_centres"),
         ({"kernel_centres": ()}, "kernel_centres"),

@@ -61,6 +61,8 @@ class HierarchicalAttention(keras.layers.Layer):
             vectors and the document vector). Default 0.
         return_attention_scores: the default of the call argument of the
             same name (for a functional model that should output the scores).
+        return_token_states: the default of the call argument of the same
+            name (for a builder that feeds a head reading the tokens).
         num_languages: languages (or tasks) this one layer encodes, selected by
             the `language` call argument: the multilingual HAN of GILE section
             3.3 (Pappas & Popescu-Belis 2017). Default 1.
@@ -76,6 +78,12 @@ class HierarchicalAttention(keras.layers.Layer):
             `(h, word_scores (B, K, T), sentence_scores (B, K))`, or
             `(h, word_scores (B, T))` when flat, e.g. to plot them (as
             `keras.layers.MultiHeadAttention`). Default: the constructor's.
+        return_token_states: if True, return the document structure a label
+            head reads (`keras_labelemb.layers.label_head.DOCUMENT_KEYS`):
+            `{"pooled": h, "token_states": (B, K, T, d_w)}` (`(B, T, d_w)`
+            when flat), the word encoder's states, zero at masked words.
+            Not together with `return_attention_scores`. Default: the
+            constructor's.
 
     Output: `(B, d_h)`, `d_h` the sentence encoder's output size (word encoder's when flat).
 
@@ -117,6 +125,7 @@ class HierarchicalAttention(keras.layers.Layer):
         return_attention_scores=False,
         num_languages=1,
         share="both",
+        return_token_states=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -129,6 +138,8 @@ class HierarchicalAttention(keras.layers.Layer):
         self.dense_activation = keras.activations.get(dense_activation)
         self.dropout = check_rate("dropout", dropout)
         self.return_attention_scores = bool(return_attention_scores)
+        self.return_token_states = bool(return_token_states)
+        self._check_outputs(self.return_attention_scores, self.return_token_states)
         self.num_languages = check_positive_int("num_languages", num_languages)
         self.share = check_choice("share", share, SHARE_MODES)
         self.supports_masking = True
@@ -210,6 +221,22 @@ class HierarchicalAttention(keras.layers.Layer):
             )
         return language
 
+    @staticmethod
+    def _check_outputs(return_attention_scores, return_token_states):
+        if return_attention_scores and return_token_states:
+            raise ValueError(
+                "Ask HierarchicalAttention for attention scores or token states, not both. Received: "
+                "return_attention_scores=True, return_token_states=True"
+            )
+
+    def _outputs(self, return_attention_scores, return_token_states):
+        return_attention_scores = (
+            self.return_attention_scores if return_attention_scores is None else return_attention_scores
+        )
+        return_token_states = self.return_token_states if return_token_states is None else return_token_states
+        self._check_outputs(return_attention_scores, return_token_states)
+        return bool(return_attention_scores), bool(return_token_states)
+
     def _encode(self, encoder, attention, kind, inputs, mask, training):
         if kind == "dense":
             hidden = encoder(inputs)
@@ -219,12 +246,13 @@ class HierarchicalAttention(keras.layers.Layer):
         # Dropout on the pooled vectors rather than on every word's hidden state: the same
         # regularisation point as HAN implementations, ~T times fewer random numbers (XLA's
         # CPU random number generator made word-level dropout many times slower under jit_compile).
-        return self.encoder_dropout(pooled, training=training), scores
+        return self.encoder_dropout(pooled, training=training), scores, hidden
 
-    def call(self, inputs, mask=None, training=None, language=None, return_attention_scores=None):
+    def call(
+        self, inputs, mask=None, training=None, language=None, return_attention_scores=None, return_token_states=None
+    ):
         language = self._check_language(language)
-        if return_attention_scores is None:
-            return_attention_scores = self.return_attention_scores
+        return_attention_scores, return_token_states = self._outputs(return_attention_scores, return_token_states)
         word_encoder, word_attention = self._sublayers("word", language)
         if mask is None:
             mask = ops.ones(ops.shape(inputs)[:-1], dtype="bool")
@@ -233,13 +261,17 @@ class HierarchicalAttention(keras.layers.Layer):
         # reach neither the outputs nor (through an encoder's weights) the gradients.
         inputs = zero_masked(inputs, mask)
         if self.flat:
-            doc, word_scores = self._encode(word_encoder, word_attention, self.word_encoder, inputs, mask, training)
+            doc, word_scores, states = self._encode(
+                word_encoder, word_attention, self.word_encoder, inputs, mask, training
+            )
+            if return_token_states:
+                return {"pooled": doc, "token_states": zero_masked(states, mask)}
             return (doc, word_scores) if return_attention_scores else doc
         shape = ops.shape(inputs)
         num_sentences, num_words, dim = inputs.shape[1], inputs.shape[2], inputs.shape[3]
         words = ops.reshape(inputs, (-1, num_words, dim))
         word_mask = ops.reshape(mask, (-1, num_words))
-        sentences, word_scores = self._encode(
+        sentences, word_scores, states = self._encode(
             word_encoder, word_attention, self.word_encoder, words, word_mask, training
         )
         sentences = ops.reshape(
@@ -247,9 +279,12 @@ class HierarchicalAttention(keras.layers.Layer):
         )
         sentence_mask = ops.any(mask, axis=-1)
         sentence_encoder, sentence_attention = self._sublayers("sentence", language)
-        doc, sentence_scores = self._encode(
+        doc, sentence_scores, _ = self._encode(
             sentence_encoder, sentence_attention, self.sentence_encoder, sentences, sentence_mask, training
         )
+        if return_token_states:
+            states = ops.reshape(zero_masked(states, word_mask), (shape[0], num_sentences, num_words, -1))
+            return {"pooled": doc, "token_states": states}
         if return_attention_scores:
             return doc, ops.reshape(word_scores, (shape[0], num_sentences, num_words)), sentence_scores
         return doc
@@ -257,19 +292,25 @@ class HierarchicalAttention(keras.layers.Layer):
     def compute_mask(self, inputs, mask=None, language=None):
         return None
 
-    def compute_output_spec(self, inputs, mask=None, training=None, language=None, return_attention_scores=None):
-        if return_attention_scores is None:
-            return_attention_scores = self.return_attention_scores
-        shapes = self._output_shapes(tuple(inputs.shape), return_attention_scores)
+    def compute_output_spec(
+        self, inputs, mask=None, training=None, language=None, return_attention_scores=None, return_token_states=None
+    ):
+        return_attention_scores, return_token_states = self._outputs(return_attention_scores, return_token_states)
+        shapes = self._output_shapes(tuple(inputs.shape), return_attention_scores, return_token_states)
+        if return_token_states:
+            return {key: keras.KerasTensor(shape, dtype=self.compute_dtype) for key, shape in shapes.items()}
         specs = [keras.KerasTensor(shape, dtype=self.compute_dtype) for shape in shapes]
         return tuple(specs) if return_attention_scores else specs[0]
 
     def compute_output_shape(self, input_shape):
-        shapes = self._output_shapes(tuple(input_shape), self.return_attention_scores)
-        return shapes if self.return_attention_scores else shapes[0]
+        shapes = self._output_shapes(tuple(input_shape), self.return_attention_scores, self.return_token_states)
+        return shapes if self.return_attention_scores or self.return_token_states else shapes[0]
 
-    def _output_shapes(self, input_shape, return_attention_scores):
+    def _output_shapes(self, input_shape, return_attention_scores, return_token_states=False):
         doc = (input_shape[0], self.output_size)
+        if return_token_states:
+            states = tuple(input_shape[:-1]) + (encoder_output_size(self.word_encoder, self.word_units),)
+            return {"pooled": doc, "token_states": states}
         if not return_attention_scores:
             return (doc,)
         if self.flat:
@@ -288,6 +329,7 @@ class HierarchicalAttention(keras.layers.Layer):
             dense_activation=keras.activations.serialize(self.dense_activation),
             dropout=self.dropout,
             return_attention_scores=self.return_attention_scores,
+            return_token_states=self.return_token_states,
             num_languages=self.num_languages,
             share=self.share,
         )

@@ -5,11 +5,13 @@ import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_choice
+from keras_labelemb.layers.label_head import document_parts
 from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead, unit_vectors
 
 # Exact match, then soft levels from very similar to dissimilar (Xiong et al. 2017 use 11 levels of width 0.1).
 DEFAULT_CENTRES = (1.0, 0.9, 0.7, 0.5, 0.3, 0.1, -0.1, -0.3)
 WEIGHTINGS = ("plain", "idf")
+DOCUMENT_VECTORS = ("words", "states")
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -24,6 +26,10 @@ class WordInteractionHead(TokenLabelHead):
 
     `a_w` averages over the description's words (`description_weighting`
     `"plain"`: `1 / n`; `"idf"`: `idf_w / sum idf`, with `idf` from `adapt`).
+    With `document_vectors="states"` a document token is its encoder state
+    instead of its word vector, projected into the word space
+    (`e(t) = W s_t`, `W` trained; the document dict's `token_states`, which
+    the builders wire from the word encoder): soft matches in context.
     The first kernel (`mu` 1, width `exact_match_width`) counts exact matches,
     the others soft matches at their similarity level. `v` (one weight per
     kernel, starting at the kernel centres, so an untrained head ranks by
@@ -43,6 +49,8 @@ class WordInteractionHead(TokenLabelHead):
         kernel_width: `sigma` of every kernel but the exact-match one. Default 0.1.
         exact_match_width: `sigma` of the kernels centred at 1. Default 1e-3.
         description_weighting: `"plain"` (default) or `"idf"`.
+        document_vectors: `"words"` (default: the shared embedding of the
+            document's ids) or `"states"` (the projected `token_states`).
         ignored_ids: ids that never match. Default `(1,)` (unknown word).
         kernel_weight_initializer: initial `v` (default: the kernel centres).
         bias_initializer: initial `b`.
@@ -65,6 +73,7 @@ class WordInteractionHead(TokenLabelHead):
         "kernel_width",
         "exact_match_width",
         "description_weighting",
+        "document_vectors",
         "ignored_ids",
         "kernel_weight_initializer",
     )
@@ -79,6 +88,7 @@ class WordInteractionHead(TokenLabelHead):
         kernel_width=0.1,
         exact_match_width=1e-3,
         description_weighting="plain",
+        document_vectors="words",
         ignored_ids=(UNKNOWN_ID,),
         kernel_weight_initializer=None,
         bias_initializer="zeros",
@@ -98,6 +108,7 @@ class WordInteractionHead(TokenLabelHead):
         self.kernel_width = float(kernel_width)
         self.exact_match_width = float(exact_match_width)
         self.description_weighting = check_choice("description_weighting", description_weighting, WEIGHTINGS)
+        self.document_vectors = check_choice("document_vectors", document_vectors, DOCUMENT_VECTORS)
         self.kernel_weight_initializer = keras.initializers.get(
             kernel_weight_initializer or keras.initializers.Constant(np.asarray(centres, "float32"))
         )
@@ -115,6 +126,17 @@ class WordInteractionHead(TokenLabelHead):
 
     def build(self, input_shape):
         super().build(input_shape)
+        if self.document_vectors == "states":
+            states = input_shape.get("token_states")
+            if states is None or states[-1] is None:
+                raise ValueError(
+                    "WordInteractionHead(document_vectors='states') reads `token_states` (B, T, d_t) of the document "
+                    f"dict. Received: token_states with shape {states}"
+                )
+            self.state_projection = keras.layers.Dense(
+                self.embedding.output_dim, use_bias=False, dtype=self.dtype_policy, name="state_projection"
+            )
+            self.state_projection.build((None, states[-1]))
         self.kernel_weights = self.add_weight(
             name="kernel_weights", shape=(len(self.kernel_centres),), initializer=self.kernel_weight_initializer
         )
@@ -133,7 +155,18 @@ class WordInteractionHead(TokenLabelHead):
     def kernel_features(self, inputs, label_embeddings):
         """`phi` `(B, L, K)`: the pooled soft-match features of every document and label."""
         ids, keep = self.document_ids(inputs)
-        documents = unit_vectors(ops.cast(self.embedding(ids), "float32")) * ops.cast(keep, "float32")[..., None]
+        if self.document_vectors == "states":
+            states = document_parts(inputs)["token_states"]
+            if states is None:
+                raise ValueError(
+                    "WordInteractionHead(document_vectors='states') reads `token_states` of the document dict. "
+                    "Received: no token_states"
+                )
+            states = ops.reshape(states, (ops.shape(ids)[0], ops.shape(ids)[1], states.shape[-1]))
+            vectors = self.state_projection(states)
+        else:
+            vectors = self.embedding(ids)
+        documents = unit_vectors(ops.cast(vectors, "float32")) * ops.cast(keep, "float32")[..., None]
         similarity = ops.einsum("btd,lwd->blwt", documents, ops.cast(label_embeddings["vectors"], "float32"))
         present = ops.cast(keep, "float32")[:, None, None, :]
         weights = ops.cast(label_embeddings["weights"], "float32")[None]
@@ -156,6 +189,7 @@ class WordInteractionHead(TokenLabelHead):
             kernel_width=self.kernel_width,
             exact_match_width=self.exact_match_width,
             description_weighting=self.description_weighting,
+            document_vectors=self.document_vectors,
             kernel_weight_initializer=keras.initializers.serialize(self.kernel_weight_initializer),
         )
         return config

@@ -6,7 +6,7 @@ import keras
 import numpy as np
 
 from keras_labelemb.layers import HierarchicalAttention, LabelHead
-from keras_labelemb.models.head_specs import HEAD_OPTIONS, HEAD_TYPES, apply_head, build_head, head_spec
+from keras_labelemb.models.head_specs import HEAD_CLASSES, HEAD_OPTIONS, HEAD_TYPES, apply_head, build_head, head_spec
 
 __all__ = ["HEAD_OPTIONS", "HEAD_TYPES", "build_head", "document_classifier", "head_spec"]
 
@@ -255,7 +255,9 @@ def document_classifier(
     words = embedding(ids)
     if embedding_dropout:
         words = keras.layers.Dropout(embedding_dropout, name="embedding_dropout")(words)
-    document = HierarchicalAttention(
+    # A head that reads the tokens also gets the word encoder's states (flattened over sentences).
+    reads_tokens = layer.reads_tokens if layer is not None else HEAD_CLASSES[spec["type"]].reads_tokens
+    encoded = HierarchicalAttention(
         word_encoder=encoder,
         word_units=encoder_units,
         sentence_encoder=encoder,
@@ -263,14 +265,16 @@ def document_classifier(
         attention_units=attention_units,
         flat=flat,
         dropout=dropout,
+        return_token_states=reads_tokens,
         name="document_encoder",
     )(words)
+    document, states = (encoded["pooled"], encoded["token_states"]) if reads_tokens else (encoded, None)
     if layer is None:
         count = len(label_ids) if label_ids is not None else num_labels
         bias_initializer = keras.initializers.Constant(_output_bias_start(prior_logit, count))
         head_embedding = label_embedding if label_embedding is not None else embedding
         layer = build_head(spec, head_embedding, document.shape[-1], label_ids, count, bias_initializer)
-    logits = apply_head(layer, document, ids)
+    logits = apply_head(layer, document, ids, states)
     head_name = spec.get("variant", spec["type"]) if spec is not None else type(layer).__name__.lower()
     return keras.Model(ids, logits, name=name or f"{head_name}_{kind}")
 

@@ -10,6 +10,9 @@ from keras import ops
 
 
 def _as_list(value):
+    """Outputs as a list: a tuple's in order, a dict's by sorted key (as `keras.tree` flattens a model's)."""
+    if isinstance(value, dict):
+        return [value[key] for key in sorted(value)]
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
@@ -18,7 +21,9 @@ def _numpy(outputs):
 
 
 def _shapes(shape):
-    """A shape or a tuple of shapes, as a list of tuples."""
+    """A shape, a tuple of shapes or a dict of them (by sorted key), as a list of tuples."""
+    if isinstance(shape, dict):
+        return [tuple(shape[key]) for key in sorted(shape)]
     return [tuple(s) for s in shape] if shape and isinstance(shape[0], (tuple, list)) else [tuple(shape)]
 
 
@@ -136,7 +141,7 @@ def run_layer_test(
         input_data: a NumPy array, batch first; or a dict of them (the
             document dict of a head that reads tokens: `mask` then stays
             None, a `token_mask` entry being the mask).
-        expected_output_shape: output shape, or a tuple of shapes for several outputs.
+        expected_output_shape: output shape, or a tuple (or dict) of shapes for several outputs.
         mask: optional boolean NumPy mask passed as `mask=`.
         call_kwargs: extra call arguments.
     """
