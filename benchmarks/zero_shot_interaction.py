@@ -3,11 +3,14 @@
 The learned heads of `python -m benchmarks.reuters` score a label from one document
 vector and stay far below untrained tf-idf matching on the held-out labels. This
 tries the other candidate the issue names: an interaction between document words and
-label words. For each (document, label) pair, K-NRM-style kernel pooling (Xiong et
-al., SIGIR 2017) turns the cosine similarities between each description word and
-every document word into soft match counts at 8 similarity levels (exact match,
-0.9, 0.7, ... -0.3), `log(1 + count)` averaged over the description's words (plain
-or idf-weighted), and the tf-idf cosine joins them as a ninth feature. A linear
+label words. For each (document, label) pair, the library's `WordInteractionHead`
+(K-NRM kernel pooling, Xiong et al., SIGIR 2017; its default kernels, over the frozen
+word vectors) turns the cosine similarities between each description word and every
+document word into soft match counts at 8 similarity levels (exact match, 0.9, 0.7,
+... -0.3), `log(1 + count)` averaged over the description's words (plain or
+idf-weighted; padding and the unknown word never match), and the tf-idf cosine joins
+them as a ninth feature. (Until 2026-11-25 the features came from a NumPy copy of
+the equation that let unknown words match each other.) A linear
 scorer over these 9 label-independent features is trained on the seen labels with
 a per-document softmax over the labels (listwise, towards the document's positives),
 then it scores the held-out labels. The variant (plain or idf-weighted) and the L2
@@ -38,6 +41,7 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
+import keras  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy.optimize import minimize  # noqa: E402
 
@@ -49,9 +53,8 @@ from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
 from benchmarks.word_vectors import vectors_line  # noqa: E402
 from keras_labelemb.datasets import restrict_labels, zero_shot_split  # noqa: E402
 from keras_labelemb.evaluation import ranking_report  # noqa: E402
+from keras_labelemb.layers import WordInteractionHead  # noqa: E402
 
-KERNEL_CENTRES = np.array([1.0, 0.9, 0.7, 0.5, 0.3, 0.1, -0.1, -0.3])
-KERNEL_WIDTHS = np.array([1e-3] + [0.1] * 7)  # the first counts exact matches only
 L2_GRID = (0.0, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
 
 
@@ -64,35 +67,30 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
-def document_frequencies(ids, vocabulary_size):
-    """Smoothed idf of every vocabulary id over the documents `ids` `(N, ...)` (0 = padding)."""
-    counts = np.zeros(vocabulary_size)
-    for row in ids.reshape(len(ids), -1):
-        counts[np.unique(row[row > 0])] += 1
-    return np.log((1 + len(ids)) / (1 + counts)) + 1
+def interaction_head(vectors, label_ids, idf_from=None):
+    """The library's `WordInteractionHead` over frozen `vectors` (its default kernels), idf-weighted over
+    descriptions when `idf_from` (token ids of documents) is given."""
+    embedding = keras.layers.Embedding(
+        len(vectors), vectors.shape[1], embeddings_initializer=keras.initializers.Constant(vectors), trainable=False
+    )
+    weighting = "plain" if idf_from is None else "idf"
+    head = WordInteractionHead(embedding, label_ids=label_ids, description_weighting=weighting)
+    head.build({"token_ids": (None, None)})
+    if idf_from is not None:
+        head.adapt(idf_from)
+    return head
 
 
-def kernel_features(document_ids, label_ids, unit_vectors, word_weights=None):
-    """`(N, L, 8)` soft match features: for each description word, `log(1 + sum_j kernel(cos(word, doc word j)))`,
-    averaged over the description's words (weighted by `word_weights[id]` when given). An empty document
-    gives zeros."""
-    words = [row[row > 0] for row in label_ids]
-    flat = np.concatenate(words)
-    owner = np.repeat(np.arange(len(words)), [len(w) for w in words])
-    weights = np.ones(len(flat)) if word_weights is None else word_weights[flat]
-    norm = np.bincount(owner, weights=weights, minlength=len(words))
-    queries = unit_vectors[flat]
-    features = np.zeros((len(document_ids), len(words), len(KERNEL_CENTRES)), "float32")
-    for n, row in enumerate(document_ids.reshape(len(document_ids), -1)):
-        doc = row[row > 0]
-        if len(doc) == 0:
-            continue
-        similarity = queries @ unit_vectors[doc].T  # (description words, document words)
-        kernels = np.exp(-((similarity[..., None] - KERNEL_CENTRES) ** 2) / (2 * KERNEL_WIDTHS**2)).sum(axis=1)
-        summed = np.zeros((len(words), len(KERNEL_CENTRES)))
-        np.add.at(summed, owner, np.log1p(kernels) * weights[:, None])
-        features[n] = summed / np.maximum(norm, 1e-12)[:, None]
-    return features
+def kernel_features(head, document_ids, label_ids, batch_size=32):
+    """`(N, L, K)` soft match features of `head` (`WordInteractionHead.kernel_features`) for every document
+    and label, in batches of documents."""
+    labels = head.embed_labels(label_ids)
+    return np.concatenate(
+        [
+            np.asarray(head.kernel_features({"token_ids": document_ids[i : i + batch_size]}, labels))
+            for i in range(0, len(document_ids), batch_size)
+        ]
+    )
 
 
 def fit_listwise(features, targets, l2):
@@ -120,7 +118,6 @@ def run_split(word_vectors, seed):
     data = setup.data
     seen, unseen, train_data, _ = reuters.zero_shot_labels(setup)
     vectors = setup.word_vectors(train_data.train_texts + train_data.val_texts)
-    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     ids = {
         "train": setup.ids(train_data.train_texts),
         "val": setup.ids(train_data.val_texts),
@@ -135,7 +132,6 @@ def run_split(word_vectors, seed):
     }
     descriptions = {split: [data.label_descriptions[j] for j in labels[split]] for split in labels}
     lexical = {split: tfidf_match_scores(train_data.train_texts, texts[split], descriptions[split]) for split in texts}
-    idf = document_frequencies(ids["train"], len(unit))
     # The zero-shot validation inside the seen labels: positions (into `seen`) fitted and held out.
     inner_seen, inner_unseen = zero_shot_split(train_data, unseen_fraction=0.2, exclude_top=10, seed=seed)
     inner_train = targets["train"][:, inner_unseen].sum(axis=1) == 0  # their training documents removed
@@ -155,10 +151,9 @@ def run_split(word_vectors, seed):
         return report["label_ranking_average_precision"]
 
     record("tf-idf cosine (untrained)", lexical["val"], lexical["test"], untrained_held_out(lexical["val"]))
-    for weighting, word_weights in (("plain", None), ("idf-weighted", idf)):
-        features = {
-            split: kernel_features(ids[split], setup.label_ids[labels[split]], unit, word_weights) for split in ids
-        }
+    for weighting, idf_from in (("plain", None), ("idf-weighted", ids["train"])):
+        head = interaction_head(vectors, setup.label_ids[seen], idf_from)
+        features = {split: kernel_features(head, ids[split], setup.label_ids[labels[split]]) for split in ids}
         exact = {split: f[..., 0] for split, f in features.items()}
         name = f"exact-match kernel, {weighting} (untrained)"
         record(name, exact["val"], exact["test"], untrained_held_out(exact["val"]))
