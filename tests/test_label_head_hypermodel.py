@@ -80,6 +80,23 @@ def test_conditional_hyperparameters_are_active_only_for_their_head():
     assert conditions["head"] == [] and conditions["learning_rate"] == []
 
 
+def test_heads_that_read_tokens_are_searched_beside_gile():
+    """Every head of the registry can be a trial's head; only GILE has a searched option among these."""
+    model = hypermodel(
+        heads=("gile", "lexical", "hybrid"),
+        head_options={"hybrid": {"components": ["lexical", "interaction"], "standardize": True}},
+    )
+    x, y = data(8, 0)
+    for head, layer_name in (("lexical", "lexical_match_head"), ("hybrid", "hybrid_head")):
+        hp = fixed(head=head)
+        built = model.build(hp)
+        assert sorted(hp.values) == ["dropout", "head", "learning_rate"]  # joint_dim is GILE's: inactive
+        assert built.layers[-1].name == layer_name and built.predict(x, verbose=0).shape == y.shape
+    assert model.build(fixed(head="hybrid")).layers[-1].standardize
+    with pytest.raises(ValueError, match="components"):
+        hypermodel(heads=("gile", "hybrid"))  # a hybrid needs its components
+
+
 def test_default_search_space_samples_what_it_promises():
     model = LabelHeadHyperModel(VOCAB, LABELS, **FLAT)
     hp = keras_tuner.HyperParameters()
@@ -237,6 +254,7 @@ def test_best_validation_f1_callback_as_objective(tmp_path):
         (dict(head_options={"gile": {"depth": 2}}), r"\['depth'\] belong to another head"),
         (dict(head_options={"gile": {"joint_dim": 8}}), "cannot fix 'joint_dim'"),
         (dict(head_options={"linear": {}}), "head_options"),
+        (dict(heads=("gile", "linear")), "heads"),
         (dict(encoder_unit=8), "encoder_unit=8"),
         (dict(max_tokens=None), "max_tokens=None"),
         (dict(flat=False, max_tokens=None), "max_sentences=None"),

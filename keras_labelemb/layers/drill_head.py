@@ -170,6 +170,7 @@ class DrillHead(LabelHead):
     """
 
     # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
+    searched_option = "depth"
     spec_options = (
         "variant",
         "depth",

@@ -122,6 +122,7 @@ class GileHead(LabelHead):
     """
 
     # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
+    searched_option = "joint_dim"
     spec_options = ("joint_dim", "variant", "activation", "label_encoder", "kernel_initializer")
 
     def __init__(

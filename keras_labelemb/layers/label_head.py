@@ -157,6 +157,8 @@ class LabelHead(keras.layers.Layer):
     scores_depend_on_label_set = False
     # The constructor arguments a builder's head spec may set (`models/head_specs.py`); a head declares its own.
     spec_options = ()
+    # The one option of `spec_options` that `LabelHeadHyperModel` searches for this head (None: nothing).
+    searched_option = None
 
     def __init__(self, embedding=None, label_ids=None, label_encoder=None, num_labels=None, label_dim=None, **kwargs):
         super().__init__(**kwargs)

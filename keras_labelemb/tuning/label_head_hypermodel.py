@@ -6,6 +6,7 @@ import keras_tuner
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
 from keras_labelemb.models.document_classifier import document_classifier, head_spec
+from keras_labelemb.models.head_specs import HEAD_CLASSES
 from keras_labelemb.tuning._search_space import (
     _check_jit_compile,
     _check_logit_metrics,
@@ -17,7 +18,12 @@ from keras_labelemb.tuning._search_space import (
     _range,
 )
 
-HEADS = ("gile", "drill")
+# Every head of the registry that scores labels from their descriptions (the linear head has a weight per label).
+HEADS = tuple(name for name in HEAD_CLASSES if name != "linear")
+DEFAULT_HEADS = ("gile", "drill")
+# The option each head has searched (`LabelHead.searched_option`), and the hypermodel argument with its values.
+SEARCHED_OPTIONS = {name: cls.searched_option for name, cls in HEAD_CLASSES.items() if cls.searched_option}
+_SEARCHED_VALUES = {"joint_dim": "joint_dims", "depth": "depths"}
 # Arguments of `document_classifier` that the hypermodel sets itself, with the
 # constructor argument that searches (or fixes) each of them.
 _SEARCHED = {
@@ -60,11 +66,17 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
 
     | hyperparameter  | values                               | active when      |
     |-----------------|--------------------------------------|------------------|
-    | `head`          | `heads`: `"gile"`, `"drill"`         | always           |
+    | `head`          | `heads`: `"gile"`, `"drill"`, ...    | always           |
     | `joint_dim`     | `joint_dims` (GILE's `d_j`)          | `head == "gile"` |
     | `depth`         | `depths` (DRILL's `k`)               | `head == "drill"`|
     | `dropout`       | `dropout` (encoder dropout), uniform | always           |
     | `learning_rate` | `learning_rate`, log-uniform         | always           |
+
+    `heads` may name every head of the registry that scores labels from their
+    descriptions (`HEADS`: also `"lexical"`, `"interaction"`, `"embedding"`,
+    `"hybrid"`; a hybrid's `components` go in `head_options`). A head searches
+    the option its class names (`LabelHead.searched_option`: GILE's
+    `joint_dim`, DRILL's `depth`); the others have only their fixed options.
 
     `joint_dim` and `depth` are conditional hyperparameters
     (`hp.conditional_scope("head", ...)`): a trial of one head neither records
@@ -96,7 +108,8 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
     Args:
         vocabulary_size: int, size of the word vocabulary (0 = padding, 1 = unknown).
         label_ids: `(L, Lw)` int array, token ids of the label descriptions.
-        heads: `"gile"` or `"drill"`, or a list of them. Defaults to both.
+        heads: a head name of `HEADS` or a list of them. Defaults to
+            `("gile", "drill")`.
         joint_dims: positive int or list of them, the joint-space dimension
             `d_j` of the GILE head. Defaults to `(100, 250, 500, 1000)`.
         depths: non-negative int or list of them, the label-network depth `k`
@@ -160,7 +173,7 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
         self,
         vocabulary_size,
         label_ids,
-        heads=HEADS,
+        heads=DEFAULT_HEADS,
         joint_dims=(100, 250, 500, 1000),
         depths=(1, 2, 3, 4),
         dropout=(0.0, 0.5),
@@ -193,13 +206,15 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
                     f"`head_options` maps a searched head ({list(self.heads)}) to a dict of options. "
                     f"Received: head_options={head_options!r}"
                 )
-            searched = {"gile": "joint_dim", "drill": "depth"}[head]
-            if searched in options or "type" in options:
+        for head in self.heads:
+            options = head_options.get(head, {})
+            searched = SEARCHED_OPTIONS.get(head)
+            if "type" in options or (searched is not None and searched in options):
                 raise ValueError(
-                    f"`head_options[{head!r}]` cannot fix {searched!r} or 'type' (searched: pass "
-                    f"`{searched}s=`). Received: head_options={head_options!r}"
+                    f"`head_options[{head!r}]` cannot fix {searched or 'type'!r} (searched: pass "
+                    f"`{_SEARCHED_VALUES.get(searched, 'heads')}=`). Received: head_options={head_options!r}"
                 )
-            head_spec({"type": head, **options})  # unknown options raise here, naming them
+            head_spec({"type": head, **options})  # unknown or missing options (a hybrid's components) raise here
         return head_options
 
     @staticmethod
@@ -231,16 +246,14 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
         """Registers the search space in `hp` and returns this trial's values as builder arguments."""
         head = _choice(hp, "head", self.heads)
         spec = {"type": head, **self.head_options.get(head, {})}
-        if "gile" in self.heads:
-            with hp.conditional_scope("head", ["gile"]):
-                joint_dim = _choice(hp, "joint_dim", self.joint_dims)
-            if head == "gile":
-                spec["joint_dim"] = joint_dim
-        if "drill" in self.heads:
-            with hp.conditional_scope("head", ["drill"]):
-                depth = _choice(hp, "depth", self.depths)
-            if head == "drill":
-                spec["depth"] = depth
+        for kind in self.heads:
+            option = SEARCHED_OPTIONS.get(kind)
+            if option is None:
+                continue
+            with hp.conditional_scope("head", [kind]):
+                value = _choice(hp, option, getattr(self, _SEARCHED_VALUES[option]))
+            if head == kind:
+                spec[option] = value
         return {
             "head": spec,
             "dropout": _float(hp, "dropout", self.dropout),
