@@ -4,8 +4,9 @@ The backend is fixed when keras is first imported, and this pytest process has
 already imported keras with the TensorFlow backend, so the test runs THIS FILE
 as a script in fresh subprocesses with `KERAS_BACKEND` set, one per backend and
 group of checks so that pytest's two workers share them. The script runs every
-case of tests/layer_cases.py through the shared `run_layer_test` (the same cases
-tests/test_layer_contracts.py runs under TensorFlow), trains a small `gile_han`
+case of tests/layer_cases.py but the configurations of `OTHER_BACKENDS_SKIP`
+through the shared `run_layer_test` (the cases tests/test_layer_contracts.py
+runs under TensorFlow), trains a small `gile_han`
 model end to end, swaps its label set with `set_labels`, trains with
 `SampledLabelModel`, and trains and decodes a small CNLE. Under JAX all of it
 compiles with XLA (`jit_compile=True`); under PyTorch it runs eagerly, Keras'
@@ -102,9 +103,9 @@ def _jit_compile():
 
 
 def _layer_cases(group):
-    from layer_cases import CASES, CNLE_CASES, TENSORFLOW_ONLY, run_case
+    from layer_cases import CASES, CNLE_CASES, OTHER_BACKENDS_SKIP, TENSORFLOW_ONLY, run_case
 
-    names = CNLE_CASES if group == "cnle" else set(CASES) - CNLE_CASES - TENSORFLOW_ONLY
+    names = (CNLE_CASES if group == "cnle" else set(CASES) - CNLE_CASES - TENSORFLOW_ONLY) - OTHER_BACKENDS_SKIP
     return [(name, lambda name=name: run_case(name)) for name in sorted(names)]
 
 
