@@ -18,11 +18,9 @@ CNLE with the same vectors in `benchmarks/results/cnle.json`, read from there wh
 present.
 
 Run time on 2 CPU cores: the stored run (`--tuner bayesian --trials 4 --epochs 2
---final-epochs 6`, 14 epochs) took 54 minutes (3,269 s) while test and profiling runs
-shared the cores (69 to 673 s per epoch, the longest including a pause for a test run);
-an earlier random search of the same size took 65 minutes beside another benchmark (170
-to 480 s per epoch, d = 256 the slow end), so the defaults (6 trials x 3 epochs plus 8
-final epochs, 26 epochs) take about two hours; `--patience` may stop the final run
+--final-epochs 6`, 14 epochs) took 54 minutes (3,269 s, its results file) while test and
+profiling runs shared the cores, so the defaults (6 trials x 3 epochs plus 8 final
+epochs, 26 epochs) take about two hours; `--patience` may stop the final run
 early. `--quick` (300 training documents, 40 tokens, tiny models, 2 trials x 1 epoch)
 under 2 minutes (101 s measured while other jobs shared the cores; most of it is tracing
 the models).

@@ -9,9 +9,9 @@ of Jason Rennie's `20news-bydate.tar.gz`, read as latin-1).
 
 Headers. Every message starts with mail/news headers (`From:`, `Subject:`,
 `Organization:`, `Lines:` ...) up to the first blank line. They leak the
-newsgroup (posters, organisations and subjects recur within a group), so a
-bag-of-words SVM makes far fewer errors with them than Johnson & Zhang's
-17.47%, and matches that figure without them (benchmarks/README.md).
+newsgroup (posters, organisations and subjects recur within a group); the
+library's results (benchmarks/README.md) are all without them, where a
+tuned bag-of-words SVM is close to Johnson & Zhang's 17.47%.
 `remove_headers=True` (the default) drops everything up to the first blank
 line, as scikit-learn's `fetch_20newsgroups(remove=("headers",))` does; the
 body, signatures and quoted replies are kept. `keep_subject=True` puts the
