@@ -5,3 +5,9 @@ Shared pieces live beside the scripts: `report` (what every result file records)
 untrained zero-shot scorers), `seeds` (mean ± sample std over seeds), `tables`
 (Markdown tables).
 """
+
+import os
+
+# `python -m benchmarks.<name>` (or `tuning.<name>`) imports this package before the script: TensorFlow's C++ log
+# level is set here, before any script imports TensorFlow, so the scripts import in the usual order.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")

@@ -46,31 +46,29 @@ import pathlib
 import tempfile
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import numpy as np
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-
-from benchmarks import reuters as reuters_benchmark  # noqa: E402
-from benchmarks.baselines import svm_classification_report, tuned_linear_svc  # noqa: E402
-from benchmarks.report import RESULTS, code_version, command_line, results_header, write_report  # noqa: E402
-from benchmarks.tables import markdown_table  # noqa: E402
-from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps  # noqa: E402
-from benchmarks.token_ids import token_ids  # noqa: E402
-from benchmarks.word_vectors import glove50  # noqa: E402
-from keras_labelemb.datasets import load_newsgroups, load_reuters  # noqa: E402
-from keras_labelemb.evaluation import classification_report, sigmoid  # noqa: E402
-from keras_labelemb.models import (  # noqa: E402
+from benchmarks import reuters as reuters_benchmark
+from benchmarks.baselines import svm_classification_report, tuned_linear_svc
+from benchmarks.report import RESULTS, code_version, command_line, results_header, write_report
+from benchmarks.tables import markdown_table
+from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
+from benchmarks.token_ids import token_ids
+from benchmarks.word_vectors import glove50
+from keras_labelemb.datasets import load_newsgroups, load_reuters
+from keras_labelemb.evaluation import classification_report, sigmoid
+from keras_labelemb.models import (
     cnle,
     cnle_optimizer,
     cnle_training_model,
     compile_cnle_training_model,
     find_label_head,
 )
-from keras_labelemb.plotting import plot_co_attention  # noqa: E402
-from keras_labelemb.text import TextVectorizer  # noqa: E402
-from keras_labelemb.text.label_sequences import label_sequences  # noqa: E402
-from keras_labelemb.training import DecodedValidation, decoded_set_scores, pretrain_word_vectors  # noqa: E402
+from keras_labelemb.plotting import plot_co_attention
+from keras_labelemb.text import TextVectorizer
+from keras_labelemb.text.label_sequences import label_sequences
+from keras_labelemb.training import DecodedValidation, decoded_set_scores, pretrain_word_vectors
 
 MODELS = {"cnle": None, "no_label_embedding": "no_label_embedding", "no_text_to_label": "no_text_to_label_attention"}
 DATASETS = ("reuters", "newsgroups")

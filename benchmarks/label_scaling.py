@@ -41,18 +41,16 @@ import subprocess
 import sys
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import numpy as np
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-
-from benchmarks.report import REPO, RESULTS, write_report  # noqa: E402
-from benchmarks.tables import markdown_table  # noqa: E402
-from benchmarks.timing import round_robin, speed_ratio, train_steps  # noqa: E402
-from keras_labelemb.layers import GileHead  # noqa: E402
-from keras_labelemb.losses import SampledSigmoidLoss  # noqa: E402
-from keras_labelemb.models import gile_wan  # noqa: E402
-from keras_labelemb.training import SampledLabelModel  # noqa: E402
+from benchmarks.report import REPO, RESULTS, write_report
+from benchmarks.tables import markdown_table
+from benchmarks.timing import round_robin, speed_ratio, train_steps
+from keras_labelemb.layers import GileHead
+from keras_labelemb.losses import SampledSigmoidLoss
+from keras_labelemb.models import gile_wan
+from keras_labelemb.training import SampledLabelModel
 
 MODES = ("full", "sampled_0.3%", "sampled_256")
 

@@ -52,21 +52,19 @@ import json
 import os
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import numpy as np
+import tensorflow as tf
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-from benchmarks.report import RESULTS, write_report  # noqa: E402
-from benchmarks.seeds import seed_summary  # noqa: E402
-from benchmarks.tables import mean_pm_std  # noqa: E402
-from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps  # noqa: E402
-from keras_labelemb.datasets import load_ptb, load_wikitext2  # noqa: E402
-from keras_labelemb.datasets.language_modeling import num_bptt_batches  # noqa: E402
-from keras_labelemb.metrics import Perplexity  # noqa: E402
-from keras_labelemb.models import drill_lm, find_label_head  # noqa: E402
-from keras_labelemb.training import ResetStates, reset_states  # noqa: E402
+from benchmarks.report import RESULTS, write_report
+from benchmarks.seeds import seed_summary
+from benchmarks.tables import mean_pm_std
+from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
+from keras_labelemb.datasets import load_ptb, load_wikitext2
+from keras_labelemb.datasets.language_modeling import num_bptt_batches
+from keras_labelemb.metrics import Perplexity
+from keras_labelemb.models import drill_lm, find_label_head
+from keras_labelemb.training import ResetStates, reset_states
 
 # name -> (head, drill options): DRILL Table 4, in its order.
 CONFIGS = {

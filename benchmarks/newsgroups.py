@@ -59,28 +59,25 @@ oh_lstmp_full_gates, svm_bow, svm_123gram} as fractions, `speedup_no_gates`,
 
 import argparse
 import json
-import os
 import pathlib
 import tempfile
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import numpy as np
+import tensorflow as tf
+from keras import ops
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-from keras import ops  # noqa: E402
-
-from benchmarks.baselines import tuned_linear_svc  # noqa: E402
-from benchmarks.report import RESULTS, write_report  # noqa: E402
-from benchmarks.tables import markdown_table  # noqa: E402
-from benchmarks.timing import round_robin, speed_ratio  # noqa: E402
-from benchmarks.token_ids import token_ids  # noqa: E402
-from keras_labelemb.datasets import load_newsgroups  # noqa: E402
-from keras_labelemb.layers import RegionLSTM, RegionPooling  # noqa: E402
-from keras_labelemb.models import oh_2lstmp  # noqa: E402
-from keras_labelemb.text import TextVectorizer  # noqa: E402
-from keras_labelemb.training import train_tv_embeddings  # noqa: E402
+from benchmarks.baselines import tuned_linear_svc
+from benchmarks.report import RESULTS, write_report
+from benchmarks.tables import markdown_table
+from benchmarks.timing import round_robin, speed_ratio
+from benchmarks.token_ids import token_ids
+from keras_labelemb.datasets import load_newsgroups
+from keras_labelemb.layers import RegionLSTM, RegionPooling
+from keras_labelemb.models import oh_2lstmp
+from keras_labelemb.text import TextVectorizer
+from keras_labelemb.training import train_tv_embeddings
 
 PARTS = ("svm", "supervised", "tv", "full", "speed")
 PAPER = {"oh_2lstmp": 0.1332, "svm_bow": 0.1747, "svm_123gram": 0.1585}

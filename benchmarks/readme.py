@@ -117,6 +117,10 @@ ZERO_SHOT_RUNS = {
         "standardised hybrid head (lexical + embedding match + interaction + GILE, trained end to end), fresh splits",
     ),
     "zero_shot_episodic": ("hybrid_episodic", "standardised hybrid, blend fitted on a zero-shot episode"),
+    "zero_shot_selection_fresh": (
+        "selected",
+        "scorer chosen on held-out seen labels (untrained matching or a trained standardised hybrid), fresh splits",
+    ),
 }
 # What a hybrid must beat: the untrained matchers, and each of its components alone where the run has it.
 ZERO_SHOT_BARS = ("tfidf_match", "untrained_fusion", "embedding_cosine", "gile", "interaction")

@@ -35,16 +35,13 @@ Run time on 2 CPU cores: about 70 minutes with the defaults; `--quick` about 5.
 """
 
 import argparse
-import os
 import time
 import warnings
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import tensorflow as tf
 
-import keras  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-from benchmarks.baselines import (  # noqa: E402
+from benchmarks.baselines import (
     blend_scores,
     choose_blend_weight,
     embedding_cosine_scores,
@@ -53,26 +50,26 @@ from benchmarks.baselines import (  # noqa: E402
     tfidf_match_scores,
     tuned_linear_svc,
 )
-from benchmarks.report import RESULTS, write_report  # noqa: E402
-from benchmarks.seeds import seed_summary  # noqa: E402
-from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
-from benchmarks.timing import round_robin, speed_ratio, train_steps  # noqa: E402
-from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line  # noqa: E402
-from keras_labelemb.datasets import (  # noqa: E402
+from benchmarks.report import RESULTS, write_report
+from benchmarks.seeds import seed_summary
+from benchmarks.tables import markdown_table, mean_pm_std
+from benchmarks.timing import round_robin, speed_ratio, train_steps
+from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
+from keras_labelemb.datasets import (
     labels_without_training_documents,
     load_reuters,
     remove_unseen_from_train,
     restrict_labels,
     zero_shot_split,
 )
-from keras_labelemb.evaluation import (  # noqa: E402
+from keras_labelemb.evaluation import (
     classification_report,
     ranking_report,
     sigmoid,
 )
-from keras_labelemb.models import document_classifier, set_labels  # noqa: E402
-from keras_labelemb.text import TextVectorizer  # noqa: E402
-from keras_labelemb.training import BestValidationF1, pretrain_word_vectors  # noqa: E402
+from keras_labelemb.models import document_classifier, set_labels
+from keras_labelemb.text import TextVectorizer
+from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
 
 # The spine's zero-shot heads (the keys of `summary.zeroshot_avgpr`), then DrillHead beside them.
 SPINE_ZERO_SHOT_HEADS = ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input")

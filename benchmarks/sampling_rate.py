@@ -43,24 +43,22 @@ import json
 import os
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import numpy as np
+import tensorflow as tf
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-from benchmarks.baselines import svm_classification_report, tuned_linear_svc  # noqa: E402
-from benchmarks.report import RESULTS, write_report  # noqa: E402
-from benchmarks.seeds import seed_summary  # noqa: E402
-from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
-from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps  # noqa: E402
-from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line  # noqa: E402
-from keras_labelemb.datasets import load_reuters  # noqa: E402
-from keras_labelemb.evaluation import classification_report, sigmoid  # noqa: E402
-from keras_labelemb.losses import SampledSigmoidLoss  # noqa: E402
-from keras_labelemb.models import document_classifier  # noqa: E402
-from keras_labelemb.text import TextVectorizer  # noqa: E402
-from keras_labelemb.training import BestValidationF1, SampledLabelModel, pretrain_word_vectors  # noqa: E402
+from benchmarks.baselines import svm_classification_report, tuned_linear_svc
+from benchmarks.report import RESULTS, write_report
+from benchmarks.seeds import seed_summary
+from benchmarks.tables import markdown_table, mean_pm_std
+from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
+from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
+from keras_labelemb.datasets import load_reuters
+from keras_labelemb.evaluation import classification_report, sigmoid
+from keras_labelemb.losses import SampledSigmoidLoss
+from keras_labelemb.models import document_classifier
+from keras_labelemb.text import TextVectorizer
+from keras_labelemb.training import BestValidationF1, SampledLabelModel, pretrain_word_vectors
 
 RATES = ("0.1", "0.25", "0.5", "1.0")
 

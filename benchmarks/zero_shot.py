@@ -37,21 +37,18 @@ Writes benchmarks/results/zero_shot.json and .md.
 """
 
 import argparse
-import os
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import numpy as np
+import tensorflow as tf
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-from benchmarks.baselines import embedding_cosine_scores, random_ranking_expectation  # noqa: E402
-from benchmarks.noise_rule import paired_comparison  # noqa: E402
-from benchmarks.report import RESULTS, write_report  # noqa: E402
-from benchmarks.seeds import mean_std  # noqa: E402
-from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
-from keras_labelemb.datasets import (  # noqa: E402
+from benchmarks.baselines import embedding_cosine_scores, random_ranking_expectation
+from benchmarks.noise_rule import paired_comparison
+from benchmarks.report import RESULTS, write_report
+from benchmarks.seeds import mean_std
+from benchmarks.tables import markdown_table, mean_pm_std
+from keras_labelemb.datasets import (
     aapd_zero_shot_labels,
     load_aapd,
     load_reuters,
@@ -59,10 +56,10 @@ from keras_labelemb.datasets import (  # noqa: E402
     restrict_labels,
     zero_shot_split,
 )
-from keras_labelemb.evaluation import ranking_report  # noqa: E402
-from keras_labelemb.layers import LexicalMatchHead  # noqa: E402
-from keras_labelemb.models import document_classifier, set_labels  # noqa: E402
-from keras_labelemb.text import TextVectorizer, load_glove_6b  # noqa: E402
+from keras_labelemb.evaluation import ranking_report
+from keras_labelemb.layers import LexicalMatchHead
+from keras_labelemb.models import document_classifier, set_labels
+from keras_labelemb.text import TextVectorizer, load_glove_6b
 
 DATASETS = {
     # inner_exclude_top: the most frequent seen labels never held out again by `Split.inner`.

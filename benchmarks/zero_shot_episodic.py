@@ -30,17 +30,14 @@ Run time on 2 CPU cores: about 2 minutes per Reuters split, 20 s per AAPD split.
 Writes benchmarks/results/zero_shot_episodic.json and .md.
 """
 
-import os
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import numpy as np
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-
-from benchmarks.noise_rule import paired_comparison  # noqa: E402
-from benchmarks.tables import markdown_table  # noqa: E402
-from benchmarks.zero_shot import (  # noqa: E402
+from benchmarks.noise_rule import paired_comparison
+from benchmarks.tables import markdown_table
+from benchmarks.zero_shot import (
     DATASETS,
     LOSSES,
     Split,
@@ -52,8 +49,8 @@ from benchmarks.zero_shot import (  # noqa: E402
     untrained_scores,
     verdict_table,
 )
-from keras_labelemb.evaluation import ranking_report  # noqa: E402
-from keras_labelemb.models import set_labels, split_at_head  # noqa: E402
+from keras_labelemb.evaluation import ranking_report
+from keras_labelemb.models import set_labels, split_at_head
 
 SPEC = {
     "type": "hybrid",

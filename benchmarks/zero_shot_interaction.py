@@ -36,24 +36,21 @@ Writes benchmarks/results/zero_shot_interaction.json and .md.
 """
 
 import argparse
-import os
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import numpy as np
+from scipy.optimize import minimize
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-from scipy.optimize import minimize  # noqa: E402
-
-from benchmarks import reuters  # noqa: E402
-from benchmarks.baselines import tfidf_match_scores  # noqa: E402
-from benchmarks.report import RESULTS, write_report  # noqa: E402
-from benchmarks.seeds import mean_std  # noqa: E402
-from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
-from benchmarks.word_vectors import vectors_line  # noqa: E402
-from keras_labelemb.datasets import restrict_labels, zero_shot_split  # noqa: E402
-from keras_labelemb.evaluation import ranking_report  # noqa: E402
-from keras_labelemb.layers import WordInteractionHead  # noqa: E402
+from benchmarks import reuters
+from benchmarks.baselines import tfidf_match_scores
+from benchmarks.report import RESULTS, write_report
+from benchmarks.seeds import mean_std
+from benchmarks.tables import markdown_table, mean_pm_std
+from benchmarks.word_vectors import vectors_line
+from keras_labelemb.datasets import restrict_labels, zero_shot_split
+from keras_labelemb.evaluation import ranking_report
+from keras_labelemb.layers import WordInteractionHead
 
 L2_GRID = (0.0, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
 

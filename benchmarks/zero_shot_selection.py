@@ -36,17 +36,14 @@ Run time on 2 CPU cores: about 6 minutes per Reuters split, 1 per AAPD split.
 Writes benchmarks/results/zero_shot_selection.json and .md.
 """
 
-import os
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from benchmarks.noise_rule import paired_comparison  # noqa: E402
-from benchmarks.seeds import mean_std  # noqa: E402
-from benchmarks.tables import markdown_table, mean_pm_std  # noqa: E402
-from benchmarks.zero_shot import (  # noqa: E402
+from benchmarks.noise_rule import paired_comparison
+from benchmarks.seeds import mean_std
+from benchmarks.tables import markdown_table, mean_pm_std
+from benchmarks.zero_shot import (
     Split,
     common_arguments,
     run_datasets,
@@ -55,8 +52,8 @@ from benchmarks.zero_shot import (  # noqa: E402
     untrained_scores,
     verdict_table,
 )
-from keras_labelemb.evaluation import ranking_report  # noqa: E402
-from keras_labelemb.models import set_labels  # noqa: E402
+from keras_labelemb.evaluation import ranking_report
+from keras_labelemb.models import set_labels
 
 HYBRID = {"type": "hybrid", "components": [{"type": "gile", "joint_dim": 500}, "lexical", "interaction"]}
 LEXICAL_INTERACTION = {"type": "hybrid", "components": ["lexical", "interaction"]}

@@ -22,25 +22,22 @@ to `--tuner-dir`; the best configuration and the trial table to `--output`
 """
 
 import argparse
-import os
 import time
 import warnings
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import keras_tuner
+import tensorflow as tf
 
-import keras  # noqa: E402
-import keras_tuner  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-from benchmarks.report import REPO, write_report  # noqa: E402
-from benchmarks.tables import markdown_table  # noqa: E402
-from keras_labelemb.datasets import load_demo, remove_unseen_from_train, restrict_labels  # noqa: E402
-from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid  # noqa: E402
-from keras_labelemb.text import TextVectorizer  # noqa: E402
-from keras_labelemb.training import BestValidationF1, pretrain_word_vectors  # noqa: E402
-from keras_labelemb.tuning import LabelHeadHyperModel  # noqa: E402
-from tuning.search_report import trial_table  # noqa: E402
-from tuning.tuners import add_tuner_arguments, make_tuner, search_budget  # noqa: E402
+from benchmarks.report import REPO, write_report
+from benchmarks.tables import markdown_table
+from keras_labelemb.datasets import load_demo, remove_unseen_from_train, restrict_labels
+from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid
+from keras_labelemb.text import TextVectorizer
+from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
+from keras_labelemb.tuning import LabelHeadHyperModel
+from tuning.search_report import trial_table
+from tuning.tuners import add_tuner_arguments, make_tuner, search_budget
 
 SENTENCES, WORDS, LABEL_WORDS, DIM = 12, 24, 16, 64
 

@@ -27,24 +27,21 @@ Writes tuning/results/label_heads_reuters.json and .md.
 
 import argparse
 import json
-import os
 import time
 import warnings
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import keras_tuner
 
-import keras  # noqa: E402
-import keras_tuner  # noqa: E402
-
-from benchmarks import reuters  # noqa: E402
-from benchmarks.report import REPO, RESULTS  # noqa: E402
-from benchmarks.tables import markdown_table  # noqa: E402
-from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid  # noqa: E402
-from keras_labelemb.training import BestValidationF1  # noqa: E402
-from keras_labelemb.tuning import LabelHeadHyperModel  # noqa: E402
-from tuning.search_arguments import ints  # noqa: E402
-from tuning.search_report import report_search, trial_table  # noqa: E402
-from tuning.tuners import add_tuner_arguments, make_tuner, search_budget  # noqa: E402
+from benchmarks import reuters
+from benchmarks.report import REPO, RESULTS
+from benchmarks.tables import markdown_table
+from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid
+from keras_labelemb.training import BestValidationF1
+from keras_labelemb.tuning import LabelHeadHyperModel
+from tuning.search_arguments import ints
+from tuning.search_report import report_search, trial_table
+from tuning.tuners import add_tuner_arguments, make_tuner, search_budget
 
 
 def parse_args(argv=None):

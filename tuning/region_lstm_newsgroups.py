@@ -32,23 +32,20 @@ Writes tuning/results/region_lstm_newsgroups.json and .md.
 
 import argparse
 import json
-import os
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras
+import keras_tuner
+import numpy as np
+import tensorflow as tf
 
-import keras  # noqa: E402
-import keras_tuner  # noqa: E402
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-from benchmarks import newsgroups  # noqa: E402
-from benchmarks.report import REPO, RESULTS  # noqa: E402
-from benchmarks.tables import markdown_table  # noqa: E402
-from keras_labelemb.tuning import RegionLSTMHyperModel  # noqa: E402
-from tuning.search_arguments import floats, ints  # noqa: E402
-from tuning.search_report import report_search, trial_table  # noqa: E402
-from tuning.tuners import add_tuner_arguments, make_tuner, search_budget  # noqa: E402
+from benchmarks import newsgroups
+from benchmarks.report import REPO, RESULTS
+from benchmarks.tables import markdown_table
+from keras_labelemb.tuning import RegionLSTMHyperModel
+from tuning.search_arguments import floats, ints
+from tuning.search_report import report_search, trial_table
+from tuning.tuners import add_tuner_arguments, make_tuner, search_budget
 
 
 def parse_args(argv=None):
