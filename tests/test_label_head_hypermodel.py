@@ -149,7 +149,7 @@ def test_hierarchical_inputs_and_builder_kwargs_pass_through():
     assert tuple(model(np.ones((2, 3, 5), "int32")).shape) == (2, len(LABELS))
 
 
-@pytest.mark.slow  # ~7 s on 2 cores: three search trials
+@pytest.mark.slow  # ~7 s on 2 cores: two search trials
 def test_tiny_random_search_on_micro_f1(tmp_path):
     x, y = data(32, seed=0)
     x_val, y_val = data(16, seed=1)
@@ -157,7 +157,7 @@ def test_tiny_random_search_on_micro_f1(tmp_path):
     tuner = keras_tuner.RandomSearch(
         model,
         objective=keras_tuner.Objective("val_micro_f1", direction="max"),
-        max_trials=3,
+        max_trials=2,
         seed=1,
         directory=str(tmp_path),
         project_name="tiny",
@@ -165,8 +165,8 @@ def test_tiny_random_search_on_micro_f1(tmp_path):
     tuner.search(x, y, validation_data=(x_val, y_val), epochs=1, batch_size=16, verbose=0)
 
     trials = list(tuner.oracle.trials.values())
-    assert len(trials) == 3 and all(t.status == "COMPLETED" for t in trials)
-    assert {t.hyperparameters["head"] for t in trials} == {"gile", "drill"}  # seed 1 draws both heads
+    assert len(trials) == 2 and all(t.status == "COMPLETED" for t in trials)
+    assert {t.hyperparameters["head"] for t in trials} == {"gile", "drill"}  # seed 1 draws one of each
     for trial in trials:
         values = trial.hyperparameters.values
         inactive = "depth" if values["head"] == "gile" else "joint_dim"
