@@ -58,17 +58,18 @@ from benchmarks.token_ids import token_ids
 from benchmarks.word_vectors import glove50
 from keras_labelemb.datasets import load_newsgroups, load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
-from keras_labelemb.models import (
-    cnle,
-    cnle_optimizer,
-    cnle_training_model,
-    compile_cnle_training_model,
-    find_label_head,
-)
+from keras_labelemb.models import cnle, find_label_head
 from keras_labelemb.plotting import plot_co_attention
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.text.label_sequences import label_sequences
-from keras_labelemb.training import DecodedValidation, decoded_set_scores, pretrain_word_vectors
+from keras_labelemb.training import (
+    DecodedValidation,
+    cnle_optimizer,
+    cnle_training_model,
+    compile_cnle_training_model,
+    decoded_set_scores,
+    pretrain_word_vectors,
+)
 
 MODELS = {"cnle": None, "no_label_embedding": "no_label_embedding", "no_text_to_label": "no_text_to_label_attention"}
 DATASETS = ("reuters", "newsgroups")

@@ -169,8 +169,9 @@ def _check_sampled_training(rng):
 def _check_cnle_end_to_end(rng):
     import keras
 
-    from keras_labelemb.models import cnle, cnle_training_model, compile_cnle_training_model
+    from keras_labelemb.models import cnle
     from keras_labelemb.text.label_sequences import label_sequences, label_sequences_to_multi_hot
+    from keras_labelemb.training import cnle_training_model, compile_cnle_training_model
 
     labels = np.array([[2, 3], [4, 0], [5, 6]], "int32")
     ids = rng.integers(1, 30, size=(8, 7)).astype("int32")

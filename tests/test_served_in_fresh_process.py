@@ -14,8 +14,6 @@ import tensorflow as tf
 from keras_labelemb.export import export_language_model, export_text_classifier
 from keras_labelemb.models import (
     cnle,
-    cnle_training_model,
-    compile_cnle_training_model,
     document_classifier,
     drill_lm,
     gile_han,
@@ -25,6 +23,7 @@ from keras_labelemb.models import (
 )
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.text.label_sequences import label_sequences
+from keras_labelemb.training import cnle_training_model, compile_cnle_training_model
 
 TEXTS = [
     "Wheat prices rose. Farmers sold more grain this week.",

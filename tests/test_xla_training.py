@@ -16,7 +16,6 @@ import pytest
 from keras_labelemb.losses import LabelSequenceLoss
 from keras_labelemb.models import (
     cnle,
-    cnle_training_model,
     document_classifier,
     drill_lm,
     gile_han,
@@ -24,6 +23,7 @@ from keras_labelemb.models import (
     oh_2lstmp,
 )
 from keras_labelemb.text import label_sequences
+from keras_labelemb.training import cnle_training_model
 
 VOCABULARY = 30
 NUM_LABELS = 4

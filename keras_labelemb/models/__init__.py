@@ -1,6 +1,6 @@
 """Reference models built from the library's layers."""
 
-from keras_labelemb.models.cnle import cnle, cnle_optimizer, cnle_training_model, compile_cnle_training_model
+from keras_labelemb.models.cnle import cnle
 from keras_labelemb.models.document_classifier import document_classifier, gile_han, gile_wan, han, wan
 from keras_labelemb.models.label_head_access import find_label_head, set_labels, split_at_head
 from keras_labelemb.models.language_model import drill_lm, stateless_language_model
@@ -9,9 +9,6 @@ from keras_labelemb.models.walk_layers import walk_layers
 
 __all__ = [
     "cnle",
-    "cnle_optimizer",
-    "cnle_training_model",
-    "compile_cnle_training_model",
     "document_classifier",
     "drill_lm",
     "find_label_head",

@@ -1,6 +1,12 @@
-"""Training code: sampled-label training, tv-embedding and word-vector pretraining, callbacks."""
+"""Training code: sampled labels, CNLE's teacher forcing, tv-embedding and word-vector pretraining, callbacks."""
 
 from keras_labelemb.training.best_validation_f1 import BestValidationF1
+from keras_labelemb.training.cnle_training import (
+    TeacherForcing,
+    cnle_optimizer,
+    cnle_training_model,
+    compile_cnle_training_model,
+)
 from keras_labelemb.training.decoded_validation import DecodedValidation, decoded_set_scores
 from keras_labelemb.training.reset_states import ResetStates, reset_states
 from keras_labelemb.training.sampled_label_model import SampledLabelModel
@@ -13,8 +19,12 @@ __all__ = [
     "DecodedValidation",
     "ResetStates",
     "SampledLabelModel",
+    "TeacherForcing",
     "TvEmbedding",
     "WarmupSchedule",
+    "cnle_optimizer",
+    "cnle_training_model",
+    "compile_cnle_training_model",
     "decoded_set_scores",
     "pretrain_word_vectors",
     "reset_states",

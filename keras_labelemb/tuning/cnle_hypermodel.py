@@ -6,8 +6,9 @@ import numpy as np
 
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
-from keras_labelemb.models.cnle import cnle, cnle_optimizer, cnle_training_model, compile_cnle_training_model
+from keras_labelemb.models.cnle import cnle
 from keras_labelemb.text.label_sequences import label_sequences
+from keras_labelemb.training.cnle_training import cnle_optimizer, cnle_training_model, compile_cnle_training_model
 from keras_labelemb.training.decoded_validation import DecodedValidation
 from keras_labelemb.tuning._search_space import (
     _check_bool,
