@@ -2,7 +2,7 @@
 
 import keras
 
-from keras_labelemb.models.walk_layers import walk_layers
+from keras_labelemb.layers.walk_layers import walk_layers
 
 
 def test_descends_into_nested_models_in_order():

@@ -5,7 +5,7 @@ import re
 import keras
 
 from keras_labelemb.layers.label_head import LABEL_AXIS_TENSORS, LabelHead
-from keras_labelemb.models.walk_layers import walk_layers
+from keras_labelemb.layers.walk_layers import walk_layers
 
 
 def label_sharding_layout_map(model, device_mesh=None, model_axis="model"):

@@ -15,7 +15,7 @@ from keras import ops
 
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
-from keras_labelemb.models.label_head_access import split_at_head
+from keras_labelemb.layers.label_head_access import split_at_head
 
 DEFAULT_LABEL_CHUNK_SIZE = 4096
 DEFAULT_BATCH_SIZE = 256

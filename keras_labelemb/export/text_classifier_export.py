@@ -4,7 +4,7 @@ import keras
 import tensorflow as tf
 
 from keras_labelemb.layers.adaptive_label_decoder import AdaptiveLabelDecoder
-from keras_labelemb.models.label_head_access import split_at_head
+from keras_labelemb.layers.label_head_access import split_at_head
 
 # What a label-sequence decoder serves, by its `output_mode`.
 DECODER_OUTPUTS = {"multi_hot": "labels", "sequence": "label_sequence", "logits": "step_logits"}

@@ -1,11 +1,11 @@
 """Reference models built from the library's layers."""
 
+from keras_labelemb.layers.label_head_access import find_label_head, set_labels, split_at_head
+from keras_labelemb.layers.walk_layers import walk_layers
 from keras_labelemb.models.cnle import cnle
 from keras_labelemb.models.document_classifier import document_classifier, gile_han, gile_wan, han, wan
-from keras_labelemb.models.label_head_access import find_label_head, set_labels, split_at_head
 from keras_labelemb.models.language_model import drill_lm, stateless_language_model
 from keras_labelemb.models.oh_2lstmp import oh_2lstmp
-from keras_labelemb.models.walk_layers import walk_layers
 
 __all__ = [
     "cnle",

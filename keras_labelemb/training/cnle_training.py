@@ -4,8 +4,8 @@ import keras
 from keras import ops
 
 from keras_labelemb.layers import AdaptiveLabelDecoder
+from keras_labelemb.layers.label_head_access import split_at_head
 from keras_labelemb.losses.label_sequence_loss import LabelSequenceLoss
-from keras_labelemb.models.label_head_access import split_at_head
 from keras_labelemb.training.warmup_schedule import WarmupSchedule
 
 

@@ -2,7 +2,7 @@
 
 import keras
 
-from keras_labelemb.models.walk_layers import walk_layers
+from keras_labelemb.layers.walk_layers import walk_layers
 
 
 def reset_states(model):

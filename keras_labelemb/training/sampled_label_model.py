@@ -3,8 +3,8 @@
 import keras
 from keras import ops
 
+from keras_labelemb.layers.label_head_access import split_at_head
 from keras_labelemb.losses import SampledSigmoidLoss
-from keras_labelemb.models.label_head_access import split_at_head
 from keras_labelemb.training._replicas import cross_replica_max, num_replicas_in_sync
 
 _FEATURES = "document_vectors"

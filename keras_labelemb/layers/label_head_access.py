@@ -5,7 +5,7 @@ import weakref
 import keras
 
 from keras_labelemb.layers.label_head import LabelHead
-from keras_labelemb.models.walk_layers import walk_layers
+from keras_labelemb.layers.walk_layers import walk_layers
 
 # model -> {id(head): encoder}: repeated calls reuse one encoder (and its compiled
 # predict function) instead of tracing a new one every time.
