@@ -4,7 +4,7 @@ import keras
 
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers import AdaptiveLabelDecoder, CoAttentiveEncoder
-from keras_labelemb.models.document_classifier import _check_word_vectors, _pretrained_embedding
+from keras_labelemb.models.word_embeddings import check_word_vectors, word_embeddings
 
 ABLATIONS = (None, "no_label_embedding", "no_text_to_label_attention")
 
@@ -91,23 +91,12 @@ def cnle(
                 "fine_tune_word_vectors='documents' freezes the vectors labels are read through; the "
                 f"'no_label_embedding' ablation reads no labels. Received: ablation={ablation!r}"
             )
-    vectors, fine_tune = _check_word_vectors(
+    vectors, fine_tune = check_word_vectors(
         word_vectors, fine_tune_word_vectors, vocabulary_size, embedding_dim, embeddings_initializer, train_embeddings
     )
-    label_embedding = None
-    if vectors is not None:
-        embedding = _pretrained_embedding(vectors, fine_tune != "none", "word_embedding")
-        if fine_tune == "documents":
-            label_embedding = _pretrained_embedding(vectors, False, "label_word_embedding")
-    else:
-        embedding = keras.layers.Embedding(
-            vocabulary_size,
-            embedding_dim or 100,
-            mask_zero=True,
-            embeddings_initializer=embeddings_initializer or "uniform",
-            trainable=True if train_embeddings is None else bool(train_embeddings),
-            name="word_embedding",
-        )
+    embedding, label_embedding = word_embeddings(
+        vocabulary_size, vectors, fine_tune, embedding_dim, embeddings_initializer, train_embeddings
+    )
     encoder = CoAttentiveEncoder(
         model_dim=model_dim,
         num_heads=num_heads,

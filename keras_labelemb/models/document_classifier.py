@@ -7,11 +7,9 @@ import numpy as np
 
 from keras_labelemb.layers import HierarchicalAttention, LabelHead
 from keras_labelemb.models.head_specs import HEAD_CLASSES, HEAD_OPTIONS, HEAD_TYPES, apply_head, build_head, head_spec
+from keras_labelemb.models.word_embeddings import check_word_vectors, word_embeddings
 
 __all__ = ["HEAD_OPTIONS", "HEAD_TYPES", "build_head", "document_classifier", "head_spec"]
-
-# Which side of the model fine-tunes pretrained word vectors.
-FINE_TUNE_WORD_VECTORS = ("all", "none", "documents")
 
 
 def _output_bias_start(prior_logit, num_labels):
@@ -24,53 +22,6 @@ def _output_bias_start(prior_logit, num_labels):
             f"`prior_logit` must be 'auto', None or a finite number. Received: prior_logit={prior_logit!r}"
         )
     return float(prior_logit)
-
-
-def _check_word_vectors(word_vectors, fine_tune, vocabulary_size, embedding_dim, initializer, train_embeddings):
-    """`(vectors, fine_tune)`: the pretrained matrix as float32 and the mode ("all" by default)."""
-    if word_vectors is None:
-        if fine_tune is not None:
-            raise ValueError(
-                "`fine_tune_word_vectors` says how pretrained `word_vectors` train: pass them too. "
-                f"Received: fine_tune_word_vectors={fine_tune!r}, word_vectors=None"
-            )
-        return None, None
-    vectors = np.asarray(word_vectors)
-    if vectors.ndim != 2 or vectors.shape[0] != vocabulary_size or not np.issubdtype(vectors.dtype, np.number):
-        raise ValueError(
-            f"`word_vectors` must be a numeric (vocabulary_size={vocabulary_size}, dim) matrix. "
-            f"Received: word_vectors with shape {vectors.shape} and dtype {vectors.dtype}"
-        )
-    if not np.all(np.isfinite(vectors)):
-        raise ValueError("`word_vectors` must be finite. Received: word_vectors with NaN or infinite values")
-    if embedding_dim is not None and embedding_dim != vectors.shape[1]:
-        raise ValueError(
-            f"`embedding_dim` must match the width of `word_vectors` ({vectors.shape[1]}) or be left unset. "
-            f"Received: embedding_dim={embedding_dim!r}"
-        )
-    pairs = (("embeddings_initializer", initializer), ("train_embeddings", train_embeddings))
-    given = {key: value for key, value in pairs if value is not None}
-    if given:
-        raise ValueError(
-            "With `word_vectors`, the vectors are the initial weights and `fine_tune_word_vectors` says what "
-            f"trains: leave `embeddings_initializer` and `train_embeddings` unset. Received: {given}"
-        )
-    fine_tune = "all" if fine_tune is None else fine_tune
-    if fine_tune not in FINE_TUNE_WORD_VECTORS:
-        raise ValueError(
-            f"`fine_tune_word_vectors` must be one of {list(FINE_TUNE_WORD_VECTORS)}. "
-            f"Received: fine_tune_word_vectors={fine_tune!r}"
-        )
-    return vectors.astype("float32"), fine_tune
-
-
-def _pretrained_embedding(vectors, trainable, name):
-    embedding = keras.layers.Embedding(*vectors.shape, mask_zero=True, trainable=trainable, name=name)
-    # Set as weights, not a Constant initializer: the matrix then stays out of the config (a few KB at
-    # any vocabulary size) and `.keras` files keep it once, with the weights.
-    embedding.build()
-    embedding.set_weights([vectors])
-    return embedding
 
 
 def document_classifier(
@@ -227,7 +178,7 @@ def document_classifier(
             raise ValueError(
                 f"The head's embedding has {embedding.input_dim} rows. Received: vocabulary_size={vocabulary_size}"
             )
-    vectors, fine_tune = _check_word_vectors(
+    vectors, fine_tune = check_word_vectors(
         word_vectors, fine_tune_word_vectors, vocabulary_size, embedding_dim, embeddings_initializer, train_embeddings
     )
     label_embedding = None
@@ -237,18 +188,9 @@ def document_classifier(
             f"fine_tune_word_vectors='documents' freezes the vectors the head reads labels through; this head "
             f"{reads}. Received: head={head!r}"
         )
-    if embedding is None and vectors is not None:
-        embedding = _pretrained_embedding(vectors, fine_tune != "none", "word_embedding")
-        if fine_tune == "documents":
-            label_embedding = _pretrained_embedding(vectors, False, "label_word_embedding")
-    elif embedding is None:
-        embedding = keras.layers.Embedding(
-            vocabulary_size,
-            embedding_dim or 100,
-            mask_zero=True,
-            embeddings_initializer=embeddings_initializer or "uniform",
-            trainable=True if train_embeddings is None else bool(train_embeddings),
-            name="word_embedding",
+    if embedding is None:
+        embedding, label_embedding = word_embeddings(
+            vocabulary_size, vectors, fine_tune, embedding_dim, embeddings_initializer, train_embeddings
         )
     shape, kind = ((max_tokens,), "wan") if flat else ((max_sentences, max_sentence_length), "han")
     ids = keras.Input(shape=shape, dtype="int32", name="token_ids")
