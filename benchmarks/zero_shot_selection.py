@@ -90,33 +90,6 @@ CANDIDATE_SETS = {
 }
 
 
-# name -> (head spec, loss); None: untrained. In this order, so ties go to the untrained scorers.
-CANDIDATE_SETS = {
-    # The second attempt: hybrids over raw logits, BCE or listwise.
-    "hybrids": {
-        "tfidf_match": None,
-        "untrained_fusion": None,
-        "hybrid/bce": (HYBRID, "bce"),
-        "hybrid/listwise": (HYBRID, "listwise"),
-        "hybrid_lexical_interaction/bce": (LEXICAL_INTERACTION, "bce"),
-        "hybrid_lexical_interaction/listwise": (LEXICAL_INTERACTION, "listwise"),
-    },
-    # The third: hybrids over standardised logits (`HybridHead(standardize=True)`), which start at the
-    # untrained fusion (lexical + embedding match, weights 1) and add word interaction and GILE.
-    "standardized": {
-        "tfidf_match": None,
-        "untrained_fusion": None,
-        "fusion/listwise": (standardized("lexical", "embedding"), "listwise"),
-        "fusion_interaction/listwise": (standardized("lexical", "embedding", "interaction"), "listwise"),
-        "fusion_interaction/bce": (standardized("lexical", "embedding", "interaction"), "bce"),
-        "fusion_interaction_gile/listwise": (
-            standardized("lexical", "embedding", "interaction", {"type": "gile", "joint_dim": 500}),
-            "listwise",
-        ),
-    },
-}
-
-
 def parse_args(argv=None):
     p = common_arguments(__doc__, "zero_shot_selection.json")
     p.add_argument("--candidates", default="hybrids", choices=tuple(CANDIDATE_SETS))
