@@ -10,7 +10,7 @@ from keras_labelemb.layers import AdaptiveLabelDecoder
 from keras_labelemb.losses.label_sequence_loss import LabelSequenceLoss
 from keras_labelemb.models import cnle, find_label_head, split_at_head
 from keras_labelemb.text.label_sequences import label_sequences, label_sequences_to_multi_hot
-from keras_labelemb.training import cnle_optimizer, cnle_training_model
+from keras_labelemb.training import cnle_training_model
 
 LABEL_WORDS = np.array([[2, 0], [3, 0], [4, 0]], "int32")  # three one-word label names
 
@@ -114,9 +114,3 @@ def test_toy_multi_label_task_is_learned_and_survives_a_keras_round_trip(tmp_pat
     find_label_head(loaded).output_mode = "sequence"
     sequences_out = np.asarray(find_label_head(loaded)(loaded.get_layer("word_embedding")(ids), mask=ids != 0))
     np.testing.assert_array_equal(label_sequences_to_multi_hot(sequences_out, 3), decoded)
-
-
-def test_cnle_optimizer_is_the_papers():
-    optimizer = cnle_optimizer(model_dim=256, warmup_steps=800)
-    assert (optimizer.beta_1, optimizer.beta_2, optimizer.epsilon, optimizer.global_clipnorm) == (0.9, 0.98, 1e-9, 1.0)
-    assert type(optimizer.learning_rate).__name__ != "float"
