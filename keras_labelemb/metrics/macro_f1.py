@@ -7,6 +7,7 @@ import keras
 from keras import ops
 
 from keras_labelemb.metrics import _ranking
+from keras_labelemb.metrics.thresholded_counts import ThresholdedCounts
 
 
 def _check_zero_division(zero_division):
@@ -21,7 +22,7 @@ def _check_zero_division(zero_division):
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
-class MacroF1(keras.metrics.Metric):
+class MacroF1(ThresholdedCounts):
     """Macro-averaged F1 of thresholded multi-label predictions (streaming).
 
     A label is predicted for a document when its probability is strictly
@@ -86,15 +87,11 @@ class MacroF1(keras.metrics.Metric):
         name="macro_f1",
         dtype=None,
     ):
-        super().__init__(name=name, dtype=dtype)
+        super().__init__(threshold=threshold, from_logits=from_logits, name=name, dtype=dtype)
         if num_labels is not None and (
             isinstance(num_labels, bool) or not isinstance(num_labels, numbers.Integral) or num_labels < 1
         ):
             raise ValueError(f"`num_labels` must be a positive integer or None. Received: num_labels={num_labels!r}")
-        if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0.0 < float(threshold) < 1.0:
-            raise ValueError(f"`threshold` must be a float strictly between 0 and 1. Received: threshold={threshold!r}")
-        self.threshold = float(threshold)
-        self.from_logits = bool(from_logits)
         self.zero_division = _check_zero_division(zero_division)
         self.num_labels = None
         if num_labels is not None:
@@ -115,21 +112,10 @@ class MacroF1(keras.metrics.Metric):
                 f"This MacroF1 counts {self.num_labels} labels. "
                 f"Received: y_pred with {num_labels} labels (shape {y_pred.shape})"
             )
-        if self.from_logits:
-            cut = math.log(self.threshold) - math.log1p(-self.threshold)
-        else:
-            cut = self.threshold
-        predicted = ops.cast(ops.greater(scores, cut), self.dtype)
-        if sample_weight is None:
-            weight = ops.ones_like(relevance)
-        else:
-            weight = ops.cast(ops.convert_to_tensor(sample_weight), self.dtype)
-            if len(weight.shape) == 1:
-                weight = ops.expand_dims(weight, -1)
-            weight = ops.broadcast_to(weight, ops.shape(relevance))
-        self.true_positives.assign_add(ops.sum(weight * relevance * predicted, axis=0))
-        self.false_positives.assign_add(ops.sum(weight * (1.0 - relevance) * predicted, axis=0))
-        self.false_negatives.assign_add(ops.sum(weight * relevance * (1.0 - predicted), axis=0))
+        tp, fp, fn = self.weighted_counts(relevance, scores, sample_weight, axis=0)
+        self.true_positives.assign_add(tp)
+        self.false_positives.assign_add(fp)
+        self.false_negatives.assign_add(fn)
 
     def per_label_f1(self):
         """F1 of each label, shape (L,); labels with nothing to score give `zero_division`."""
@@ -158,8 +144,6 @@ class MacroF1(keras.metrics.Metric):
         config.update(
             {
                 "num_labels": self.num_labels,
-                "threshold": self.threshold,
-                "from_logits": self.from_logits,
                 "zero_division": self.zero_division,
             }
         )

@@ -1,16 +1,14 @@
 """Micro-averaged F1 over all (document, label) decisions."""
 
-import math
-import numbers
-
 import keras
 from keras import ops
 
 from keras_labelemb.metrics import _ranking
+from keras_labelemb.metrics.thresholded_counts import ThresholdedCounts
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
-class MicroF1(keras.metrics.Metric):
+class MicroF1(ThresholdedCounts):
     """Micro-averaged F1 of thresholded multi-label predictions (streaming).
 
     A label is predicted for a document when its probability is strictly
@@ -47,11 +45,7 @@ class MicroF1(keras.metrics.Metric):
     """
 
     def __init__(self, threshold=0.5, from_logits=False, name="micro_f1", dtype=None):
-        super().__init__(name=name, dtype=dtype)
-        if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0.0 < float(threshold) < 1.0:
-            raise ValueError(f"`threshold` must be a float strictly between 0 and 1. Received: threshold={threshold!r}")
-        self.threshold = float(threshold)
-        self.from_logits = bool(from_logits)
+        super().__init__(threshold=threshold, from_logits=from_logits, name=name, dtype=dtype)
         self.true_positives = self.add_variable(shape=(), initializer="zeros", dtype=self.dtype, name="true_positives")
         self.false_positives = self.add_variable(
             shape=(), initializer="zeros", dtype=self.dtype, name="false_positives"
@@ -62,27 +56,11 @@ class MicroF1(keras.metrics.Metric):
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         relevance, scores, _ = _ranking.prepare(y_true, y_pred, self.dtype)
-        if self.from_logits:
-            cut = math.log(self.threshold) - math.log1p(-self.threshold)
-        else:
-            cut = self.threshold
-        predicted = ops.cast(ops.greater(scores, cut), self.dtype)
-        if sample_weight is None:
-            weight = ops.ones_like(relevance)
-        else:
-            weight = ops.cast(ops.convert_to_tensor(sample_weight), self.dtype)
-            if len(weight.shape) == 1:
-                weight = ops.expand_dims(weight, -1)
-            weight = ops.broadcast_to(weight, ops.shape(relevance))
-        self.true_positives.assign_add(ops.sum(weight * relevance * predicted))
-        self.false_positives.assign_add(ops.sum(weight * (1.0 - relevance) * predicted))
-        self.false_negatives.assign_add(ops.sum(weight * relevance * (1.0 - predicted)))
+        tp, fp, fn = self.weighted_counts(relevance, scores, sample_weight)
+        self.true_positives.assign_add(tp)
+        self.false_positives.assign_add(fp)
+        self.false_negatives.assign_add(fn)
 
     def result(self):
         tp = self.true_positives
         return ops.divide_no_nan(2.0 * tp, 2.0 * tp + self.false_positives + self.false_negatives)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({"threshold": self.threshold, "from_logits": self.from_logits})
-        return config
