@@ -170,7 +170,6 @@ class DrillHead(LabelHead):
     """
 
     # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
-    searched_option = "depth"
     spec_options = (
         "variant",
         "depth",
@@ -187,6 +186,8 @@ class DrillHead(LabelHead):
         "kernel_initializer",
         "seed",
     )
+    # The option of `spec_options` that `LabelHeadHyperModel` searches.
+    searched_option = "depth"
 
     def __init__(
         self,

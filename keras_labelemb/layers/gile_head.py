@@ -122,8 +122,9 @@ class GileHead(LabelHead):
     """
 
     # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
-    searched_option = "joint_dim"
     spec_options = ("joint_dim", "variant", "activation", "label_encoder", "kernel_initializer")
+    # The option of `spec_options` that `LabelHeadHyperModel` searches.
+    searched_option = "joint_dim"
 
     def __init__(
         self,

@@ -5,7 +5,6 @@ import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_choice
-from keras_labelemb.layers.label_head import document_parts
 from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead, unit_vectors
 
 # Exact match, then soft levels from very similar to dissimilar (Xiong et al. 2017 use 11 levels of width 0.1).
@@ -156,7 +155,7 @@ class WordInteractionHead(TokenLabelHead):
         """`phi` `(B, L, K)`: the pooled soft-match features of every document and label."""
         ids, keep = self.document_ids(inputs)
         if self.document_vectors == "states":
-            states = document_parts(inputs)["token_states"]
+            states = inputs.get("token_states") if isinstance(inputs, dict) else None
             if states is None:
                 raise ValueError(
                     "WordInteractionHead(document_vectors='states') reads `token_states` of the document dict. "

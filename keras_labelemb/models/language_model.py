@@ -6,20 +6,9 @@ from keras_labelemb.argument_checks import check_positive_int, check_rate
 from keras_labelemb.layers import DrillHead, LabelHead, LinearHead
 
 LM_HEADS = ("drill", "tied", "bilinear", "dual", "full")
-# DrillHead arguments a language-model head spec may set (the embedding is the model's, tied).
-LM_HEAD_OPTIONS = (
-    "depth",
-    "joint_dim",
-    "activation",
-    "residual_to_embedding",
-    "residual_to_previous",
-    "dropout",
-    "dropout_type",
-    "input_projection",
-    "projection_bias",
-    "kernel_initializer",
-    "seed",
-)
+# DrillHead arguments a language-model head spec may set: its spec options but those the language model fixes
+# (the embedding is the model's, tied; the variant is the head type; labels are the vocabulary, read as words).
+LM_HEAD_OPTIONS = tuple(o for o in DrillHead.spec_options if o not in ("variant", "bias_mode", "label_encoder"))
 DRILL_LM_DEFAULTS = {"depth": 4, "dropout": 0.3, "dropout_type": "variational", "activation": "sigmoid"}
 
 

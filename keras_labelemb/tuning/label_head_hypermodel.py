@@ -21,9 +21,8 @@ from keras_labelemb.tuning._search_space import (
 # Every head of the registry that scores labels from their descriptions (the linear head has a weight per label).
 HEADS = tuple(name for name in HEAD_CLASSES if name != "linear")
 DEFAULT_HEADS = ("gile", "drill")
-# The option each head has searched (`LabelHead.searched_option`), and the hypermodel argument with its values.
+# The option each head has searched (`LabelHead.searched_option`); `_SEARCHED` names the argument with its values.
 SEARCHED_OPTIONS = {name: cls.searched_option for name, cls in HEAD_CLASSES.items() if cls.searched_option}
-_SEARCHED_VALUES = {"joint_dim": "joint_dims", "depth": "depths"}
 # Arguments of `document_classifier` that the hypermodel sets itself, with the
 # constructor argument that searches (or fixes) each of them.
 _SEARCHED = {
@@ -212,7 +211,7 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
             if "type" in options or (searched is not None and searched in options):
                 raise ValueError(
                     f"`head_options[{head!r}]` cannot fix {searched or 'type'!r} (searched: pass "
-                    f"`{_SEARCHED_VALUES.get(searched, 'heads')}=`). Received: head_options={head_options!r}"
+                    f"`{_SEARCHED.get(searched, 'heads')}=`). Received: head_options={head_options!r}"
                 )
             head_spec({"type": head, **options})  # unknown or missing options (a hybrid's components) raise here
         return head_options
@@ -251,7 +250,7 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
             if option is None:
                 continue
             with hp.conditional_scope("head", [kind]):
-                value = _choice(hp, option, getattr(self, _SEARCHED_VALUES[option]))
+                value = _choice(hp, option, getattr(self, _SEARCHED[option]))
             if head == kind:
                 spec[option] = value
         return {
