@@ -114,6 +114,35 @@ def hierarchical_attention_flat_with_scores(rng):
     )
 
 
+def _max_pool_encoder(encoder, recurrent_dropout, token_states):
+    """LSTM_reg's encoder over a batch with a fully masked document; word dropout on, so the XLA fit step runs it.
+
+    Recurrent dropout adds ~1.2 s per RNN direction to a case (XLA's CPU random numbers in the loop): only the
+    unidirectional case runs it.
+    """
+
+    def case(rng):
+        from keras_labelemb.layers import MaxPoolEncoder
+
+        size = 8 if encoder.startswith("bi") else 4
+        output_shape = {"pooled": (3, size), "token_states": (3, 5, size)} if token_states else (3, size)
+        return MaxPoolEncoder, dict(
+            init_kwargs={
+                "encoder": encoder,
+                "units": 4,
+                "recurrent_dropout": recurrent_dropout,
+                "word_dropout": 0.1,
+                "return_token_states": token_states,
+            },
+            input_data=rng.normal(size=(3, 5, 6)).astype("float32"),
+            expected_output_shape=output_shape,
+            mask=sequence_mask(),
+            expected_num_trainable_weights=6 if encoder.startswith("bi") else 3,
+        )
+
+    return case
+
+
 def _gile_head(variant):
     def case(rng):
         import keras
@@ -506,6 +535,8 @@ CASES = {
     "hierarchical_attention_dense": _hierarchical("dense", "dense", token_states=True),
     "hierarchical_attention_bigru_lstm": _hierarchical("bigru", "lstm"),
     "hierarchical_attention_flat_with_scores": hierarchical_attention_flat_with_scores,
+    "max_pool_encoder_bilstm": _max_pool_encoder("bilstm", recurrent_dropout=0.0, token_states=False),
+    "max_pool_encoder_gru_token_states": _max_pool_encoder("gru", recurrent_dropout=0.1, token_states=True),
     **{f"gile_head_{v}": _gile_head(v) for v in GILE_VARIANTS},
     "hierarchical_attention_multilingual": hierarchical_attention_multilingual,
     "gile_head_multilingual": gile_head_multilingual,
@@ -675,5 +706,7 @@ OTHER_BACKENDS_SKIP = frozenset(
         "adaptive_label_decoder_sequence_without_text_to_label",
         "adaptive_label_decoder_without_label_embedding",
         "co_attention_without_label_embedding",
+        # The GRU case runs the same code paths and both dropouts; HierarchicalAttention's cases run bidirectional RNNs.
+        "max_pool_encoder_bilstm",
     )
 )

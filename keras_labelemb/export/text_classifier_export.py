@@ -45,7 +45,10 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
     Args:
         model: a Keras model from token ids to label logits whose output layer
             is a `LabelHead` (see `split_at_head`).
-        vectorizer: the `TextVectorizer` that produced the model's inputs.
+        vectorizer: the `TextVectorizer` that produced the model's inputs,
+            or, for a model with several inputs (wide + deep), a dict of
+            vectorizers by input name: `{"token_ids": TextVectorizer,
+            "features": TfidfVectorizer}`.
         filepath: output directory.
         description_length: tokens per label description in
             `serve_with_labels` (default: the head's current `Lw`).
@@ -56,9 +59,25 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
     >>> served = load_text_classifier("/tmp/served")  # doctest: +SKIP
     >>> served.serve(tf.constant(["wheat prices rose"]))["scores"]  # doctest: +SKIP
     """
+    vectorizers = vectorizer if isinstance(vectorizer, dict) else None
+    if vectorizers is not None:
+        names = sorted(model.input) if isinstance(model.input, dict) else None
+        if names != sorted(vectorizers) or "token_ids" not in vectorizers:
+            raise ValueError(
+                "A dict of vectorizers names one per model input, `token_ids` among them. "
+                f"Received: vectorizer keys {sorted(vectorizers)} for model inputs {names}"
+            )
+        vectorizer = vectorizers["token_ids"]
+
+    def vectorize(texts):
+        if vectorizers is None:
+            return vectorizer.vectorize(texts)
+        return {name: layer.vectorize(texts) for name, layer in vectorizers.items()}
+
     archive = keras.export.ExportArchive()
     archive.track(model)
-    archive.track(vectorizer)
+    for layer in (vectorizers or {"token_ids": vectorizer}).values():
+        archive.track(layer)
 
     encoder, head = split_at_head(model)
     if isinstance(head, AdaptiveLabelDecoder):
@@ -69,7 +88,7 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="texts")])
     def serve(texts):
-        return served(model(vectorizer.vectorize(texts), training=False))
+        return served(model(vectorize(texts), training=False))
 
     archive.add_endpoint("serve", serve)
 
@@ -84,7 +103,7 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
             ]
         )
         def serve_with_labels(texts, label_descriptions):
-            ids = vectorizer.vectorize(texts)
+            ids = vectorize(texts)
             label_ids = vectorizer.vectorize_labels(label_descriptions, length)
             if not isinstance(head, AdaptiveLabelDecoder):
                 return served(head(encoder(ids, training=False), label_ids=label_ids))

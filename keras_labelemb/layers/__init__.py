@@ -13,9 +13,11 @@ from keras_labelemb.layers.label_encoder import LabelEncoder
 from keras_labelemb.layers.label_head import LabelHead, validate_label_ids
 from keras_labelemb.layers.lexical_match_head import LexicalMatchHead
 from keras_labelemb.layers.linear_head import LinearHead
+from keras_labelemb.layers.max_pool_encoder import MaxPoolEncoder
 from keras_labelemb.layers.region_lstm import RegionLSTM
 from keras_labelemb.layers.region_pooling import RegionPooling
 from keras_labelemb.layers.token_label_head import TokenLabelHead
+from keras_labelemb.layers.wide_head import WideHead
 from keras_labelemb.layers.word_interaction_head import WordInteractionHead
 
 __all__ = [
@@ -32,9 +34,11 @@ __all__ = [
     "LabelHead",
     "LexicalMatchHead",
     "LinearHead",
+    "MaxPoolEncoder",
     "RegionLSTM",
     "RegionPooling",
     "TokenLabelHead",
+    "WideHead",
     "WordInteractionHead",
     "joint_dim_matching_linear",
     "validate_label_ids",

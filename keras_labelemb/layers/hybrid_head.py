@@ -69,8 +69,9 @@ class HybridHead(LabelHead):
             z = per document, (logits - mean) / std over the labels scored
 
     Each component is a `LabelHead`: heads that read the document's tokens
-    (`LexicalMatchHead`, `WordInteractionHead`) get the document dict, the
-    others its `"pooled"` vector; all score the hybrid's label set from its
+    (`LexicalMatchHead`, `WordInteractionHead`) get the document dict, heads
+    that read features (`WideHead`) its `"features"`, the others its
+    `"pooled"` vector; all score the hybrid's label set from its
     descriptions. `component_logits` returns every component's logits by
     name, for analysis.
 
@@ -122,6 +123,10 @@ class HybridHead(LabelHead):
     >>> document = {"pooled": np.ones((2, 8), "float32"), "token_ids": np.array([[4, 9, 0], [6, 6, 0]])}
     >>> tuple(head(document).shape), sorted(head.component_logits(document))
     ((2, 2), ['gile', 'lexical'])
+
+    Components that all have per-label weights (a linear deep head beside
+    the wide path) make a hybrid without descriptions, for `num_labels`
+    labels: it scores only those, as a `LinearHead` does.
     """
 
     # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
@@ -163,10 +168,11 @@ class HybridHead(LabelHead):
         sizes = {c.name: c.vocabulary_size for c in self.components if c.vocabulary_size is not None}
         if len(set(sizes.values())) > 1:
             raise ValueError(f"The components read different vocabularies. Received: vocabulary sizes {sizes}")
-        if self.vocabulary_size is None:
+        if self.vocabulary_size is None and (self._description_components() or self.num_labels is None):
             raise ValueError(
                 "A HybridHead scores labels from descriptions: at least one component needs the shared embedding "
-                f"(or a vocabulary). Received: components {names}"
+                "(or a vocabulary), unless every component has per-label weights and `num_labels` is given. "
+                f"Received: components {names}, num_labels={num_labels!r}"
             )
         if seen_label_ids is None and label_ids is not None and self.per_label_components:
             seen_label_ids = label_ids  # built for the labels it is constructed with
@@ -183,6 +189,11 @@ class HybridHead(LabelHead):
     @property
     def scores_depend_on_label_set(self):
         return self.standardize
+
+    @property
+    def has_per_label_parameters(self):
+        # Only per-label components (a wide + deep model with a linear deep head): no label set but its own.
+        return not self._description_components()
 
     @property
     def per_label_components(self):
@@ -265,6 +276,11 @@ class HybridHead(LabelHead):
         return {"components": sides, "columns": ops.convert_to_tensor(columns, "int32")}
 
     def stored_label_embeddings(self, label_indices=None):
+        if self.has_per_label_parameters:  # no descriptions: the labels are the components' columns
+            columns = ops.arange(self.num_labels, dtype="int32")
+            if label_indices is not None:
+                columns = ops.take(columns, ops.convert_to_tensor(label_indices, "int32"), axis=0)
+            return {"components": {}, "columns": columns}
         ids = ops.convert_to_tensor(self._stored_label_ids(), dtype="int32")
         columns = ops.convert_to_tensor(self._stored_columns(), "int32")
         if label_indices is not None:
@@ -293,20 +309,24 @@ class HybridHead(LabelHead):
                 continue
             if component.reads_tokens:
                 component.build(input_shape)
-            elif input_shape.get("pooled") is None:
+                continue
+            part = "features" if component.reads_features else "pooled"
+            if input_shape.get(part) is None:
+                what = "tf-idf features" if part == "features" else "pooled document vector"
                 raise ValueError(
-                    f"Component {component.name!r} reads the pooled document vector: the input dict needs "
-                    f"`pooled`. Received: keys {sorted(input_shape)}"
+                    f"Component {component.name!r} reads the {what}: the input dict needs `{part}`. "
+                    f"Received: keys {sorted(input_shape)}"
                 )
-            else:
-                component.build(tuple(input_shape["pooled"]))
+            component.build(tuple(input_shape[part]))
         self.weights_by_component = self.add_weight(
             name="component_weights", shape=(len(self.components),), initializer=self.weight_initializer
         )
         self.bias = self.add_weight(name="bias", shape=(), initializer=self.bias_initializer)
 
     def _component_input(self, component, inputs):
-        return inputs if component.reads_tokens else document_parts(inputs)["pooled"]
+        if component.reads_tokens:
+            return inputs
+        return document_parts(inputs)["features" if component.reads_features else "pooled"]
 
     def _component_logits(self, inputs, label_side, label_indices, training):
         logits = {}

@@ -42,19 +42,20 @@ def validate_label_ids(label_ids, vocabulary_size=None, name="label_ids"):
 
 
 # The keys of the document structure a head that reads tokens receives (`LabelHead.reads_tokens`).
-DOCUMENT_KEYS = ("pooled", "token_ids", "token_mask", "token_states")
+DOCUMENT_KEYS = ("pooled", "token_ids", "token_mask", "token_states", "features")
 
 
 def document_parts(inputs):
     """`inputs` of a head as the document structure: a dict with every key of `DOCUMENT_KEYS`.
 
     A tensor is the pooled vector alone. A dict needs `"token_ids"` `(B, T)`
-    and may hold `"pooled"` `(B, d_h)`, `"token_states"` `(B, T, d_t)` and
-    `"token_mask"` `(B, T)` (default: the ids that are not 0); absent keys
-    are None.
+    and may hold `"pooled"` `(B, d_h)`, `"token_states"` `(B, T, d_t)`,
+    `"token_mask"` `(B, T)` (default: the ids that are not 0) and
+    `"features"` `(B, F)` (the wide path's tf-idf, dense or sparse); absent
+    keys are None.
     """
     if not isinstance(inputs, dict):
-        return {"pooled": inputs, "token_ids": None, "token_mask": None, "token_states": None}
+        return {"pooled": inputs, "token_ids": None, "token_mask": None, "token_states": None, "features": None}
     unknown = sorted(set(inputs) - set(DOCUMENT_KEYS))
     if unknown:
         raise ValueError(f"A document structure has the keys {list(DOCUMENT_KEYS)}. Received: keys {sorted(inputs)}")
@@ -96,7 +97,9 @@ class LabelHead(keras.layers.Layer):
     "token_mask": (B, T), "token_states": (B, T, d_t)}` (`DOCUMENT_KEYS`;
     only `token_ids` is required, the mask defaults to ids != 0). The
     builders wire it from any encoder; `split_at_head` cuts a model there
-    and its encoder then outputs that dict.
+    and its encoder then outputs that dict. A head that reads the document's
+    tf-idf features (`reads_features = True`: `WideHead`, the wide path of
+    a wide + deep model) receives them, `(B, F)`, instead of `h`.
 
     What every label head offers, the same way:
 
@@ -152,6 +155,8 @@ class LabelHead(keras.layers.Layer):
 
     # Whether the head reads the document's tokens (its input is the document dict) or only the pooled `h`.
     reads_tokens = False
+    # Whether the head reads the document's sparse features (`"features"`, the wide path's tf-idf) instead of `h`.
+    reads_features = False
     # Whether a label's score depends on the other labels scored with it (a hybrid that standardises over the
     # labels): chunked top-k then scores the whole label set at once.
     scores_depend_on_label_set = False

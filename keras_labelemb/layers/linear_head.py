@@ -21,6 +21,7 @@ class LinearHead(LabelHead):
     Args:
         num_labels: `L`.
         kernel_initializer: initializer of `W`.
+        kernel_regularizer: regularizer of `W`, e.g. `keras.regularizers.L2(1e-6)`. Default None.
         bias_initializer: initializer of `b` (e.g. the log-odds of the label prior).
 
     Example:
@@ -34,9 +35,16 @@ class LinearHead(LabelHead):
     """
 
     # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
-    spec_options = ("kernel_initializer",)
+    spec_options = ("kernel_initializer", "kernel_regularizer")
 
-    def __init__(self, num_labels, kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
+    def __init__(
+        self,
+        num_labels,
+        kernel_initializer="glorot_uniform",
+        kernel_regularizer=None,
+        bias_initializer="zeros",
+        **kwargs,
+    ):
         for key in ("embedding", "label_ids", "label_dim"):
             if kwargs.get(key) is not None:
                 raise ValueError(f"LinearHead reads no label descriptions. Received: {key}={kwargs[key]!r}")
@@ -44,6 +52,7 @@ class LinearHead(LabelHead):
         kwargs.pop("label_encoder", None)
         super().__init__(num_labels=check_positive_int("num_labels", num_labels), **kwargs)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
 
     @property
@@ -57,7 +66,10 @@ class LinearHead(LabelHead):
                 f"Received: inputs with shape {tuple(input_shape)}"
             )
         self.kernel = self.add_weight(
-            name="kernel", shape=(input_shape[-1], self.num_labels), initializer=self.kernel_initializer
+            name="kernel",
+            shape=(input_shape[-1], self.num_labels),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
         )
         self.bias = self.add_weight(name="bias", shape=(self.num_labels,), initializer=self.bias_initializer)
 
@@ -96,6 +108,7 @@ class LinearHead(LabelHead):
             config.pop(key, None)
         config.update(
             kernel_initializer=keras.initializers.serialize(self.kernel_initializer),
+            kernel_regularizer=keras.regularizers.serialize(self.kernel_regularizer),
             bias_initializer=keras.initializers.serialize(self.bias_initializer),
         )
         return config

@@ -5,7 +5,8 @@ import math
 import keras
 import numpy as np
 
-from keras_labelemb.layers import HierarchicalAttention, LabelHead
+from keras_labelemb.argument_checks import check_positive_int
+from keras_labelemb.layers import HierarchicalAttention, LabelHead, MaxPoolEncoder
 from keras_labelemb.models.head_specs import HEAD_CLASSES, HEAD_OPTIONS, HEAD_TYPES, apply_head, build_head, head_spec
 from keras_labelemb.models.word_embeddings import check_word_vectors, word_embeddings
 
@@ -44,6 +45,7 @@ def document_classifier(
     prior_logit="auto",
     word_vectors=None,
     fine_tune_word_vectors=None,
+    wide_features=None,
     name=None,
 ):
     """Embedding -> HierarchicalAttention (HAN, or WAN when `flat`) -> label head.
@@ -91,6 +93,14 @@ def document_classifier(
       `set_labels`), then stay in the space the vectors were trained in, and
       seen labels cannot drift away from the unseen ones they resemble.
 
+    Wide + deep (`wide_features=F`): the model takes a second input,
+    `"features"`, the documents' `(B, F)` tf-idf vectors
+    (`keras_labelemb.text.TfidfVectorizer`, sparse or dense), and the head
+    becomes a `HybridHead` whose components are the head given (or a
+    hybrid's components) and a `WideHead` over the features: `logits = a_1
+    deep + a_2 wide + b`, trained together. The wide path knows the labels it
+    was built with; labels added later are scored by the deep path alone.
+
     Every head built from a name or spec starts its output bias at
     `prior_logit`, by default the log-odds of about one label per document.
     With a zero bias every label starts at probability 0.5 although almost all
@@ -110,7 +120,13 @@ def document_classifier(
         embeddings_initializer: e.g. `keras.initializers.Constant(vectors)` for
             pretrained word vectors (default `"uniform"`).
         train_embeddings: False freezes the word vectors (default True).
-        encoder: `"dense"`, `"gru"`, `"bigru"`, `"lstm"` or `"bilstm"` at both levels.
+        encoder: `"dense"`, `"gru"`, `"bigru"`, `"lstm"` or `"bilstm"` at both
+            levels of the attention encoder; or a spec `{"type": "max_pool",
+            **options}` of the regularised BiLSTM with max pooling over time
+            (`MaxPoolEncoder`: `units`, `recurrent_dropout`, `word_dropout`;
+            flat documents), e.g. `{"type": "max_pool", "units": 128,
+            "word_dropout": 0.1, "recurrent_dropout": 0.2}` (then
+            `encoder_units`, `attention_units` and `dropout` are unused).
         encoder_units: units per encoder (per direction for bi-RNNs).
         dropout: dropout on sentence and document vectors (see `HierarchicalAttention`).
         embedding_dropout: dropout on word vectors.
@@ -122,9 +138,12 @@ def document_classifier(
             and `train_embeddings` stay unset.
         fine_tune_word_vectors: `"all"` (default with `word_vectors`),
             `"none"` or `"documents"` (above).
+        wide_features: `F`, the width of the tf-idf features of a wide +
+            deep model (above). Default None (no wide path).
 
     Returns:
-        A functional `keras.Model` from token ids to label logits `(B, L)`.
+        A functional `keras.Model` from token ids (with `wide_features`: the
+        dict `{"token_ids", "features"}`) to label logits `(B, L)`.
 
     Example:
 
@@ -155,7 +174,12 @@ def document_classifier(
                 f"Received: label_ids={label_ids is not None}, num_labels={num_labels!r}"
             )
     else:
-        layer, spec = None, head_spec(head)
+        layer, spec = None, with_wide_path(head_spec(head), wide_features)
+    if layer is not None and wide_features is not None and not _reads_features(layer):
+        raise ValueError(
+            "`wide_features` feeds a head that reads tf-idf features (a WideHead, or a HybridHead holding one): "
+            f"build the head from a name or spec, or give it a wide component. Received: head={layer.name!r}"
+        )
     embedding = layer.embedding if layer is not None else None
     if embedding is not None:
         given = {
@@ -199,26 +223,72 @@ def document_classifier(
         words = keras.layers.Dropout(embedding_dropout, name="embedding_dropout")(words)
     # A head that reads the tokens also gets the word encoder's states (flattened over sentences).
     reads_tokens = layer.reads_tokens if layer is not None else HEAD_CLASSES[spec["type"]].reads_tokens
-    encoded = HierarchicalAttention(
-        word_encoder=encoder,
-        word_units=encoder_units,
-        sentence_encoder=encoder,
-        sentence_units=encoder_units,
-        attention_units=attention_units,
-        flat=flat,
-        dropout=dropout,
-        return_token_states=reads_tokens,
-        name="document_encoder",
-    )(words)
+    if isinstance(encoder, dict):
+        encoded = max_pool_encoder(encoder, flat, reads_tokens)(words)
+    else:
+        encoded = HierarchicalAttention(
+            word_encoder=encoder,
+            word_units=encoder_units,
+            sentence_encoder=encoder,
+            sentence_units=encoder_units,
+            attention_units=attention_units,
+            flat=flat,
+            dropout=dropout,
+            return_token_states=reads_tokens,
+            name="document_encoder",
+        )(words)
     document, states = (encoded["pooled"], encoded["token_states"]) if reads_tokens else (encoded, None)
     if layer is None:
         count = len(label_ids) if label_ids is not None else num_labels
         bias_initializer = keras.initializers.Constant(_output_bias_start(prior_logit, count))
         head_embedding = label_embedding if label_embedding is not None else embedding
         layer = build_head(spec, head_embedding, document.shape[-1], label_ids, count, bias_initializer)
-    logits = apply_head(layer, document, ids, states)
+    features = None
+    if wide_features is not None:
+        features = keras.Input(shape=(wide_features,), sparse=True, name="features")
+    logits = apply_head(layer, document, ids, states, features)
     head_name = spec.get("variant", spec["type"]) if spec is not None else type(layer).__name__.lower()
-    return keras.Model(ids, logits, name=name or f"{head_name}_{kind}")
+    inputs = ids if features is None else {"token_ids": ids, "features": features}
+    return keras.Model(inputs, logits, name=name or f"{head_name}_{kind}")
+
+
+def max_pool_encoder(spec, flat, return_token_states):
+    """The `MaxPoolEncoder` an encoder spec `{"type": "max_pool", **options}` describes (flat documents only)."""
+    options = dict(spec)
+    kind = options.pop("type", None)
+    if kind != "max_pool":
+        raise ValueError(
+            "An encoder given as a dict is a spec `{'type': 'max_pool', **MaxPoolEncoder options}`. "
+            f"Received: encoder={spec!r}"
+        )
+    if not flat:
+        raise ValueError(f"A max-pooling encoder reads flat documents: pass `flat=True`. Received: encoder={spec!r}")
+    return MaxPoolEncoder(return_token_states=return_token_states, name="document_encoder", **options)
+
+
+def _reads_features(head):
+    return head.reads_features or any(c.reads_features for c in getattr(head, "components", ()))
+
+
+def with_wide_path(spec, wide_features):
+    """`spec` with a wide component (a hybrid of the head and `"wide"`) when `wide_features` is set.
+
+    >>> with_wide_path({"type": "gile"}, 1000)
+    {'type': 'hybrid', 'components': [{'type': 'gile'}, {'type': 'wide'}]}
+    """
+    if wide_features is None:
+        return spec
+    check_positive_int("wide_features", wide_features)
+    components = spec["components"] if spec["type"] == "hybrid" else [spec]
+    if spec["type"] == "wide":
+        raise ValueError(
+            "A wide head alone reads no words: use `WideHead` on the features (the wide model), or give a deep "
+            f"head with `wide_features`. Received: head={spec!r}"
+        )
+    if not any(component["type"] == "wide" for component in components):
+        components = list(components) + [{"type": "wide"}]
+    base = spec if spec["type"] == "hybrid" else {"type": "hybrid"}
+    return {**base, "components": components}
 
 
 def gile_han(vocabulary_size, label_ids, max_sentences, max_sentence_length, **kwargs):

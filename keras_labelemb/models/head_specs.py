@@ -14,6 +14,7 @@ from keras_labelemb.layers import (
     HybridHead,
     LexicalMatchHead,
     LinearHead,
+    WideHead,
     WordInteractionHead,
 )
 from keras_labelemb.layers.gile_head import VARIANTS as GILE_VARIANTS
@@ -26,6 +27,7 @@ HEAD_CLASSES = {
     "interaction": WordInteractionHead,
     "embedding": EmbeddingMatchHead,
     "hybrid": HybridHead,
+    "wide": WideHead,
 }
 # Set by the builder (the shared embedding, the label set, the output-bias start, a hybrid's components built
 # from their own specs) or belonging to another setting (languages), never by a spec.
@@ -54,6 +56,8 @@ TOKEN_HEAD_NAMES = {
     "embedding": "embedding_match_head",
 }
 HEAD_TYPES = tuple(HEAD_CLASSES)
+# Heads with one weight vector per label, built from the label count (they read no descriptions).
+PER_LABEL_HEADS = ("linear", "wide")
 
 
 def head_spec(head):
@@ -104,11 +108,13 @@ def build_head(spec, embedding, document_width, label_ids, num_labels, bias_init
     """The LabelHead a spec describes, over the builder's shared `embedding`."""
     options = {key: value for key, value in spec.items() if key != "type"}
     kind = spec["type"]
-    if kind == "linear":
+    if kind in PER_LABEL_HEADS:
         if num_labels is None:
-            raise ValueError("A linear head needs `num_labels` (or `label_ids` to count). Received: num_labels=None")
-        return LinearHead(num_labels, bias_initializer=bias_initializer, name=name or "linear_head", **options)
-    if label_ids is None:
+            raise ValueError(f"A {kind} head needs `num_labels` (or `label_ids` to count). Received: num_labels=None")
+        cls = HEAD_CLASSES[kind]
+        return cls(num_labels, bias_initializer=bias_initializer, name=name or f"{kind}_head", **options)
+    described = kind != "hybrid" or any(c["type"] not in PER_LABEL_HEADS for c in options["components"])
+    if label_ids is None and described:
         raise ValueError(f"A {kind!r} head scores labels from their descriptions: pass `label_ids`. Received: None")
     if kind == "hybrid":
         # The components' biases start at 0: the hybrid's own bias holds the prior, once.
@@ -117,14 +123,19 @@ def build_head(spec, embedding, document_width, label_ids, num_labels, bias_init
                 component,
                 embedding,
                 document_width,
-                None if component["type"] == "linear" else label_ids,
+                None if component["type"] in PER_LABEL_HEADS else label_ids,
                 num_labels,
                 "zeros",
             )
             for component in options.pop("components")
         ]
         return HybridHead(
-            components, label_ids=label_ids, bias_initializer=bias_initializer, name=name or "hybrid_head", **options
+            components,
+            label_ids=label_ids,
+            num_labels=num_labels,
+            bias_initializer=bias_initializer,
+            name=name or "hybrid_head",
+            **options,
         )
     if kind == "gile":
         options.setdefault("joint_dim", 500)
@@ -151,11 +162,18 @@ def build_head(spec, embedding, document_width, label_ids, num_labels, bias_init
     )
 
 
-def apply_head(head, pooled, token_ids=None, token_states=None):
-    """Calls `head` on what it reads: the pooled vector, or the document dict when `head.reads_tokens`.
+def apply_head(head, pooled, token_ids=None, token_states=None, features=None):
+    """Calls `head` on what it reads: the pooled vector, the features, or the document dict when `head.reads_tokens`.
 
     `token_ids` `(B, T)` or `(B, K, T)` (sentences are read as one sequence of `K * T` tokens).
     """
+    if head.reads_features:
+        if features is None:
+            raise ValueError(
+                f"{type(head).__name__} reads the document's tf-idf features: pass `wide_features` to the builder. "
+                "Received: features=None"
+            )
+        return head(features)
     if not head.reads_tokens:
         return head(pooled)
     if token_ids is None:
@@ -171,4 +189,6 @@ def apply_head(head, pooled, token_ids=None, token_states=None):
     document = {"pooled": pooled, "token_ids": token_ids}
     if token_states is not None:
         document["token_states"] = token_states
+    if features is not None:
+        document["features"] = features
     return head(document)

@@ -19,6 +19,7 @@ from keras_labelemb.text.pretrained_vectors import (
 from keras_labelemb.text.split_sentences import split_sentences
 from keras_labelemb.text.target_vocabulary import STOP_WORDS, target_vocabulary
 from keras_labelemb.text.text_vectorizer import TextVectorizer
+from keras_labelemb.text.tfidf_vectorizer import TfidfVectorizer
 from keras_labelemb.text.tokenize import tokenize
 from keras_labelemb.text.vocabulary import (
     PAD_TOKEN,
@@ -35,6 +36,7 @@ __all__ = [
     "PAD_TOKEN",
     "STOP_WORDS",
     "TextVectorizer",
+    "TfidfVectorizer",
     "UNK_TOKEN",
     "WordVectorCoverage",
     "build_vocabulary",

@@ -1,0 +1,406 @@
+"""Seen labels: the wide path, the regularised BiLSTM and wide + deep models against the tuned SVM, same run.
+
+For each seed (`--seed`, `--seed + 1`, ...), one validation split (10% of the
+training documents, drawn with that seed) serves every model of that seed, so
+the comparison with the SVM is paired over seeds:
+
+- `svm`: tf-idf LinearSVC, C and n-gram range (1, 1-2, 1-3) chosen on
+  validation (`benchmarks.baselines.tuned_linear_svc`; the C grid is widened
+  until the choice is interior; the run says when it is not);
+- `wide`: the library's wide path alone, `WideHead` over the in-model
+  `TfidfVectorizer` features (word 1-2-grams, min_df 2, sublinear tf):
+  logistic regression trained with `model.fit`, best epoch on validation;
+- `bilstm_linear`, `bilstm_gile`: `MaxPoolEncoder` (BiLSTM + max pooling over
+  time, whole-word dropout; Adam with weight averaging, `use_ema`, read
+  through `keras.callbacks.SwapEMAWeights`) with the linear or the GILE head;
+- `wide_bilstm_linear`, `wide_bilstm_gile`: the same with the wide path
+  (`document_classifier(..., wide_features=F)`), the wide path started from
+  the seed's trained `wide` model (its weights; Adam's steps at the deep
+  path's learning rate would leave a linear model over l2-normalised
+  features far from converged).
+
+Reuters (multi-label): micro-F1 at one threshold chosen on validation (the SVM
+too). 20 Newsgroups (single-label, headers removed): test error of the
+argmax, best epoch on validation accuracy. Beside accuracy: seconds to the
+best epoch, and serving throughput from raw strings (documents per second of
+the exported SavedModel of the last seed's best library model against the
+scikit-learn pipeline's decision function on the same test texts, measured
+one after the other in this process).
+
+    python -m benchmarks.seen_labels --dataset reuters      # about 70 minutes on 2 CPU cores
+    python -m benchmarks.seen_labels --dataset newsgroups
+    python -m benchmarks.seen_labels --quick                # 1 seed, 1 epoch, small grids: checks the script
+
+Writes `benchmarks/results/seen_labels.json`: `results[dataset]` and `summary[dataset]`
+(`svm`, `wide`, `deep`, `wide_deep`, `best`, `best_model`, `best_vs_svm`); a
+run of one dataset keeps the other dataset's entries of an earlier run, with
+that run's command and code version beside them.
+"""
+
+import argparse
+import json
+import pathlib
+import tempfile
+import time
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from benchmarks.baselines import tuned_linear_svc
+from benchmarks.noise_rule import paired_comparison
+from benchmarks.report import RESULTS, VERSION_AT_START, command_line, write_report
+from benchmarks.tables import markdown_table
+from benchmarks.word_vectors import glove50
+from keras_labelemb.datasets import load_newsgroups, load_reuters
+from keras_labelemb.evaluation import classification_report, sigmoid
+from keras_labelemb.export import export_text_classifier, load_text_classifier
+from keras_labelemb.layers import WideHead
+from keras_labelemb.models import document_classifier
+from keras_labelemb.text import TextVectorizer, TfidfVectorizer
+from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
+from keras_labelemb.training.best_epoch_stopping import BestEpochStopping
+
+MODELS = ("wide", "bilstm_linear", "bilstm_gile", "wide_bilstm_linear", "wide_bilstm_gile")
+DEEP = ("bilstm_linear", "bilstm_gile")
+WIDE_DEEP = ("wide_bilstm_linear", "wide_bilstm_gile")
+C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+NGRAM_GRID = ((1, 1), (1, 2), (1, 3))
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dataset", default="reuters", choices=("reuters", "newsgroups"))
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--models", default=",".join(MODELS), help=f"from {','.join(MODELS)}")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--max-tokens", type=int, default=256)
+    p.add_argument("--label-words", type=int, default=12)
+    p.add_argument("--word-vectors", default="glove50", choices=("glove50", "ppmi"))
+    p.add_argument("--units", type=int, default=128, help="BiLSTM units per direction")
+    p.add_argument("--word-dropout", type=float, default=0.1)
+    p.add_argument("--recurrent-dropout", type=float, default=0.0)
+    p.add_argument("--joint-dim", type=int, default=500)
+    p.add_argument("--epochs", type=int, default=8)
+    p.add_argument("--patience", type=int, default=2)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--learning-rate", type=float, default=1e-3)
+    p.add_argument("--ema-momentum", type=float, default=0.99)
+    p.add_argument("--wide-ngrams", type=int, default=2)
+    p.add_argument("--wide-epochs", type=int, default=40)
+    p.add_argument("--wide-learning-rate", type=float, default=0.03)
+    p.add_argument("--wide-patience", type=int, default=5)
+    p.add_argument("--quick", action="store_true", help="1 seed, 1 epoch, small SVM grid: checks the script")
+    p.add_argument("--output", default=str(RESULTS / "seen_labels.json"))
+    args = p.parse_args(argv)
+    unknown = sorted(set(args.models.split(",")) - set(MODELS))
+    if unknown:
+        p.error(f"--models: unknown {unknown}; choose from {','.join(MODELS)}")
+    args.c_grid, args.ngram_grid = C_GRID, NGRAM_GRID
+    if args.quick:
+        args.seeds, args.epochs, args.wide_epochs, args.c_grid, args.ngram_grid = 1, 1, 2, (1.0,), ((1, 1),)
+        args.output = str(pathlib.Path(tempfile.gettempdir()) / "seen_labels_quick.json")
+    return args
+
+
+class Task:
+    """The dataset, its vectorizers and targets; multi-label (Reuters) or single-label (20 Newsgroups)."""
+
+    def __init__(self, args):
+        self.args = args
+        self.multi_label = args.dataset == "reuters"
+        self.data = load_reuters(args.data_dir) if self.multi_label else load_newsgroups(args.data_dir)
+
+    def split(self, seed):
+        """Per seed: validation split, vectorizers fitted on its training part, ids, features, targets."""
+        a = self.args
+        data = self.data.validation_split(0.1, seed=seed)
+        self.tokens = TextVectorizer(max_tokens=a.max_tokens)
+        self.tokens.adapt(data.train_texts, min_count=2)
+        self.features = TfidfVectorizer(ngrams=a.wide_ngrams, min_df=2)
+        self.features.adapt(data.train_texts)
+        self.label_ids = self.tokens.encode_labels(data.label_descriptions, a.label_words)
+        self.texts = {s: getattr(data, f"{s}_texts") for s in ("train", "val", "test")}
+        self.ids = {s: self.tokens(tf.constant(t)).numpy() for s, t in self.texts.items()}
+        self.x_wide = {s: _scipy(self.features(tf.constant(t))) for s, t in self.texts.items()}
+        if self.multi_label:
+            self.y = {s: data.multi_hot(s) for s in self.texts}
+        else:
+            self.y = {s: np.array([labels[0] for labels in getattr(data, f"{s}_labels")]) for s in self.texts}
+        self.num_labels = data.num_labels
+        if a.word_vectors == "glove50":
+            self.vectors, self.coverage = glove50(self.tokens, self.label_ids)
+        else:
+            self.vectors = pretrain_word_vectors(self.ids["train"], self.tokens.vocabulary_size, 100)
+            self.coverage = None
+
+    def inputs(self, split, wide, deep):
+        if wide and deep:
+            return {"token_ids": self.ids[split], "features": self.x_wide[split]}
+        return self.x_wide[split] if wide else self.ids[split]
+
+    def targets(self, split):
+        if self.multi_label:
+            return self.y[split]
+        return keras.utils.to_categorical(self.y[split], self.num_labels)
+
+    def score(self, logits, threshold, split="test"):
+        if self.multi_label:
+            return classification_report(self.y[split], sigmoid(logits), threshold)["micro_f1"]
+        return float((np.argmax(logits, axis=1) != self.y[split]).mean())
+
+
+def _scipy(sparse):
+    import scipy.sparse
+
+    sparse = tf.sparse.reorder(sparse)
+    rows, columns = sparse.indices.numpy().T
+    return scipy.sparse.csr_matrix((sparse.values.numpy(), (rows, columns)), shape=tuple(sparse.dense_shape.numpy()))
+
+
+def metric_name(task):
+    return "micro_f1" if task.multi_label else "error"
+
+
+def build(task, name):
+    a = task.args
+    if name == "wide":
+        model = keras.Sequential(
+            [keras.Input((task.features.num_features,), sparse=True, name="features"), WideHead(task.num_labels)],
+            name="wide",
+        )
+        return model
+    head = "linear" if name.endswith("linear") else {"type": "gile", "joint_dim": a.joint_dim, "activation": "tanh"}
+    encoder = {"type": "max_pool", "units": a.units, "word_dropout": a.word_dropout}
+    encoder["recurrent_dropout"] = a.recurrent_dropout
+    return document_classifier(
+        task.tokens.vocabulary_size,
+        label_ids=None if head == "linear" else task.label_ids,
+        num_labels=task.num_labels,
+        flat=True,
+        max_tokens=a.max_tokens,
+        word_vectors=task.vectors,
+        encoder=encoder,
+        head=head,
+        wide_features=task.features.num_features if name.startswith("wide_") else None,
+        name=name,
+    )
+
+
+def train(task, name, seed, wide_model=None):
+    """Trains `name` on the seed's split; keeps the best validation epoch; returns the model and its report."""
+    a = task.args
+    keras.utils.set_random_seed(seed)
+    model = build(task, name)
+    wide, deep = name.startswith("wide"), name != "wide"
+    if wide and deep:  # the wide path starts where the wide model ended
+        hybrid = model.layers[-1]
+        hybrid.components[-1].set_weights(wide_model.layers[-1].get_weights())
+    if deep:
+        optimizer = keras.optimizers.Adam(a.learning_rate, use_ema=True, ema_momentum=a.ema_momentum)
+        callbacks = [keras.callbacks.SwapEMAWeights(swap_on_epoch=True)]
+        epochs = a.epochs
+    else:
+        optimizer, callbacks, epochs = keras.optimizers.Adam(a.wide_learning_rate), [], a.wide_epochs
+    patience = a.patience if deep else a.wide_patience
+    x_val = task.inputs("val", wide, deep)
+    if task.multi_label:
+        loss = keras.losses.BinaryCrossentropy(from_logits=True)
+        best = BestValidationF1(x_val, task.y["val"], patience=patience)
+        metrics = []
+    else:
+        loss = keras.losses.CategoricalCrossentropy(from_logits=True)
+        best = BestEpochStopping("val_accuracy", patience)
+        metrics = [keras.metrics.CategoricalAccuracy(name="accuracy")]
+    model.compile(optimizer, loss, metrics=metrics)
+    start = time.time()
+    history = model.fit(
+        task.inputs("train", wide, deep),
+        task.targets("train"),
+        batch_size=a.batch_size,
+        epochs=epochs,
+        validation_data=None if task.multi_label else (x_val, task.targets("val")),
+        callbacks=callbacks + [best],
+        verbose=2,
+    )
+    seconds = time.time() - start
+    epochs_run = len(history.history["loss"])
+    logits = model.predict(task.inputs("test", wide, deep), batch_size=256, verbose=0)
+    threshold = getattr(best, "threshold", None)
+    report = {
+        metric_name(task): task.score(logits, threshold),
+        "best_epoch": best.best_epoch + 1,
+        "epochs_run": epochs_run,
+        "train_seconds": round(seconds, 1),
+        "seconds_to_best_epoch": round(seconds / epochs_run * (best.best_epoch + 1), 1),
+        "parameters": int(model.count_params()),
+        "seed": seed,
+    }
+    if threshold is not None:
+        report["threshold"] = float(threshold)
+    print(name, report, flush=True)
+    return model, report
+
+
+def run_svm(task, seed):
+    decision, info = tuned_linear_svc(
+        task.texts["train"],
+        task.y["train"],
+        task.texts["val"],
+        task.y["val"],
+        multi_label=task.multi_label,
+        c_grid=task.args.c_grid,
+        ngram_grid=task.args.ngram_grid,
+    )
+    logits = decision(task.texts["test"])
+    if task.multi_label:
+        value = classification_report(task.y["test"], logits, info["threshold"])["micro_f1"]
+    else:
+        value = float((logits.argmax(axis=1) != task.y["test"]).mean())
+    chosen = info["C"]
+    report = {metric_name(task): value, "seed": seed, **{k: v for k, v in info.items() if k != "grid"}}
+    report["c_at_grid_edge"] = chosen in (min(task.args.c_grid), max(task.args.c_grid)) and len(task.args.c_grid) > 1
+    print("svm", report, flush=True)
+    return decision, report
+
+
+def serving_throughput(task, model, name, svm_decision):
+    """Documents per second from raw strings: the exported SavedModel against the scikit-learn pipeline."""
+    texts = task.texts["test"]
+    with tempfile.TemporaryDirectory() as folder:
+        wide, deep = name.startswith("wide"), name != "wide"
+        vectorizer = {"token_ids": task.tokens, "features": task.features} if wide and deep else task.tokens
+        if not deep:
+            raise ValueError("The wide model alone is not a serving model of the library's text classifiers.")
+        export_text_classifier(model, vectorizer, folder)
+        served = load_text_classifier(folder)
+        batches = [tf.constant(texts[i : i + 256]) for i in range(0, len(texts), 256)]
+        served.serve(batches[0])  # warm-up
+        start = time.time()
+        for batch in batches:
+            served.serve(batch)
+        saved_model = len(texts) / (time.time() - start)
+    svm_decision(texts[:256])
+    start = time.time()
+    for i in range(0, len(texts), 256):
+        svm_decision(texts[i : i + 256])
+    sklearn = len(texts) / (time.time() - start)
+    return {
+        "model": name,
+        "saved_model_docs_per_second": round(saved_model, 1),
+        "sklearn_docs_per_second": round(sklearn, 1),
+        "ratio": round(saved_model / sklearn, 3),
+    }
+
+
+def summarize(task, runs, svm_runs):
+    key = metric_name(task)
+    sign = 1.0 if task.multi_label else -1.0  # a gain is a higher F1 or a lower error
+
+    def values(name):
+        return [r[key] for r in runs[name]]
+
+    means = {name: float(np.mean(values(name))) for name in runs}
+    svm = [r[key] for r in svm_runs]
+
+    def best_of(names):
+        names = [n for n in names if n in runs]
+        return max(names, key=lambda n: sign * means[n]) if names else None
+
+    best = best_of(list(runs))
+    summary = {
+        "metric": key,
+        "seeds": len(svm),
+        "svm": float(np.mean(svm)),
+        "wide": means.get("wide"),
+        "deep": means.get(best_of(DEEP)) if best_of(DEEP) else None,
+        "deep_model": best_of(DEEP),
+        "wide_deep": means.get(best_of(WIDE_DEEP)) if best_of(WIDE_DEEP) else None,
+        "wide_deep_model": best_of(WIDE_DEEP),
+        "best": means[best],
+        "best_model": best,
+    }
+    if len(svm) >= 2:
+        comparison = paired_comparison([sign * v for v in values(best)], [sign * v for v in svm])
+        summary["best_vs_svm"] = {k: comparison[k] for k in ("mean_gain", "p_value", "positive_splits", "met")}
+        wd = best_of(WIDE_DEEP)
+        if wd:
+            for other in ("wide", best_of(DEEP)):
+                if other in runs:
+                    c = paired_comparison([sign * v for v in values(wd)], [sign * v for v in values(other)])
+                    summary[f"wide_deep_vs_{other}"] = {k: c[k] for k in ("mean_gain", "p_value", "met")}
+    return summary
+
+
+def table(dataset, summary, runs, svm_runs):
+    key = summary["metric"]
+    rows = [["svm (tuned, same split)", f"{summary['svm']:.4f}", " ".join(f"{r[key]:.4f}" for r in svm_runs), ""]]
+    for name, reports in runs.items():
+        rows.append(
+            [
+                name,
+                f"{np.mean([r[key] for r in reports]):.4f}",
+                " ".join(f"{r[key]:.4f}" for r in reports),
+                f"{np.mean([r['seconds_to_best_epoch'] for r in reports]):.0f}",
+            ]
+        )
+    return f"### {dataset}\n\n" + markdown_table(["model", f"mean {key}", "per seed", "s to best epoch"], rows)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start = time.time()
+    task = Task(args)
+    names = args.models.split(",")
+    runs, svm_runs = {name: [] for name in names}, []
+    decision, models = None, {}
+    for seed in range(args.seed, args.seed + args.seeds):
+        print(f"\n== {args.dataset}, seed {seed} ==", flush=True)
+        task.split(seed)
+        decision, svm_report = run_svm(task, seed)
+        svm_runs.append(svm_report)
+        models = {}
+        if "wide" in names or any(name in WIDE_DEEP for name in names):  # the wide path's start
+            models["wide"], report = train(task, "wide", seed)
+            if "wide" in runs:
+                runs["wide"].append(report)
+        for name in names:
+            if name != "wide":
+                models[name], report = train(task, name, seed, wide_model=models.get("wide"))
+                runs[name].append(report)
+    summary = summarize(task, runs, svm_runs)
+    deep_best = summary["best_model"] if summary["best_model"] != "wide" else summary["wide_deep_model"]
+    if deep_best and deep_best in models:
+        summary["serving"] = serving_throughput(task, models[deep_best], deep_best, decision)
+    print(summary, flush=True)
+    output = pathlib.Path(args.output)
+    previous = json.loads(output.read_text()) if output.exists() and not args.quick else {}
+    results = dict(previous.get("results", {}))
+    all_summary = dict(previous.get("summary", {}))
+    results[args.dataset] = {
+        "runs": runs,
+        "svm": svm_runs,
+        "command": command_line("benchmarks.seen_labels", argv),
+        "code_version": VERSION_AT_START,
+        "word_vector_coverage": task.coverage,
+    }
+    all_summary[args.dataset] = summary
+    tables = "\n\n".join(
+        table(name, all_summary[name], results[name]["runs"], results[name]["svm"]) for name in sorted(results)
+    )
+    write_report(
+        output,
+        "seen labels: wide, deep, wide + deep vs SVM",
+        "benchmarks.seen_labels",
+        args,
+        argv,
+        results,
+        all_summary,
+        tables,
+        start,
+    )
+
+
+if __name__ == "__main__":
+    main()

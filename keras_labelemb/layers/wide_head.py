@@ -1,0 +1,47 @@
+"""The wide path of a wide + deep classifier: a per-label linear layer over the document's tf-idf features."""
+
+import keras
+
+from keras_labelemb.layers.linear_head import LinearHead
+
+
+@keras.saving.register_keras_serializable(package="keras_labelemb")
+class WideHead(LinearHead):
+    """Per-label linear scores of the document's tf-idf features: `logits = x W + b`.
+
+    `x` `(B, F)` are the l2-normalised tf-idf vectors of the document's word
+    n-grams (`keras_labelemb.text.TfidfVectorizer`, sparse or dense), not the
+    encoder's vector: this is the linear model a tuned tf-idf SVM is, as a
+    head that trains with `model.fit` (logistic regression with an L2
+    penalty, `kernel_regularizer`). Alone it is the wide model; as a
+    component of a `HybridHead` beside a deep head it is the wide path of a
+    wide + deep model (Cheng et al. 2016, "Wide & Deep Learning for
+    Recommender Systems"): `document_classifier(..., wide_features=F)`
+    builds that. Its weights belong to the labels it was built for, so for
+    any other label the hybrid scores with its description-reading
+    components alone.
+
+    A head that reads features (`reads_features = True`): builders and
+    `HybridHead` give it the document's `"features"`, not `h`. Everything
+    else is `LinearHead` (sampled training gathers the `C` columns of `W`).
+
+    Args:
+        num_labels: `L`.
+        kernel_initializer: initializer of `W`. Default zeros (a linear
+            model's usual start; the features are sparse).
+        kernel_regularizer: e.g. `keras.regularizers.L2(1e-6)` (the SVM's
+            `C`, inverted). Default None.
+        bias_initializer: initializer of `b` (e.g. the log-odds of the label prior).
+
+    Example:
+
+    >>> import numpy as np
+    >>> head = WideHead(num_labels=3)
+    >>> tuple(head(np.ones((2, 10), "float32")).shape)
+    (2, 3)
+    """
+
+    reads_features = True
+
+    def __init__(self, num_labels, kernel_initializer="zeros", **kwargs):
+        super().__init__(num_labels, kernel_initializer=kernel_initializer, **kwargs)
