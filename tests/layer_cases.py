@@ -406,6 +406,35 @@ def _text_vectorizer(flat):
     return case
 
 
+def tfidf_vectorizer(rng):
+    """Raw strings to l2-normalised tf-idf of words and bigrams (dense output; terms given, so they are config)."""
+    from keras_labelemb.text import TfidfVectorizer
+
+    terms = ["bank", "grain", "prices", "rates", "wheat", "wheat prices"]
+    return TfidfVectorizer, dict(
+        init_kwargs={"vocabulary": terms, "idf": [1.5, 2.0, 1.2, 1.7, 1.1, 2.3], "sparse": False},
+        input_data=np.array(["Wheat prices rose. Grain fell!", "", "the bank raised 3 rates"], dtype=object),
+        expected_output_shape=(3, 6),
+        expected_num_trainable_weights=0,
+        run_training=False,
+        run_mixed_precision=False,  # no weights
+    )
+
+
+def wide_head(rng):
+    """The wide path: per-label weights over (dense, here) tf-idf features, an all-zero document among them."""
+    from keras_labelemb.layers import WideHead
+
+    features = np.abs(rng.normal(size=(3, 9))).astype("float32")
+    features[2] = 0.0
+    return WideHead, dict(
+        init_kwargs={"num_labels": 4, "kernel_initializer": "glorot_uniform", "kernel_regularizer": "l2"},
+        input_data=features,
+        expected_output_shape=(3, 4),
+        expected_num_trainable_weights=2,
+    )
+
+
 def _region_pooling(mode):
     def case(rng):
         from keras_labelemb.layers import RegionPooling
@@ -542,6 +571,7 @@ CASES = {
     "gile_head_multilingual": gile_head_multilingual,
     "gile_head_call_time_labels": gile_head_call_time_labels,
     "linear_head": linear_head,
+    "wide_head": wide_head,
     "lexical_match_head": lexical_match_head,
     "word_interaction_head": word_interaction_head,
     "word_interaction_head_states": word_interaction_head_states,
@@ -555,11 +585,12 @@ CASES = {
     "region_lstm_side_encoder": region_lstm_side_encoder,
     **{f"region_pooling_{m}": _region_pooling(m) for m in ("max", "average")},
     **{f"text_vectorizer_{name}": _text_vectorizer(flat) for name, flat in (("flat", True), ("hierarchical", False))},
+    "tfidf_vectorizer": tfidf_vectorizer,
 }
 
 
 # Cases of TensorFlow-only layers (tensorflow-text string ops), left out of the JAX-backend run.
-TENSORFLOW_ONLY = frozenset(name for name in CASES if name.startswith("text_vectorizer"))
+TENSORFLOW_ONLY = frozenset(name for name in CASES if name.startswith(("text_vectorizer", "tfidf_vectorizer")))
 
 
 def run_case(name, seed=0):

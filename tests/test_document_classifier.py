@@ -178,3 +178,35 @@ def test_a_label_head_layer_brings_its_embedding_into_the_builder():
 def test_head_specs_reject_arguments_of_another_head(spec, match):
     with pytest.raises(ValueError, match=match):
         document_classifier(40, LABELS, flat=True, max_tokens=6, head=spec)
+
+
+def test_max_pool_encoder_spec_builds_the_regularised_bilstm():
+    from keras_labelemb.layers import MaxPoolEncoder
+
+    spec = {"type": "max_pool", "units": 3, "word_dropout": 0.1, "recurrent_dropout": 0.1}
+    model = document_classifier(30, LABELS, flat=True, max_tokens=6, encoder=spec, head={"joint_dim": 4})
+    encoder = model.get_layer("document_encoder")
+    assert isinstance(encoder, MaxPoolEncoder) and encoder.output_size == 6 and encoder.word_dropout == 0.1
+    ids = np.array([[2, 3, 4, 0, 0, 0], [0, 0, 0, 0, 0, 0]], "int32")
+    assert np.all(np.isfinite(model(ids)))
+    # A head that reads the encoder's states gets them from the max-pooling encoder too.
+    states = document_classifier(
+        30, LABELS, flat=True, max_tokens=6, encoder=spec, head={"type": "interaction", "document_vectors": "states"}
+    )
+    assert states.get_layer("document_encoder").return_token_states
+    assert states(ids).shape == (2, len(LABELS))
+
+
+@pytest.mark.parametrize(
+    "encoder, flat, match",
+    [
+        ({"type": "max_pool"}, False, "flat=True"),
+        ({"type": "lstm"}, True, "max_pool"),
+        ({"units": 3}, True, "max_pool"),
+    ],
+)
+def test_encoder_spec_errors(encoder, flat, match):
+    with pytest.raises(ValueError, match=match):
+        document_classifier(
+            30, LABELS, flat=flat, max_tokens=6, max_sentences=2, max_sentence_length=3, encoder=encoder
+        )

@@ -43,5 +43,13 @@ class WideHead(LinearHead):
 
     reads_features = True
 
-    def __init__(self, num_labels, kernel_initializer="zeros", **kwargs):
-        super().__init__(num_labels, kernel_initializer=kernel_initializer, **kwargs)
+    def __init__(
+        self, num_labels, kernel_initializer="zeros", kernel_regularizer=None, bias_initializer="zeros", **kwargs
+    ):
+        super().__init__(
+            num_labels,
+            kernel_initializer=kernel_initializer,
+            kernel_regularizer=kernel_regularizer,
+            bias_initializer=bias_initializer,
+            **kwargs,
+        )

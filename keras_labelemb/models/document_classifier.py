@@ -100,6 +100,8 @@ def document_classifier(
     hybrid's components) and a `WideHead` over the features: `logits = a_1
     deep + a_2 wide + b`, trained together. The wide path knows the labels it
     was built with; labels added later are scored by the deep path alone.
+    Under JAX, feed dense features (`TfidfVectorizer(sparse=False)`): Keras
+    refuses an input dict that mixes a sparse (BCOO) and a dense array.
 
     Every head built from a name or spec starts its output bias at
     `prior_logit`, by default the log-odds of about one label per document.

@@ -45,6 +45,10 @@ class TfidfVectorizer(keras.layers.Layer):
     `.keras` file keeps them as assets (`save_assets` / `load_assets`).
 
     Args:
+        vocabulary: `None` (call `adapt()`), or the terms (a list of
+            strings), with `idf`: their idf `(F,)`. Given here, they are part
+            of the config; adapted ones are saved as assets.
+        idf: the idf of each term of `vocabulary`.
         ngrams: longest n-gram, in words (1 = words only). Default 2.
         max_features: `None` or the number of terms kept, the most frequent
             over the corpus (as scikit-learn). Default None.
@@ -68,6 +72,8 @@ class TfidfVectorizer(keras.layers.Layer):
 
     def __init__(
         self,
+        vocabulary=None,
+        idf=None,
         ngrams=2,
         max_features=None,
         min_df=1,
@@ -98,6 +104,16 @@ class TfidfVectorizer(keras.layers.Layer):
         self._terms_list = None
         self._idf = None
         self._table = None
+        # Terms given to the constructor are config (a few, written by hand); adapted ones are assets.
+        self._terms_in_config = vocabulary is not None
+        if (vocabulary is None) != (idf is None):
+            raise ValueError(
+                "`vocabulary` and `idf` go together (the terms and their idf). "
+                f"Received: vocabulary={'set' if vocabulary is not None else None}, "
+                f"idf={'set' if idf is not None else None}"
+            )
+        if vocabulary is not None:
+            self.set_vocabulary(vocabulary, idf)
         self.built = True
 
     # ------------------------------------------------------------------ vocabulary
@@ -130,6 +146,7 @@ class TfidfVectorizer(keras.layers.Layer):
             kept = sorted(kept, key=lambda term: (-total[term], term))[: self.max_features]
         terms = sorted(term.decode("utf-8") for term in kept)
         counts = np.array([df[term.encode("utf-8")] for term in terms], "float64")
+        self._terms_in_config = False
         self.set_vocabulary(terms, np.log((1.0 + n) / (1.0 + counts)) + 1.0)
 
     def set_vocabulary(self, terms, idf):
@@ -207,12 +224,15 @@ class TfidfVectorizer(keras.layers.Layer):
         return keras.KerasTensor((inputs.shape[0], self.num_features), dtype="float32", sparse=self.sparse)
 
     def save_assets(self, dir_path):
-        self._require_vocabulary()
+        if self._terms_in_config or self._table is None:
+            return
         with open(os.path.join(dir_path, TERMS_FILE), "w", encoding="utf-8") as stream:
             stream.write("\n".join(self._terms_list) + "\n")
         np.save(os.path.join(dir_path, IDF_FILE), self.idf)
 
     def load_assets(self, dir_path):
+        if not os.path.exists(os.path.join(dir_path, TERMS_FILE)):  # terms in the config: no assets
+            return
         with open(os.path.join(dir_path, TERMS_FILE), encoding="utf-8") as stream:
             terms = stream.read().split("\n")[:-1]
         self.set_vocabulary(terms, np.load(os.path.join(dir_path, IDF_FILE)))
@@ -220,6 +240,8 @@ class TfidfVectorizer(keras.layers.Layer):
     def get_config(self):
         config = super().get_config()
         config.update(
+            vocabulary=self.get_vocabulary() if self._terms_in_config else None,
+            idf=self.idf.tolist() if self._terms_in_config else None,
             ngrams=self.ngrams,
             max_features=self.max_features,
             min_df=self.min_df,

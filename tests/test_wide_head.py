@@ -1,0 +1,155 @@
+import keras
+import numpy as np
+import pytest
+import scipy.sparse
+import tensorflow as tf
+
+from keras_labelemb.export import export_text_classifier, load_text_classifier
+from keras_labelemb.layers import GileHead, HybridHead, LinearHead, WideHead
+from keras_labelemb.models import document_classifier, set_labels, split_at_head
+from keras_labelemb.models.document_classifier import with_wide_path
+from keras_labelemb.text import TextVectorizer, TfidfVectorizer
+
+TEXTS = ["wheat prices rose sharply", "oil exports fell", "wheat and oil trade", "gold rose", "bank rates rose"]
+TARGETS = np.array([[1, 0], [0, 1], [1, 1], [0, 0], [0, 0]], "float32")
+
+
+def sparse_tensor(matrix):
+    coo = scipy.sparse.coo_matrix(matrix)
+    return tf.sparse.reorder(
+        tf.SparseTensor(np.stack([coo.row, coo.col], 1).astype("int64"), coo.data.astype("float32"), coo.shape)
+    )
+
+
+def test_wide_head_is_a_linear_model_of_the_features_dense_or_sparse():
+    rng = np.random.default_rng(0)
+    x = scipy.sparse.random(4, 30, density=0.2, random_state=0, dtype="float32").toarray()
+    head = WideHead(num_labels=3, kernel_initializer="glorot_uniform", bias_initializer="ones")
+    head.build((None, 30))
+    kernel, bias = head.get_weights()
+    np.testing.assert_allclose(head(x), x @ kernel + bias, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(head(sparse_tensor(x)), x @ kernel + bias, rtol=1e-5, atol=1e-6)
+    columns = rng.permutation(3)[:2]
+    np.testing.assert_allclose(head.score_subset(x, columns), (x @ kernel + bias)[:, columns], rtol=1e-5, atol=1e-6)
+    assert WideHead.reads_features and not WideHead.reads_tokens and head.has_per_label_parameters
+    with pytest.raises(ValueError, match="cannot score another label set"):
+        head.set_labels(np.array([[2, 3]]))
+
+
+def test_wide_head_starts_at_zero_and_its_regularizer_is_a_loss():
+    head = WideHead(num_labels=2, kernel_regularizer=keras.regularizers.L2(0.5))
+    x = np.ones((1, 3), "float32")
+    np.testing.assert_allclose(head(x), np.zeros((1, 2)))  # zero kernel, zero bias
+    head.kernel.assign(np.ones((3, 2), "float32"))
+    head(x)
+    np.testing.assert_allclose(float(sum(head.losses)), 0.5 * 6.0, rtol=1e-6)
+    assert WideHead.from_config(head.get_config()).kernel_regularizer.get_config() == {"l2": 0.5}
+
+
+@pytest.fixture(scope="module")
+def vectorizers():
+    tokens = TextVectorizer(max_tokens=8)
+    tokens.adapt(TEXTS)
+    features = TfidfVectorizer(ngrams=2)
+    features.adapt(TEXTS)
+    return tokens, features
+
+
+def inputs(vectorizers, texts=TEXTS):
+    tokens, features = vectorizers
+    strings = tf.constant(texts)
+    return {"token_ids": tokens(strings), "features": features(strings)}
+
+
+def wide_deep(vectorizers, head="gile", **kwargs):
+    tokens, features = vectorizers
+    labels = tokens.encode_labels(["wheat grain", "oil crude"], 3)
+    kwargs = {"label_ids": labels} if head != "linear" else {"num_labels": 2}
+    return document_classifier(
+        tokens.vocabulary_size, flat=True, max_tokens=8, encoder_units=4, head=head,
+        wide_features=features.num_features, **kwargs,
+    )  # fmt: skip
+
+
+def test_wide_deep_adds_the_wide_path_to_the_deep_head(vectorizers):
+    model = wide_deep(vectorizers)
+    head = model.layers[-1]
+    assert isinstance(head, HybridHead) and [type(c) for c in head.components] == [GileHead, WideHead]
+    assert sorted(model.input) == ["features", "token_ids"]
+    x = inputs(vectorizers)
+    wide = head.components[1]
+    wide.kernel.assign(np.random.default_rng(0).normal(size=wide.kernel.shape).astype("float32"))
+    encoder, _ = split_at_head(model)
+    parts = head.component_logits(encoder(x))
+    features = tf.sparse.to_dense(x["features"]).numpy()
+    np.testing.assert_allclose(parts["wide_head"], features @ wide.kernel.numpy() + wide.bias.numpy(), rtol=1e-5)
+    expected = parts["gile_head"] + parts["wide_head"] + head.bias.numpy()  # component weights start at 1
+    np.testing.assert_allclose(model(x), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_wide_deep_trains_both_paths_and_round_trips(vectorizers, tmp_path):
+    keras.utils.set_random_seed(0)
+    model = wide_deep(vectorizers)
+    x = inputs(vectorizers)
+    before = [w.numpy().copy() for w in model.trainable_weights]
+    model.compile(keras.optimizers.Adam(0.05), keras.losses.BinaryCrossentropy(from_logits=True))
+    model.fit(x, TARGETS, epochs=3, batch_size=5, verbose=0)
+    changed = {w.path for w, old in zip(model.trainable_weights, before) if not np.allclose(w.numpy(), old)}
+    assert any("wide_head" in path for path in changed) and any("document_encoder" in path for path in changed)
+    path = str(tmp_path / "wide_deep.keras")
+    model.save(path)
+    restored = keras.models.load_model(path)
+    np.testing.assert_allclose(restored(x), model(x), rtol=1e-5, atol=1e-6)
+
+
+def test_new_labels_are_scored_by_the_deep_path_alone(vectorizers):
+    tokens, _ = vectorizers
+    model = wide_deep(vectorizers)
+    head = model.layers[-1]
+    wide = head.components[1]
+    wide.kernel.assign(np.ones(wide.kernel.shape, "float32"))
+    x = inputs(vectorizers)
+    seen = model(x).numpy()
+    relabelled = tokens.encode_labels(["gold metal", "wheat grain"], 3)  # a new label, then a seen one
+    set_labels(model, relabelled)
+    parts = head.component_logits(split_at_head(model)[0](x))
+    np.testing.assert_array_equal(parts["wide_head"][:, 0], 0.0)  # no wide weights for the new label
+    np.testing.assert_allclose(model(x)[:, 1], seen[:, 0], rtol=1e-5)  # the seen label keeps its wide weights
+
+
+def test_linear_deep_head_with_the_wide_path_has_no_label_descriptions(vectorizers):
+    model = wide_deep(vectorizers, head="linear")
+    head = model.layers[-1]
+    assert [type(c) for c in head.components] == [LinearHead, WideHead] and head.has_per_label_parameters
+    assert model(inputs(vectorizers)).shape == (5, 2)
+    with pytest.raises(ValueError):
+        head.set_labels(np.array([[2, 3]]))
+
+
+def test_exported_wide_deep_serves_raw_text_and_labels_sent_with_the_request(vectorizers, tmp_path):
+    tokens, features = vectorizers
+    model = wide_deep(vectorizers)
+    path = export_text_classifier(model, {"token_ids": tokens, "features": features}, str(tmp_path / "served"))
+    served = load_text_classifier(path)
+    scores = served.serve(tf.constant(TEXTS))["scores"].numpy()
+    np.testing.assert_allclose(scores, keras.ops.sigmoid(model(inputs(vectorizers))), rtol=1e-5, atol=1e-6)
+    with_labels = served.serve_with_labels(tf.constant(TEXTS), tf.constant(["gold metal", "", "oil crude"]))
+    assert with_labels["scores"].shape == (5, 3) and np.all(np.isfinite(with_labels["scores"]))
+    assert served.serve(tf.constant([], tf.string))["scores"].shape == (0, 2)
+    with pytest.raises(ValueError, match="token_ids"):
+        export_text_classifier(model, {"features": features}, str(tmp_path / "other"))
+
+
+def test_wide_path_specs_and_their_errors(vectorizers):
+    assert with_wide_path({"type": "gile"}, None) == {"type": "gile"}
+    hybrid = {"type": "hybrid", "components": [{"type": "gile"}, {"type": "lexical"}], "standardize": True}
+    assert with_wide_path(hybrid, 10)["components"][-1] == {"type": "wide"}
+    assert with_wide_path(hybrid, 10)["standardize"]
+    with pytest.raises(ValueError, match="wide head alone"):
+        with_wide_path({"type": "wide"}, 10)
+    with pytest.raises(ValueError, match="wide_features"):
+        with_wide_path({"type": "gile"}, 0)
+    tokens, _ = vectorizers
+    layer = GileHead(keras.layers.Embedding(tokens.vocabulary_size, 8), label_ids=np.array([[2, 3]]), joint_dim=4)
+    with pytest.raises(ValueError, match="reads tf-idf features"):
+        document_classifier(tokens.vocabulary_size, flat=True, max_tokens=8, head=layer, wide_features=5)
