@@ -7,8 +7,8 @@ import numpy as np
 import tensorflow as tf
 
 from keras_labelemb.argument_checks import check_bool, check_positive_int
-from keras_labelemb.text.normalize_text import UNICODE_FORMS, normalize_text
 from keras_labelemb.text.split_sentences import split_sentences
+from keras_labelemb.text.string_layer import StringLayer
 from keras_labelemb.text.tokenize import tokenize
 from keras_labelemb.text.vocabulary import (
     RESERVED_TOKENS,
@@ -46,7 +46,7 @@ def _prepare_vocabulary(vocabulary):
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
-class TextVectorizer(keras.layers.Layer):
+class TextVectorizer(StringLayer):
     """Map raw UTF-8 strings to fixed-shape int32 token ids, in-graph.
 
     Each document is normalised (`normalize_text`: Unicode `unicode_form`,
@@ -116,22 +116,11 @@ class TextVectorizer(keras.layers.Layer):
         replace_numbers=True,
         **kwargs,
     ):
-        super().__init__(**kwargs)
+        super().__init__(lowercase=lowercase, unicode_form=unicode_form, replace_numbers=replace_numbers, **kwargs)
         self.flat = check_bool("flat", flat)
         self.max_tokens = check_positive_int("max_tokens", max_tokens)
         self.max_sentences = check_positive_int("max_sentences", max_sentences)
         self.max_sentence_length = check_positive_int("max_sentence_length", max_sentence_length)
-        self.lowercase = check_bool("lowercase", lowercase)
-        self.replace_numbers = check_bool("replace_numbers", replace_numbers)
-        if unicode_form is not None and unicode_form not in UNICODE_FORMS:
-            raise ValueError(
-                f"`unicode_form` must be one of {UNICODE_FORMS} or None. Received: unicode_form={unicode_form!r}"
-            )
-        self.unicode_form = unicode_form
-        # String ops cannot be XLA-compiled; strings are not cast or converted.
-        self.supports_jit = False
-        self._convert_input_args = False
-        self._allow_non_tensor_positional_args = True
         self._vocabulary = None  # tuple of str
         self._table = None
         if vocabulary is not None:
@@ -192,16 +181,8 @@ class TextVectorizer(keras.layers.Layer):
             )
 
     # ------------------------------------------------------------------ computation
-    def _normalize(self, strings):
-        return normalize_text(
-            strings,
-            lowercase=self.lowercase,
-            unicode_form=self.unicode_form,
-            replace_numbers=self.replace_numbers,
-        )
-
     def _tokenize(self, strings):
-        return tokenize(self._normalize(strings))
+        return tokenize(self.normalize(strings))
 
     def _output_tail(self, flat=None, max_tokens=None):
         if self.flat if flat is None else flat:
@@ -217,7 +198,7 @@ class TextVectorizer(keras.layers.Layer):
         if rank is not None and rank >= 2 and x.shape[-1] == 1:
             x = tf.squeeze(x, axis=-1)
         lead_shape, lead_static = tf.shape(x), x.shape
-        texts = self._normalize(tf.reshape(x, [-1]))
+        texts = self.normalize(tf.reshape(x, [-1]))
         tail = self._output_tail(flat, max_tokens)
         if flat:
             tokens = tokenize(texts)  # (N, words)
@@ -291,9 +272,6 @@ class TextVectorizer(keras.layers.Layer):
                 "max_tokens": self.max_tokens,
                 "max_sentences": self.max_sentences,
                 "max_sentence_length": self.max_sentence_length,
-                "lowercase": self.lowercase,
-                "unicode_form": self.unicode_form,
-                "replace_numbers": self.replace_numbers,
             }
         )
         return config

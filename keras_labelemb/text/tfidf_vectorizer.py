@@ -9,7 +9,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from keras_labelemb.argument_checks import check_bool, check_positive_int
-from keras_labelemb.text.normalize_text import UNICODE_FORMS, normalize_text
+from keras_labelemb.text.string_layer import StringLayer
 from keras_labelemb.text.tokenize import tokenize
 from keras_labelemb.text.vocabulary import _as_string_dataset
 
@@ -18,7 +18,7 @@ IDF_FILE = "idf.npy"
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
-class TfidfVectorizer(keras.layers.Layer):
+class TfidfVectorizer(StringLayer):
     """Maps raw strings to the l2-normalised tf-idf vectors of their word n-grams, in-graph.
 
     The terms of a document are its words (normalised and tokenised exactly as
@@ -84,23 +84,12 @@ class TfidfVectorizer(keras.layers.Layer):
         replace_numbers=True,
         **kwargs,
     ):
-        super().__init__(**kwargs)
+        super().__init__(lowercase=lowercase, unicode_form=unicode_form, replace_numbers=replace_numbers, **kwargs)
         self.ngrams = check_positive_int("ngrams", ngrams)
         self.max_features = None if max_features is None else check_positive_int("max_features", max_features)
         self.min_df = check_positive_int("min_df", min_df)
         self.sublinear_tf = check_bool("sublinear_tf", sublinear_tf)
         self.sparse = check_bool("sparse", sparse)
-        self.lowercase = check_bool("lowercase", lowercase)
-        self.replace_numbers = check_bool("replace_numbers", replace_numbers)
-        if unicode_form is not None and unicode_form not in UNICODE_FORMS:
-            raise ValueError(
-                f"`unicode_form` must be one of {UNICODE_FORMS} or None. Received: unicode_form={unicode_form!r}"
-            )
-        self.unicode_form = unicode_form
-        # String ops cannot be XLA-compiled; strings are not cast or converted.
-        self.supports_jit = False
-        self._convert_input_args = False
-        self._allow_non_tensor_positional_args = True
         self._terms_list = None
         self._idf = None
         self._table = None
@@ -119,10 +108,7 @@ class TfidfVectorizer(keras.layers.Layer):
     # ------------------------------------------------------------------ vocabulary
     def terms(self, strings):
         """The terms of 1-D `strings`: a `tf.RaggedTensor` `(N, None)` of words and their n-grams."""
-        texts = normalize_text(
-            strings, lowercase=self.lowercase, unicode_form=self.unicode_form, replace_numbers=self.replace_numbers
-        )
-        words = tokenize(texts)
+        words = tokenize(self.normalize(strings))
         grams = [words] + [
             tf_text.ngrams(words, width, reduction_type=tf_text.Reduction.STRING_JOIN, string_separator=" ")
             for width in range(2, self.ngrams + 1)
@@ -247,8 +233,5 @@ class TfidfVectorizer(keras.layers.Layer):
             min_df=self.min_df,
             sublinear_tf=self.sublinear_tf,
             sparse=self.sparse,
-            lowercase=self.lowercase,
-            unicode_form=self.unicode_form,
-            replace_numbers=self.replace_numbers,
         )
         return config
