@@ -158,6 +158,59 @@ def zero_shot_rows(report, hybrid, what):
     return rows
 
 
+SEEN_LABEL_TASKS = {
+    "reuters": ("Reuters-21578, 90 seen labels: micro-F1", "LSTM_reg 0.870 (Adhikari et al. 2019); CNLE 0.899"),
+    "newsgroups": ("20 Newsgroups (headers removed): test error", "oh-2LSTMp 13.32% (J&Z Table 3)"),
+}
+SEEN_MODEL_NAMES = {
+    "wide": "wide path alone",
+    "bilstm_linear": "BiLSTM + linear head",
+    "bilstm_gile": "BiLSTM + GILE head",
+    "wide_bilstm_linear": "wide + BiLSTM + linear head",
+    "wide_bilstm_gile": "wide + BiLSTM + GILE head",
+}
+
+
+def seen_labels_rows(report):
+    """One row per dataset of `seen_labels.json`: the best library model against the tuned SVM of the same seeds."""
+    rows = []
+    for dataset, s in report["summary"].items():
+        runs = report["results"][dataset]["runs"]
+        key, error = s["metric"], s["metric"] == "error"
+
+        def cell(name):
+            values = [r[key] for r in runs[name]]
+            std = float(np.std(values, ddof=1)) if len(values) > 1 else None
+            return (
+                mean_pm_std(100 * np.mean(values), None if std is None else 100 * std, 2) + "%"
+                if error
+                else (mean_pm_std(float(np.mean(values)), std))
+            )
+
+        svm = [r[key] for r in report["results"][dataset]["svm"]]
+        svm_cell = f"{100 * np.mean(svm):.2f}%" if error else f"{np.mean(svm):.4f}"
+        others = [f"{SEEN_MODEL_NAMES[n]} {cell(n)}" for n in ("wide", s.get("deep_model")) if n and n in runs]
+        rule = s.get("best_vs_svm")
+        verdict = "above the SVM (noise rule over seeds): " + (
+            met(rule["met"]) + f" ({rule['mean_gain']:+.4f}, p {rule['p_value']:.2g})" if rule else "one seed, no rule"
+        )
+        wide_deep = [s.get(f"wide_deep_vs_{n}") for n in ("wide", s.get("deep_model"))]
+        if all(wide_deep):
+            verdict += "; wide + deep above the wide and the deep path: " + met(all(c["met"] for c in wide_deep))
+        what, paper = SEEN_LABEL_TASKS[dataset]
+        rows.append(
+            [
+                f"{what}, {s['seeds']} seeds (GloVe 50-d){'' if s.get('complete', True) else ' (partial run)'}",
+                f"{SEEN_MODEL_NAMES[s['best_model']]} {cell(s['best_model'])}",
+                f"tuned tf-idf SVM {svm_cell}; " + "; ".join(others),
+                paper,
+                verdict,
+                "[seen labels](benchmarks/README.md#seen-labels-sparse-and-dense)",
+            ]
+        )
+    return rows
+
+
 def label_scaling_row(s):
     return [
         "26,104 labels (BioASQ size): training-step speed-up of sampled labels, output layer",
@@ -388,6 +441,8 @@ def summary_table():
     for name, (hybrid, what) in ZERO_SHOT_RUNS.items():
         if (RESULTS / f"{name}.json").exists():
             rows += zero_shot_rows(load(name), hybrid, what)
+    if (RESULTS / "seen_labels.json").exists():
+        rows += seen_labels_rows(load("seen_labels"))
     rows.append(label_scaling_row(load("label_scaling")["summary"]))
     rows += newsgroups_rows(load("newsgroups")["summary"])
     language_model = load("language_model")

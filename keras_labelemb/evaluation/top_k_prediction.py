@@ -35,7 +35,11 @@ class _ChunkScorer:
           uses), which also covers per-label weights or biases.
     The first two serve a label set given at call time, and the stored label
     set of a head without per-label parameters (any chunk of it is a label
-    set of its own).
+    set of its own). A head whose logits are inner products
+    (`head.scores_are_inner_products`) with `cache_label_embeddings` caches
+    the label side itself instead (`head.label_vectors`, e.g. GILE's
+    `g_out(E)`, computed once per label set): each chunk then costs one
+    matrix product with the batch's query vectors (`begin_batch`).
     """
 
     def __init__(self, head, label_ids, cache_label_embeddings):
@@ -61,8 +65,26 @@ class _ChunkScorer:
             self.mode = "embeddings" if cache_label_embeddings else "ids"
             self.num_labels = int(self.label_ids.shape[0])
         self._embeddings = {}
+        self.inner_products = bool(cache_label_embeddings) and head.scores_are_inner_products
+        self._queries = None
+
+    def begin_batch(self, h):
+        """Called once per document batch: an inner-product head's query vectors are computed here, once."""
+        if self.inner_products:
+            self._queries = self.head.query_vectors(h)
+
+    def _label_vectors(self, start, stop):
+        if start not in self._embeddings:
+            if self.mode == "subset":
+                vectors = self.head.label_vectors(label_indices=ops.arange(start, stop, dtype="int32"))
+            else:
+                vectors = self.head.label_vectors(label_ids=self.label_ids[start:stop])
+            self._embeddings[start] = vectors
+        return self._embeddings[start]
 
     def __call__(self, h, start, stop):
+        if self.inner_products:
+            return ops.matmul(self._queries, ops.transpose(self._label_vectors(start, stop)))
         if self.mode == "subset":
             return self.head.score_subset(h, ops.arange(start, stop, dtype="int32"))
         ids = self.label_ids[start:stop]
@@ -148,6 +170,24 @@ def _pad_batch(x, padded_size):
     return keras.tree.map_structure(lambda leaf: np.take(leaf, repeat, axis=0), x), size, padded_size
 
 
+def encoded_batches(encoder, inputs, batch_size):
+    """`(number of batches or None, iterator of encoded batches)`: the head's input of each batch of documents.
+
+    Each batch runs through `encoder.predict_on_batch` once (short last batches padded to the first batch's
+    size, so one compiled function serves all); the result is `h`, or the document dict of a head that
+    reads tokens, as tensors.
+    """
+    num_batches, batches = _document_batches(inputs, batch_size)
+
+    def encoded():
+        padded_size = None
+        for x in batches:
+            x, size, padded_size = _pad_batch(x, padded_size)
+            yield keras.tree.map_structure(lambda part: ops.convert_to_tensor(part[:size]), encoder.predict_on_batch(x))
+
+    return num_batches, encoded()
+
+
 def predict_top_k(
     model,
     inputs,
@@ -190,8 +230,10 @@ def predict_top_k(
             inputs; an iterable's batches are used as they come).
         head: the label head, when the model has several.
         cache_label_embeddings: bool, default True. Encode each label chunk's
-            descriptions once and reuse them for every document batch; False
-            re-encodes them per batch (memory independent of L).
+            descriptions once and reuse them for every document batch (for a
+            head whose logits are inner products, its whole label side:
+            `head.label_vectors`); False re-encodes them per batch (memory
+            independent of L).
         verbose: 0 silent, 1 progress bar, 2 one line at the end.
 
     Returns:
@@ -238,15 +280,12 @@ def _predict_top_k(model, inputs, k, label_ids, label_chunk_size, batch_size, he
         label_chunk_size = num_labels
     if k > num_labels:
         raise ValueError(f"`k` must be at most the number of labels ({num_labels}). Received: k={k}")
-    num_batches, batches = _document_batches(inputs, batch_size)
+    num_batches, batches = encoded_batches(encoder, inputs, batch_size)
     progbar = keras.utils.Progbar(num_batches, verbose=verbose, unit_name="batch") if verbose else None
     all_indices, all_scores = [], []
     step = 0
-    padded_size = None
-    for step, x in enumerate(batches, start=1):
-        x, size, padded_size = _pad_batch(x, padded_size)
-        # `h`, or the document dict of a head that reads tokens
-        h = keras.tree.map_structure(lambda part: ops.convert_to_tensor(part[:size]), encoder.predict_on_batch(x))
+    for step, h in enumerate(batches, start=1):
+        scorer.begin_batch(h)
         top_scores = top_indices = None
         for start in range(0, num_labels, label_chunk_size):
             stop = min(start + label_chunk_size, num_labels)

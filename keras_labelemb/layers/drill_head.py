@@ -170,6 +170,8 @@ class DrillHead(LabelHead):
     """
 
     # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
+    # E_k h + b = <[h, 1], [E_k, b]>.
+    scores_are_inner_products = True
     spec_options = (
         "variant",
         "depth",
@@ -410,6 +412,23 @@ class DrillHead(LabelHead):
         if self.bias_mode == "per_label" and label_indices is not None:
             bias = ops.take(bias, label_indices, axis=0)
         return logits + bias
+
+    def query_vectors(self, inputs):
+        """The document side `(B, D + 1)`: the (projected) document vector and a 1 that meets the bias."""
+        docs = self._input_network(ops.cast(inputs, self.compute_dtype))
+        return ops.concatenate([docs, ops.ones_like(docs[..., :1])], axis=-1)
+
+    def label_vectors_of(self, label_embeddings, label_indices=None):
+        """The label side `(L, D + 1)`: `E_k` and each label's bias (0 without one)."""
+        labels = self.label_network(label_embeddings)
+        if self.bias is None:
+            bias = ops.zeros_like(labels[:, :1])
+        elif self.bias_mode == "per_label":
+            bias = self._w(self.bias) if label_indices is None else ops.take(self._w(self.bias), label_indices, axis=0)
+            bias = ops.reshape(bias, (-1, 1))
+        else:
+            bias = self._w(self.bias) * ops.ones_like(labels[:, :1])
+        return ops.concatenate([labels, bias], axis=-1)
 
     def call(self, inputs, label_ids=None, label_embeddings=None, training=None):
         if label_ids is None and label_embeddings is None and self.label_source == "embeddings":

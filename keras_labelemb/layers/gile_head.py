@@ -123,6 +123,8 @@ class GileHead(LabelHead):
 
     # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
     spec_options = ("joint_dim", "variant", "activation", "label_encoder", "kernel_initializer")
+    # w · (g_in(h) ⊙ g_out(E)) + b = <[g_in(h) ⊙ w, b], [g_out(E), 1]> (every variant factorises alike).
+    scores_are_inner_products = True
     # The option of `spec_options` that `LabelHeadHyperModel` searches.
     searched_option = "joint_dim"
 
@@ -297,24 +299,40 @@ class GileHead(LabelHead):
             count = self._call_label_count(label_ids, label_embeddings)
         return keras.KerasTensor((inputs.shape[0], count), dtype=self.compute_dtype)
 
-    def compute_logits(self, inputs, label_embeddings, label_indices=None, training=None, language=None):
-        h = ops.cast(inputs, self.compute_dtype)
+    def _label_side(self, label_embeddings):
         E = ops.cast(label_embeddings, self.compute_dtype)
-        act = self.activation
+        if self.variant in ("gile", "bilinear_yh15"):
+            labels = ops.matmul(E, self._w(self.label_kernel))
+            return self.activation(labels + self._w(self.label_bias) if self.variant == "gile" else labels)
+        if self.variant == "only_label":
+            return self.activation(ops.matmul(E, self._w(self.label_kernel)))
+        return E  # bilinear, only_input
+
+    def _document_side(self, inputs, language=None):
+        h = ops.cast(inputs, self.compute_dtype)
         if self.variant == "gile":
-            labels = act(ops.matmul(E, self._w(self.label_kernel)) + self._w(self.label_bias))
-            docs = act(ops.matmul(h, self._w(self.input_kernel)) + self._w(self.input_bias))
-            docs = docs * self._per_language(self.joint_weight, language, (-1, self.joint_dim))
-        elif self.variant == "bilinear":
-            labels, docs = E, ops.matmul(h, self._w(self.input_kernel))
-        elif self.variant == "bilinear_yh15":
-            labels = act(ops.matmul(E, self._w(self.label_kernel)))
-            docs = ops.matmul(h, self._w(self.input_kernel))
-        elif self.variant == "only_label":
-            labels, docs = act(ops.matmul(E, self._w(self.label_kernel))), h
-        else:  # only_input
-            labels, docs = E, act(ops.matmul(h, self._w(self.input_kernel)))
+            docs = self.activation(ops.matmul(h, self._w(self.input_kernel)) + self._w(self.input_bias))
+            return docs * self._per_language(self.joint_weight, language, (-1, self.joint_dim))
+        if self.variant in ("bilinear", "bilinear_yh15"):
+            return ops.matmul(h, self._w(self.input_kernel))
+        if self.variant == "only_label":
+            return h
+        return self.activation(ops.matmul(h, self._w(self.input_kernel)))  # only_input
+
+    def compute_logits(self, inputs, label_embeddings, label_indices=None, training=None, language=None):
+        labels, docs = self._label_side(label_embeddings), self._document_side(inputs, language)
         return ops.matmul(docs, ops.transpose(labels)) + self._per_language(self.bias, language, (-1, 1))
+
+    def query_vectors(self, inputs, language=None):
+        """The document side `(B, joint_dim + 1)`: `g_in(h) ⊙ w` and the bias `b` (see `label_vectors`)."""
+        docs = self._document_side(inputs, language)
+        bias = self._per_language(self.bias, language, (-1, 1)) * ops.ones_like(docs[..., :1])
+        return ops.concatenate([docs, bias], axis=-1)
+
+    def label_vectors_of(self, label_embeddings, label_indices=None):
+        """The label side `(L, joint_dim + 1)` of label embeddings `E`: `g_out(E)` and a 1 that meets `b`."""
+        labels = self._label_side(label_embeddings)
+        return ops.concatenate([labels, ops.ones_like(labels[:, :1])], axis=-1)
 
     def get_config(self):
         config = super().get_config()

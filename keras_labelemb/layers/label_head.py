@@ -160,6 +160,9 @@ class LabelHead(keras.layers.Layer):
     # Whether a label's score depends on the other labels scored with it (a hybrid that standardises over the
     # labels): chunked top-k then scores the whole label set at once.
     scores_depend_on_label_set = False
+    # Whether the logits are inner products `query_vectors(h) @ label_vectors().T` (bias folded in as one more
+    # coordinate), so that maximum inner product search can find the top labels (`LabelIndex`).
+    scores_are_inner_products = False
     # The constructor arguments a builder's head spec may set (`models/head_specs.py`); a head declares its own.
     spec_options = ()
     # The one option of `spec_options` that `LabelHeadHyperModel` searches for this head (None: nothing).
@@ -322,6 +325,27 @@ class LabelHead(keras.layers.Layer):
                 f"call-time labels must be as many. Received: {E.shape[0]} labels"
             )
         return E, True
+
+    # -- inner-product heads --------------------------------------------------------
+    def label_vectors(self, label_indices=None, label_ids=None):
+        """The label side `(L, D)` of a head whose logits are inner products (`scores_are_inner_products`).
+
+        `logits == query_vectors(h) @ label_vectors().T` (to rounding), for
+        the stored label set, its rows at `label_indices`, or the descriptions
+        `label_ids`: what a maximum-inner-product index holds.
+        """
+        self._require_inner_products()
+        if label_ids is not None:
+            return self.label_vectors_of(self.embed_labels(label_ids))
+        return self.label_vectors_of(self.stored_label_embeddings(label_indices), label_indices)
+
+    def _require_inner_products(self):
+        if not self.scores_are_inner_products:
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r} does not score labels by an inner product of a document vector "
+                "and a label vector, so no inner-product index can serve it (GileHead, DrillHead and LinearHead "
+                "do). Received: a request for its label vectors"
+            )
 
     # -- scoring --------------------------------------------------------------------
     def compute_logits(self, inputs, label_embeddings, label_indices=None, training=None):

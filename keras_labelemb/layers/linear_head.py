@@ -36,6 +36,8 @@ class LinearHead(LabelHead):
 
     # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
     spec_options = ("kernel_initializer", "kernel_regularizer")
+    # h W + b = <[h, 1], [W, b]>.
+    scores_are_inner_products = True
 
     def __init__(
         self,
@@ -98,6 +100,27 @@ class LinearHead(LabelHead):
         kernel = ops.take(ops.cast(self.kernel, self.compute_dtype), indices, axis=1)
         bias = ops.take(ops.cast(self.bias, self.compute_dtype), indices, axis=0)
         return self.lay_out_label_axis(ops.matmul(ops.cast(inputs, self.compute_dtype), kernel) + bias, "logits")
+
+    def query_vectors(self, inputs):
+        """The document side `(B, d_h + 1)`: `h` and a 1 that meets the bias."""
+        h = ops.cast(inputs, self.compute_dtype)
+        return ops.concatenate([h, ops.ones_like(h[..., :1])], axis=-1)
+
+    def label_vectors(self, label_indices=None, label_ids=None):
+        """The label side `(L, d_h + 1)`: each label's weights and bias (all, or the labels at `label_indices`)."""
+        self._require_inner_products()
+        if label_ids is not None:
+            raise ValueError(f"LinearHead reads no label descriptions. Received: label_ids={label_ids!r:.80}")
+        vectors = ops.concatenate(
+            [ops.transpose(self._w(self.kernel)), ops.reshape(self._w(self.bias), (-1, 1))], axis=-1
+        )
+        if label_indices is None:
+            return vectors
+        check_label_indices(label_indices, self.num_labels)
+        return ops.take(vectors, ops.convert_to_tensor(label_indices, "int32"), axis=0)
+
+    def _w(self, variable):
+        return ops.cast(variable, self.compute_dtype)
 
     def label_axis_variables(self):
         return [(self.kernel, 1), (self.bias, 0)]

@@ -42,6 +42,8 @@ class WideHead(LinearHead):
     """
 
     reads_features = True
+    # Its document side is the sparse tf-idf vector itself: no dense index of it is worth building.
+    scores_are_inner_products = False
 
     def __init__(
         self, num_labels, kernel_initializer="zeros", kernel_regularizer=None, bias_initializer="zeros", **kwargs

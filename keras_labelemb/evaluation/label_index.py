@@ -1,0 +1,236 @@
+"""`LabelIndex`: top-k labels by maximum inner product search (faiss) over a head's label vectors."""
+
+import hashlib
+import json
+import math
+import os
+
+import keras
+import numpy as np
+from keras import ops
+
+from keras_labelemb.argument_checks import check_choice, check_positive_int
+from keras_labelemb.evaluation.top_k_prediction import encoded_batches
+from keras_labelemb.layers.label_head_access import split_at_head
+
+KINDS = ("flat", "ivf", "hnsw")
+INDEX_FILE = "labels.faiss"
+META_FILE = "label_index.json"
+
+
+def _faiss():
+    try:
+        import faiss
+    except ImportError:
+        raise ImportError(
+            "LabelIndex searches with faiss: `pip install faiss-cpu` (or `pip install keras_labelemb[index]`)."
+        ) from None
+    return faiss
+
+
+def label_set_fingerprint(head):
+    """A digest of the head's label set (descriptions, or the per-label weights' shape): `search` checks it."""
+    ids = head.label_ids if head.label_ids is not None else np.array([head.num_labels])
+    return hashlib.sha1(np.ascontiguousarray(ids, "int64").tobytes()).hexdigest()
+
+
+class LabelIndex:
+    """Finds each document's top-k labels with a maximum-inner-product index over the label vectors.
+
+    For a head whose logits are inner products (`head.scores_are_inner_products`:
+    `GileHead`, `DrillHead`, `LinearHead`), `logits = q(h) · k(label)` with
+    `q = head.query_vectors(h)` and `k = head.label_vectors()` (biases folded
+    in as one more coordinate). The label vectors are computed once per
+    label set, `label_chunk_size` labels at a time, and added to a faiss
+    index; a search encodes a batch of documents (the model cut at its head,
+    `split_at_head`), computes their query vectors and asks the index for
+    the k largest inner products. The scores returned are the head's logits.
+
+    - `kind="flat"`: exact search (faiss `IndexFlatIP`), the reference;
+    - `kind="ivf"`: inverted lists (`IndexIVFFlat`): the label vectors are
+      clustered into `nlist` lists (default `4 * sqrt(L)`) and a query scans
+      the `nprobe` lists nearest to it;
+    - `kind="hnsw"`: a proximity graph (`IndexHNSWFlat`), `hnsw_neighbors`
+      links per vector, `ef_search` candidates per query.
+
+    IVF and HNSW search nearest neighbours by distance: the inner products
+    are turned into distances first (one more coordinate on each side,
+    Bachrach et al. 2014, "Speeding up the Xbox recommender system using a
+    Euclidean transformation for inner-product spaces"), and the scores
+    returned are the inner products again.
+
+    The index belongs to the label set it was built for: after
+    `set_labels`, `search` raises until `build()` is called again. A head
+    whose scores are not inner products raises a `ValueError` here.
+    `save(path)` / `LabelIndex.load(path, model)` keep the faiss index
+    beside its settings; `keras_labelemb.export.IndexedTextClassifier`
+    serves top-k from raw text with an exported model and a saved index.
+
+    Args:
+        model: a built model whose output layer is the head (see `split_at_head`).
+        kind: `"flat"`, `"ivf"` (default) or `"hnsw"`.
+        head: the label head, when the model has several.
+        nlist, nprobe: IVF lists and lists scanned per query (defaults
+            `4 * sqrt(L)` and 32).
+        hnsw_neighbors, ef_search, ef_construction: HNSW settings (32, 128, 80).
+        label_chunk_size: labels whose vectors are computed per head call.
+        verbose: 1 shows a progress bar while the index is built, 0 none.
+
+    Example:
+
+    >>> from keras_labelemb.models import gile_wan
+    >>> labels = np.arange(2, 42).reshape(20, 2)
+    >>> model = gile_wan(50, labels, max_tokens=8, encoder_units=8, head={"joint_dim": 8})
+    >>> index = LabelIndex(model, kind="flat", verbose=0)
+    >>> x = np.random.default_rng(0).integers(1, 50, (4, 8))
+    >>> indices, scores = index.search(x, k=3)
+    >>> bool(np.allclose(scores, np.sort(model.predict(x, verbose=0), axis=1)[:, ::-1][:, :3], atol=1e-5))
+    True
+    """
+
+    def __init__(
+        self,
+        model,
+        kind="ivf",
+        head=None,
+        nlist=None,
+        nprobe=32,
+        hnsw_neighbors=32,
+        ef_search=128,
+        ef_construction=80,
+        label_chunk_size=65536,
+        verbose=1,
+    ):
+        self.kind = check_choice("kind", kind, KINDS)
+        self.encoder, self.head = split_at_head(model, head)
+        self.head._require_inner_products()
+        if getattr(self.head, "num_languages", 1) > 1:
+            raise ValueError(f"LabelIndex serves single-language heads. Received: head={self.head.name!r}")
+        self.nlist = None if nlist is None else check_positive_int("nlist", nlist)
+        self.nprobe = check_positive_int("nprobe", nprobe)
+        self.hnsw_neighbors = check_positive_int("hnsw_neighbors", hnsw_neighbors)
+        self.ef_search = check_positive_int("ef_search", ef_search)
+        self.ef_construction = check_positive_int("ef_construction", ef_construction)
+        self.label_chunk_size = check_positive_int("label_chunk_size", label_chunk_size)
+        self.verbose = verbose
+        self.index = None
+        self.build()
+
+    @property
+    def num_labels(self):
+        return int(self.index.ntotal) if self.index is not None else 0
+
+    def label_vectors(self):
+        """The label side `(L, D)` float32 of the head's label set, computed in chunks (one progress bar)."""
+        total = int(self.head.num_labels)
+        chunks = []
+        progbar = keras.utils.Progbar(total, unit_name="label") if self.verbose else None
+        for start in range(0, total, self.label_chunk_size):
+            stop = min(start + self.label_chunk_size, total)
+            rows = ops.arange(start, stop, dtype="int32")
+            chunks.append(ops.convert_to_numpy(ops.cast(self.head.label_vectors(label_indices=rows), "float32")))
+            if progbar is not None:
+                progbar.update(stop)
+        return np.ascontiguousarray(np.concatenate(chunks))
+
+    def build(self):
+        """(Re)builds the index over the head's current label set (after `set_labels`, say)."""
+        faiss = _faiss()
+        vectors = self.label_vectors()
+        count, width = vectors.shape
+        if self.kind == "flat":
+            index = faiss.IndexFlatIP(width)
+        else:
+            # Inner products become distances: with k' = [k, sqrt(M^2 - |k|^2)] and q' = [q, 0],
+            # |q' - k'|^2 = |q|^2 + M^2 - 2 q.k, so the nearest k' have the largest q.k (Bachrach et al.
+            # 2014). Clusters and graph links then follow distances, which IVF and HNSW are built for.
+            norms = np.einsum("ij,ij->i", vectors, vectors)
+            self.max_norm = float(norms.max())
+            vectors = np.hstack([vectors, np.sqrt(np.maximum(self.max_norm - norms, 0.0))[:, None]]).astype("float32")
+            width += 1
+            if self.kind == "hnsw":
+                index = faiss.IndexHNSWFlat(width, self.hnsw_neighbors)
+                index.hnsw.efConstruction = self.ef_construction
+            else:
+                nlist = min(self.nlist or max(1, int(4 * math.sqrt(count))), count)
+                index = faiss.IndexIVFFlat(faiss.IndexFlatL2(width), width, nlist)
+                index.train(vectors)
+        index.add(vectors)
+        self._configure(index)
+        self.index, self.fingerprint = index, label_set_fingerprint(self.head)
+        return self
+
+    def _configure(self, index):
+        configure(index, self.kind, self.nprobe, self.ef_search)
+
+    def query_vectors(self, h):
+        """The document side `(B, D)` float32 of encoded documents (`h`, or a token-reading head's dict)."""
+        return np.ascontiguousarray(ops.convert_to_numpy(ops.cast(self.head.query_vectors(h), "float32")))
+
+    def search_vectors(self, queries, k):
+        """`(indices, scores)` `(B, k)` of query vectors: the labels with the k largest inner products."""
+        k = check_positive_int("k", k)
+        if k > self.num_labels:
+            raise ValueError(f"`k` must be at most the number of labels ({self.num_labels}). Received: k={k}")
+        if label_set_fingerprint(self.head) != self.fingerprint:
+            raise ValueError(
+                "The head's label set changed since this index was built: call `index.build()` first. "
+                f"Received: head={self.head.name!r} with {self.head.num_labels} labels"
+            )
+        queries = np.ascontiguousarray(queries, "float32")
+        if self.kind == "flat":
+            scores, indices = self.index.search(queries, k)
+            return indices.astype("int32"), scores
+        augmented = np.hstack([queries, np.zeros((len(queries), 1), "float32")])
+        distances, indices = self.index.search(augmented, k)
+        squared = np.einsum("ij,ij->i", queries, queries)[:, None]
+        return indices.astype("int32"), ((squared + self.max_norm - distances) / 2.0).astype("float32")
+
+    def search(self, inputs, k, batch_size=256):
+        """The k top labels of every document (model inputs, as `predict_top_k` takes them): `(indices, scores)`."""
+        batch_size = check_positive_int("batch_size", batch_size)
+        _, batches = encoded_batches(self.encoder, inputs, batch_size)
+        indices, scores = [], []
+        for h in batches:
+            batch_indices, batch_scores = self.search_vectors(self.query_vectors(h), k)
+            indices.append(batch_indices)
+            scores.append(batch_scores)
+        if not indices:
+            return np.zeros((0, k), "int32"), np.zeros((0, k), "float32")
+        return np.concatenate(indices), np.concatenate(scores)
+
+    def save(self, path):
+        """Writes the faiss index and its settings into the folder `path`."""
+        os.makedirs(path, exist_ok=True)
+        _faiss().write_index(self.index, os.path.join(path, INDEX_FILE))
+        keys = ("kind", "nprobe", "ef_search", "fingerprint", "max_norm")
+        settings = {key: getattr(self, key, None) for key in keys}
+        with open(os.path.join(path, META_FILE), "w") as stream:
+            json.dump(settings, stream)
+
+    @classmethod
+    def load(cls, path, model, head=None):
+        """The index saved at `path`, for `model` (its head's label set must be the one it was built for)."""
+        with open(os.path.join(path, META_FILE)) as stream:
+            settings = json.load(stream)
+        index = cls.__new__(cls)
+        index.encoder, index.head = split_at_head(model, head)
+        index.kind, index.nprobe, index.ef_search = settings["kind"], settings["nprobe"], settings["ef_search"]
+        index.fingerprint, index.max_norm, index.verbose = settings["fingerprint"], settings["max_norm"], 0
+        index.index = read_index(path, settings)
+        return index
+
+
+def configure(index, kind, nprobe, ef_search):
+    """Sets the search-time settings of a faiss index of `kind`."""
+    if kind == "ivf":
+        index.nprobe = nprobe
+    elif kind == "hnsw":
+        index.hnsw.efSearch = ef_search
+    return index
+
+
+def read_index(path, settings):
+    """The faiss index of a saved `LabelIndex` folder, with its search settings."""
+    index = _faiss().read_index(os.path.join(path, INDEX_FILE))
+    return configure(index, settings["kind"], settings["nprobe"], settings["ef_search"])

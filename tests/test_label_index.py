@@ -1,0 +1,127 @@
+import keras
+import numpy as np
+import pytest
+
+from keras_labelemb.evaluation import LabelIndex, predict_top_k
+from keras_labelemb.layers import DrillHead, GileHead, HybridHead, LexicalMatchHead, LinearHead, WideHead
+from keras_labelemb.models import document_classifier, gile_wan, set_labels, wan
+
+VOCABULARY = 60
+
+
+def distinct_labels(count, width=3, seed=0):
+    """`count` label descriptions, no two alike (ties in the scores would make top-k orders ambiguous)."""
+    rng = np.random.default_rng(seed)
+    rows = set()
+    while len(rows) < count:
+        rows.add(tuple(rng.integers(2, VOCABULARY, width)))
+    return np.array(sorted(rows), "int32")
+
+
+def inner_product_heads():
+    embedding = keras.layers.Embedding(VOCABULARY, 8, mask_zero=True)
+    labels = distinct_labels(7)
+    heads = [
+        GileHead(embedding, label_ids=labels, joint_dim=5, variant=v, bias_initializer="ones")
+        for v in ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input")
+    ]
+    heads += [DrillHead(embedding, label_ids=labels, depth=2, bias_mode=m) for m in ("per_label", "shared", "none")]
+    return heads + [LinearHead(7, bias_initializer="glorot_uniform")]
+
+
+@pytest.mark.parametrize("head", inner_product_heads(), ids=lambda h: f"{type(h).__name__}-{h.name}")
+def test_logits_are_inner_products_of_the_two_sides(head):
+    h = np.random.default_rng(1).normal(size=(4, 8)).astype("float32")
+    head(h)  # builds it
+    if getattr(head, "bias", None) is not None:  # a bias that is not 0 must be folded in
+        head.bias.assign(np.random.default_rng(2).normal(size=head.bias.shape).astype("float32"))
+    logits = np.asarray(head(h))
+    queries = np.asarray(head.query_vectors(h))
+    np.testing.assert_allclose(queries @ np.asarray(head.label_vectors()).T, logits, rtol=1e-5, atol=1e-5)
+    rows = np.array([5, 0, 3])
+    np.testing.assert_allclose(
+        queries @ np.asarray(head.label_vectors(label_indices=rows)).T, logits[:, rows], rtol=1e-5, atol=1e-5
+    )
+    if head.scores_label_sets:
+        other = distinct_labels(4, seed=3)
+        expected = np.asarray(head(h, label_ids=other))
+        np.testing.assert_allclose(queries @ np.asarray(head.label_vectors(label_ids=other)).T, expected, atol=1e-5)
+
+
+def test_heads_that_are_not_inner_products_say_so():
+    embedding = keras.layers.Embedding(VOCABULARY, 8, mask_zero=True)
+    labels = distinct_labels(3)
+    lexical = LexicalMatchHead(embedding, label_ids=labels)
+    hybrid = HybridHead([GileHead(embedding, joint_dim=4, name="gile"), lexical], label_ids=labels)
+    for head in (lexical, hybrid, WideHead(3)):
+        assert not head.scores_are_inner_products
+        with pytest.raises(ValueError, match="inner product"):
+            head.label_vectors()
+    model = document_classifier(VOCABULARY, labels, flat=True, max_tokens=5, encoder_units=4, head="lexical")
+    with pytest.raises(ValueError, match="no inner-product index"):
+        LabelIndex(model, kind="flat", verbose=0)
+
+
+def models():
+    labels = distinct_labels(600)
+    return {
+        "gile": gile_wan(VOCABULARY, labels, max_tokens=6, encoder_units=8, head={"joint_dim": 12}),
+        "drill": document_classifier(
+            VOCABULARY, labels, flat=True, max_tokens=6, encoder_units=8, head={"type": "drill", "depth": 2}
+        ),
+        "linear": wan(VOCABULARY, 600, max_tokens=6, encoder_units=8),
+    }
+
+
+@pytest.fixture(scope="module")
+def built_models():
+    keras.utils.set_random_seed(0)
+    return models()
+
+
+DOCUMENTS = np.random.default_rng(5).integers(1, VOCABULARY, (40, 6)).astype("int32")
+
+
+@pytest.mark.parametrize("name", ["gile", "drill", "linear"])
+@pytest.mark.parametrize(
+    "kind, options", [("flat", {}), ("ivf", {"nlist": 8, "nprobe": 8}), ("hnsw", {"ef_search": 600})]
+)
+def test_index_top_k_equals_exact_top_k_on_a_small_label_set(built_models, name, kind, options):
+    """Every list scanned (IVF) or a candidate pool as large as the label set (HNSW): the search is exhaustive."""
+    model = built_models[name]
+    full = model.predict(DOCUMENTS, verbose=0)
+    exact_indices, exact_scores = predict_top_k(model, DOCUMENTS, 5, verbose=0, cache_label_embeddings=False)
+    indices, scores = LabelIndex(model, kind=kind, verbose=0, **options).search(DOCUMENTS, 5, batch_size=16)
+    # The same top-k up to labels whose scores tie to rounding: the k best scores, and each label's own score.
+    np.testing.assert_allclose(scores, exact_scores, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.take_along_axis(full, indices, axis=1), scores, rtol=1e-4, atol=1e-4)
+    assert np.mean(indices == exact_indices) > 0.95
+
+
+def test_exact_top_k_with_the_cached_label_side_equals_scoring_per_chunk(built_models):
+    model = built_models["gile"]
+    cached = predict_top_k(model, DOCUMENTS, 7, label_chunk_size=128, verbose=0)
+    uncached = predict_top_k(model, DOCUMENTS, 7, label_chunk_size=128, verbose=0, cache_label_embeddings=False)
+    np.testing.assert_array_equal(cached[0], uncached[0])
+    np.testing.assert_allclose(cached[1], uncached[1], rtol=1e-5, atol=1e-5)
+
+
+def test_a_new_label_set_needs_a_rebuilt_index_and_the_index_round_trips(tmp_path):
+    keras.utils.set_random_seed(0)
+    model = gile_wan(VOCABULARY, distinct_labels(50), max_tokens=6, encoder_units=8, head={"joint_dim": 12})
+    index = LabelIndex(model, kind="hnsw", verbose=0)
+    before = index.search(DOCUMENTS, 3)
+    index.save(str(tmp_path / "index"))
+    restored = LabelIndex.load(str(tmp_path / "index"), model)
+    np.testing.assert_array_equal(restored.search(DOCUMENTS, 3)[0], before[0])
+    set_labels(model, distinct_labels(30, seed=9))
+    with pytest.raises(ValueError, match="build"):
+        index.search(DOCUMENTS, 3)
+    index.build()
+    np.testing.assert_allclose(
+        index.search(DOCUMENTS, 3)[1], predict_top_k(model, DOCUMENTS, 3, verbose=0)[1], atol=1e-4
+    )
+    with pytest.raises(ValueError, match="at most the number of labels"):
+        index.search(DOCUMENTS, 31)
+    with pytest.raises(ValueError, match="kind"):
+        LabelIndex(model, kind="annoy")
