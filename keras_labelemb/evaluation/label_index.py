@@ -177,14 +177,7 @@ class LabelIndex:
                 "The head's label set changed since this index was built: call `index.build()` first. "
                 f"Received: head={self.head.name!r} with {self.head.num_labels} labels"
             )
-        queries = np.ascontiguousarray(queries, "float32")
-        if self.kind == "flat":
-            scores, indices = self.index.search(queries, k)
-            return indices.astype("int32"), scores
-        augmented = np.hstack([queries, np.zeros((len(queries), 1), "float32")])
-        distances, indices = self.index.search(augmented, k)
-        squared = np.einsum("ij,ij->i", queries, queries)[:, None]
-        return indices.astype("int32"), ((squared + self.max_norm - distances) / 2.0).astype("float32")
+        return search_index(self.index, self.kind, getattr(self, "max_norm", None), queries, k)
 
     def search(self, inputs, k, batch_size=256):
         """The k top labels of every document (model inputs, as `predict_top_k` takes them): `(indices, scores)`."""
@@ -234,3 +227,18 @@ def read_index(path, settings):
     """The faiss index of a saved `LabelIndex` folder, with its search settings."""
     index = _faiss().read_index(os.path.join(path, INDEX_FILE))
     return configure(index, settings["kind"], settings["nprobe"], settings["ef_search"])
+
+
+def search_index(index, kind, max_norm, queries, k):
+    """`(indices, scores)` of the k largest inner products of `queries` in a faiss index a `LabelIndex` built.
+
+    IVF and HNSW indexes hold the transformed label vectors: the queries get a 0 coordinate, and the distances
+    found are turned back into inner products, `(|q|^2 + M^2 - d) / 2`.
+    """
+    queries = np.ascontiguousarray(queries, "float32")
+    if kind == "flat":
+        scores, indices = index.search(queries, k)
+        return indices.astype("int32"), scores
+    distances, indices = index.search(np.hstack([queries, np.zeros((len(queries), 1), "float32")]), k)
+    squared = np.einsum("ij,ij->i", queries, queries)[:, None]
+    return indices.astype("int32"), ((squared + max_norm - distances) / 2.0).astype("float32")

@@ -25,6 +25,11 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
       a description of only unknown words reads as the unknown word's vector;
       no descriptions give `(B, 0)`.
 
+    - `query_vectors(texts)`: `{"query_vectors": (B, D)}`, the document side
+      of a head whose logits are inner products (`head.scores_are_inner_products`):
+      what a `LabelIndex` searches with (`IndexedTextClassifier` serves top-k
+      labels from raw text that way).
+
     A model whose head decodes label sets (CNLE's `AdaptiveLabelDecoder`)
     serves what its decoder emits instead of scores: `{"labels": (B, L)}` 0/1
     of the decoded sets (`output_mode="multi_hot"`, the default), or
@@ -92,8 +97,18 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
 
     archive.add_endpoint("serve", serve)
 
-    if head.scores_label_sets and head.label_ids is not None:
+    if head.scores_are_inner_products or head.scores_label_sets:
         archive.track(encoder)
+    if head.scores_are_inner_products and getattr(head, "num_languages", 1) == 1:
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="texts")])
+        def query_vectors(texts):
+            vectors = head.query_vectors(encoder(vectorize(texts), training=False))
+            return {"query_vectors": tf.cast(vectors, tf.float32)}
+
+        archive.add_endpoint("query_vectors", query_vectors)
+
+    if head.scores_label_sets and head.label_ids is not None:
         length = description_length or head.label_ids.shape[1]
 
         @tf.function(

@@ -1,0 +1,42 @@
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from keras_labelemb.evaluation import LabelIndex, predict_top_k
+from keras_labelemb.export import IndexedTextClassifier, export_text_classifier
+from keras_labelemb.models import document_classifier, gile_wan
+from keras_labelemb.text import TextVectorizer
+
+TEXTS = ["wheat prices rose", "oil exports fell sharply", "the bank raised rates", "gold and silver", ""]
+LABELS = ["wheat grain", "crude oil", "interest rates", "gold metal", "silver coins", "bank loans", "trade deficit"]
+
+
+@pytest.fixture(scope="module")
+def vectorizer():
+    layer = TextVectorizer(max_tokens=6)
+    layer.adapt(TEXTS + LABELS)
+    return layer
+
+
+def test_top_k_from_raw_text_equals_the_model_s_exact_top_k(vectorizer, tmp_path):
+    label_ids = vectorizer.encode_labels(LABELS, 3)
+    model = gile_wan(vectorizer.vocabulary_size, label_ids, max_tokens=6, encoder_units=8, head={"joint_dim": 8})
+    export_text_classifier(model, vectorizer, str(tmp_path / "model"))
+    LabelIndex(model, kind="hnsw", verbose=0).save(str(tmp_path / "index"))
+    served = IndexedTextClassifier(str(tmp_path / "model"), str(tmp_path / "index"), label_names=LABELS)
+    names, scores = served.top_k(TEXTS, k=3)
+    exact_indices, exact_scores = predict_top_k(model, vectorizer(tf.constant(TEXTS)), 3, verbose=0)
+    np.testing.assert_allclose(scores, exact_scores, rtol=1e-4, atol=1e-4)
+    assert names[0] == [LABELS[i] for i in exact_indices[0]]
+    with pytest.raises(ValueError, match="at most"):
+        served.top_k(TEXTS, k=8)
+
+
+def test_a_model_whose_scores_are_not_inner_products_has_no_query_vectors(vectorizer, tmp_path):
+    label_ids = vectorizer.encode_labels(LABELS, 3)
+    model = document_classifier(
+        vectorizer.vocabulary_size, label_ids, flat=True, max_tokens=6, encoder_units=4, head="lexical"
+    )
+    export_text_classifier(model, vectorizer, str(tmp_path / "lexical"))
+    with pytest.raises(ValueError, match="query_vectors"):
+        IndexedTextClassifier(str(tmp_path / "lexical"), str(tmp_path / "missing"))
