@@ -134,6 +134,28 @@ def test_label_embeddings_are_encoded_once_per_chunk(top_k_setup, monkeypatch):
     assert calls == [6, 6, 6, 5]  # once per chunk, not once per (batch, chunk)
 
 
+def test_an_inner_product_head_s_label_side_is_computed_once_per_chunk(top_k_setup, monkeypatch):
+    model, x, full, _ = top_k_setup
+    head = split_at_head(model)[1]
+    assert head.scores_are_inner_products
+    calls, side = [], head.label_vectors
+    monkeypatch.setattr(head, "label_vectors", lambda **kwargs: calls.append(kwargs) or side(**kwargs))
+    indices, _ = predict_top_k(model, x, 3, label_chunk_size=10, batch_size=10, verbose=0)
+    assert len(calls) == 3  # 23 labels in chunks of 10, for all 4 document batches
+    np.testing.assert_array_equal(indices, dense_top_k(full, 3))
+
+
+def test_encoded_documents_give_the_same_top_k(top_k_setup):
+    from keras_labelemb.evaluation import predict_top_k_encoded
+
+    model, x, _, _ = top_k_setup
+    encoder, head = split_at_head(model)
+    expected = predict_top_k(model, x, 4, label_chunk_size=7, verbose=0)
+    found = predict_top_k_encoded(head, encoder.predict(x, verbose=0), 4, label_chunk_size=7, batch_size=9)
+    np.testing.assert_array_equal(found[0], expected[0])
+    np.testing.assert_allclose(found[1], expected[1], rtol=1e-6)
+
+
 def test_progress_bar_over_document_batches(top_k_setup, capsys):
     model, x, _, _ = top_k_setup
     predict_top_k(model, x, 2, label_chunk_size=10, batch_size=10, verbose=1)

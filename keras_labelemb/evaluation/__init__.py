@@ -5,7 +5,7 @@ from keras_labelemb.evaluation.label_index import LabelIndex
 from keras_labelemb.evaluation.reports import classification_report, ranking_report, sigmoid
 from keras_labelemb.evaluation.thresholds import assign_labels, choose_threshold, micro_f1_score
 from keras_labelemb.evaluation.top_k_metrics import evaluate_in_chunks, top_k_metrics
-from keras_labelemb.evaluation.top_k_prediction import predict_top_k
+from keras_labelemb.evaluation.top_k_prediction import predict_top_k, predict_top_k_encoded
 
 __all__ = [
     "LabelIndex",
@@ -15,6 +15,7 @@ __all__ = [
     "evaluate_in_chunks",
     "micro_f1_score",
     "predict_top_k",
+    "predict_top_k_encoded",
     "ranking_report",
     "sigmoid",
     "top_k_metrics",

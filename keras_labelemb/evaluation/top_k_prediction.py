@@ -262,13 +262,46 @@ def predict_top_k(
 
 def _predict_top_k(model, inputs, k, label_ids, label_chunk_size, batch_size, head, cache_label_embeddings, verbose):
     """`predict_top_k`, also returning the number of labels scored."""
+    batch_size = check_positive_int("batch_size", batch_size)
+    encoder, head = split_at_head(model, head)
+    num_batches, batches = encoded_batches(encoder, inputs, batch_size)
+    return _top_k_of_batches(
+        head, num_batches, batches, k, label_ids, label_chunk_size, cache_label_embeddings, verbose
+    )
+
+
+def predict_top_k_encoded(
+    head,
+    encoded,
+    k,
+    label_ids=None,
+    label_chunk_size=DEFAULT_LABEL_CHUNK_SIZE,
+    batch_size=DEFAULT_BATCH_SIZE,
+    cache_label_embeddings=True,
+    verbose=0,
+):
+    """`predict_top_k` of documents already encoded: `encoded` is the head's input (`h` `(N, d)`).
+
+    For a caller that keeps encoded documents (a serving cache, a benchmark
+    that times label scoring apart from the encoder). Same arguments and
+    result as `predict_top_k`, with the head instead of the model.
+    """
+    batch_size = check_positive_int("batch_size", batch_size)
+    num_batches, batches = _document_batches(encoded, batch_size)
+    tensors = (keras.tree.map_structure(ops.convert_to_tensor, batch) for batch in batches)
+    indices, scores, _ = _top_k_of_batches(
+        head, num_batches, tensors, k, label_ids, label_chunk_size, cache_label_embeddings, verbose
+    )
+    return indices, scores
+
+
+def _top_k_of_batches(head, num_batches, batches, k, label_ids, label_chunk_size, cache_label_embeddings, verbose):
+    """The running chunked top-k over batches of encoded documents (the head's inputs)."""
     k = check_positive_int("k", k)
     label_chunk_size = check_positive_int("label_chunk_size", label_chunk_size)
-    batch_size = check_positive_int("batch_size", batch_size)
     if verbose not in (0, 1, 2, "auto"):
         raise ValueError(f"`verbose` must be 0, 1, 2 or 'auto'. Received: verbose={verbose!r}")
     verbose = 1 if verbose == "auto" else verbose
-    encoder, head = split_at_head(model, head)
     if getattr(head, "num_languages", 1) > 1:
         raise ValueError(
             "Chunked scoring supports single-language heads; score each language's model separately. "
@@ -280,7 +313,6 @@ def _predict_top_k(model, inputs, k, label_ids, label_chunk_size, batch_size, he
         label_chunk_size = num_labels
     if k > num_labels:
         raise ValueError(f"`k` must be at most the number of labels ({num_labels}). Received: k={k}")
-    num_batches, batches = encoded_batches(encoder, inputs, batch_size)
     progbar = keras.utils.Progbar(num_batches, verbose=verbose, unit_name="batch") if verbose else None
     all_indices, all_scores = [], []
     step = 0

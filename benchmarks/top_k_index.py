@@ -1,0 +1,293 @@
+"""Top-5 labels among up to 10^6: exact chunked scoring against a maximum-inner-product index, same model.
+
+The model: GILE-WAN trained for `--epochs` on Reuters-21578 (flat, 256 tokens,
+GloVe 6B 50-d, dense encoder, `joint_dim` 128), then relabelled (`set_labels`,
+zero-shot) with `L` label descriptions: the 90 Reuters descriptions and
+`L - 90` synthetic ones of realistic length (lengths drawn from the Reuters
+descriptions') whose words are drawn from the training text's word
+frequencies (a real vocabulary). For each `L` of `--labels`:
+
+- `exact`: `predict_top_k` scoring every label, `--label-chunk` labels per
+  matrix product, with the label side cached (`head.label_vectors`, computed
+  once per label set; the time to compute it is reported apart);
+- `ivf`, `hnsw`: `LabelIndex` (faiss) over the same label vectors. Their
+  search setting (IVF `nprobe`, HNSW `ef_search`) is the smallest of a grid
+  whose recall@5 against exact top-5 reaches `--target-recall` on the
+  validation documents (never on the test documents); recall, throughput
+  and memory are then measured on the test documents.
+
+Throughput is documents per second of label scoring alone, on documents
+encoded beforehand (exact: `predict_top_k_encoded`, less the time to compute
+the label side, measured apart; index: query vectors and search) and, beside
+it, end to end from token ids (exact: a whole `predict_top_k` call, label
+side included, as a caller pays it). Peak memory: the resident
+memory a phase adds at its peak (sampled every 2 ms, minus the size before it),
+for building the label side or the index and for answering the test queries.
+
+Run time on 2 CPU cores: about 25 minutes with the defaults; `--quick` (10^4 labels) about 3.
+
+    python -m benchmarks.top_k_index                     # 10^4, 10^5 and 10^6 labels
+    python -m benchmarks.top_k_index --quick
+
+Writes `benchmarks/results/top_k_index.json`, whose `summary` holds, for the
+largest `L`: `labels`, `recall_at_5`, `speedup_vs_exact`, `peak_memory_mb`
+(`{"exact", "index"}`), and the index kind they come from.
+"""
+
+import argparse
+import os
+import pathlib
+import tempfile
+import threading
+import time
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from benchmarks.report import RESULTS, write_report
+from benchmarks.tables import markdown_table
+from benchmarks.word_vectors import glove50
+from keras_labelemb.datasets import load_reuters
+from keras_labelemb.evaluation import LabelIndex, predict_top_k, predict_top_k_encoded
+from keras_labelemb.evaluation.label_index import configure
+from keras_labelemb.evaluation.top_k_prediction import encoded_batches
+from keras_labelemb.models import gile_wan, set_labels, split_at_head
+from keras_labelemb.text import TextVectorizer
+
+SEARCH_GRIDS = {"ivf": ("nprobe", (8, 16, 32, 64, 128, 256, 512)), "hnsw": ("ef_search", (16, 32, 64, 128, 256, 512))}
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--labels", default="10000,100000,1000000")
+    p.add_argument("--kinds", default="ivf,hnsw")
+    p.add_argument("--k", type=int, default=5)
+    p.add_argument("--joint-dim", type=int, default=128)
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--max-tokens", type=int, default=256)
+    p.add_argument("--label-words", type=int, default=12)
+    p.add_argument("--label-chunk", type=int, default=65536)
+    p.add_argument("--validation-documents", type=int, default=256)
+    p.add_argument("--test-documents", type=int, default=1024)
+    p.add_argument("--target-recall", type=float, default=0.99)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--quick", action="store_true", help="10^4 labels, 1 epoch, 128 test documents")
+    p.add_argument("--output", default=str(RESULTS / "top_k_index.json"))
+    args = p.parse_args(argv)
+    if args.quick:
+        args.labels, args.epochs, args.test_documents, args.validation_documents = "10000", 1, 128, 64
+        args.output = str(pathlib.Path(tempfile.gettempdir()) / "top_k_index_quick.json")
+    return args
+
+
+def _rss_mb():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def peak_memory(function):
+    """`(result, seconds, MB)`: what `function()` returns, its wall time, and the resident memory it adds at peak."""
+    before = _rss_mb()
+    peak, done = [before], threading.Event()
+
+    def sample():
+        while not done.is_set():
+            peak[0] = max(peak[0], _rss_mb())
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    start = time.time()
+    try:
+        result = function()
+    finally:
+        seconds = time.time() - start
+        done.set()
+        thread.join()
+    return result, seconds, round(peak[0] - before, 1)
+
+
+def trained_model(args, data):
+    """GILE-WAN trained on Reuters (its 90 labels) and the vectorizer of its inputs."""
+    vectorizer = TextVectorizer(max_tokens=args.max_tokens)
+    vectorizer.adapt(data.train_texts, min_count=2)
+    label_ids = vectorizer.encode_labels(data.label_descriptions, args.label_words)
+    vectors, _ = glove50(vectorizer, label_ids)
+    keras.utils.set_random_seed(args.seed)
+    model = gile_wan(
+        vectorizer.vocabulary_size,
+        label_ids,
+        max_tokens=args.max_tokens,
+        word_vectors=vectors,
+        fine_tune_word_vectors="documents",
+        head={"joint_dim": args.joint_dim, "activation": "tanh"},
+    )
+    model.compile(keras.optimizers.Adam(2e-3), keras.losses.BinaryCrossentropy(from_logits=True))
+    ids = vectorizer(tf.constant(data.train_texts)).numpy()
+    model.fit(ids, data.multi_hot("train"), batch_size=64, epochs=args.epochs, verbose=2)
+    return model, vectorizer, label_ids
+
+
+def synthetic_labels(args, vectorizer, label_ids, data, count):
+    """The real label descriptions, then `count - 90` drawn: real lengths, words by training-text frequency."""
+    rng = np.random.default_rng(args.seed)
+    ids = vectorizer(tf.constant(data.train_texts)).numpy()
+    frequencies = np.bincount(ids[ids > 1], minlength=vectorizer.vocabulary_size).astype("float64")
+    lengths = (label_ids > 0).sum(axis=1)
+    extra = max(count - len(label_ids), 0)
+    drawn = rng.choice(vectorizer.vocabulary_size, size=(extra, label_ids.shape[1]), p=frequencies / frequencies.sum())
+    drawn[np.arange(label_ids.shape[1])[None, :] >= rng.choice(lengths, size=extra)[:, None]] = 0
+    return np.concatenate([label_ids, drawn.astype("int32")])[:count]
+
+
+def recall(indices, exact):
+    return float(np.mean([len(set(a) & set(b)) / len(b) for a, b in zip(indices, exact)]))
+
+
+def measure(args, model, documents, num_labels):
+    """One label count: exact top-k and each index kind, on the validation and test documents."""
+    encoder, head = split_at_head(model)
+    k = args.k
+    encoded, encode_seconds = {}, {}
+    for split, ids in documents.items():
+        start = time.time()
+        encoded[split] = np.concatenate([keras.ops.convert_to_numpy(h) for h in encoded_batches(encoder, ids, 256)[1]])
+        encode_seconds[split] = time.time() - start
+    label_side, _, label_memory = peak_memory(lambda: head.label_vectors())
+    label_side, label_seconds, _ = peak_memory(lambda: head.label_vectors())  # warm: no tracing in the time
+    del label_side
+    exact = {}
+    for split in ("validation", "test"):  # validation first, which warms the scorer up for the test documents
+        (indices, _), seconds, memory = peak_memory(
+            lambda split=split: predict_top_k_encoded(head, encoded[split], k, label_chunk_size=args.label_chunk)
+        )
+        exact[split] = {"indices": indices, "seconds": max(seconds - label_seconds, 1e-9), "memory": memory}
+    start = time.time()
+    predict_top_k(model, documents["test"], k, label_chunk_size=args.label_chunk, verbose=0)
+    docs = len(encoded["test"])
+    row = {
+        "labels": num_labels,
+        "exact": {
+            "docs_per_second": round(docs / exact["test"]["seconds"], 1),
+            "end_to_end_docs_per_second": round(docs / (time.time() - start), 1),
+            "peak_memory_mb": exact["test"]["memory"],
+            "label_side_seconds": round(label_seconds, 1),
+            "label_side_memory_mb": label_memory,
+            "encode_seconds": round(encode_seconds["test"], 2),
+        },
+    }
+    for kind in args.kinds.split(","):
+        index, build_seconds, build_memory = peak_memory(lambda kind=kind: LabelIndex(model, kind=kind, verbose=0))
+        option, grid = SEARCH_GRIDS[kind]
+        tried = []
+        for value in grid:  # the smallest setting that reaches the target on validation documents
+            setattr(index, option, value)
+            configure(index.index, kind, index.nprobe, index.ef_search)
+            found = recall(
+                index.search_vectors(index.query_vectors(encoded["validation"]), k)[0], exact["validation"]["indices"]
+            )
+            tried.append({option: value, "validation_recall": round(found, 4)})
+            if found >= args.target_recall:
+                break
+        queries = index.query_vectors(encoded["test"])
+        (indices, _), seconds, memory = peak_memory(lambda index=index, q=queries: index.search_vectors(q, k))
+        query_seconds = peak_memory(lambda index=index: index.query_vectors(encoded["test"]))[1]
+        start = time.time()
+        index.search(documents["test"], k)
+        end_to_end = time.time() - start
+        row[kind] = {
+            option: getattr(index, option),
+            "grid": tried,
+            "recall_at_k": round(recall(indices, exact["test"]["indices"]), 4),
+            "docs_per_second": round(docs / (seconds + query_seconds), 1),
+            "speedup_vs_exact": round(exact["test"]["seconds"] / (seconds + query_seconds), 1),
+            "end_to_end_docs_per_second": round(docs / end_to_end, 1),
+            "end_to_end_speedup": round(docs / end_to_end / row["exact"]["end_to_end_docs_per_second"], 1),
+            "peak_memory_mb": memory,
+            "build_seconds": round(build_seconds, 1),
+            "build_memory_mb": build_memory,
+        }
+        print(num_labels, kind, row[kind], flush=True)
+        del index
+    print(num_labels, "exact", row["exact"], flush=True)
+    return row
+
+
+def summarize(args, rows):
+    largest = rows[-1]
+    kinds = [kind for kind in args.kinds.split(",") if kind in largest]
+    meeting = [kind for kind in kinds if largest[kind]["recall_at_k"] >= args.target_recall]
+    best = max(meeting or kinds, key=lambda kind: largest[kind]["speedup_vs_exact"])
+    return {
+        "labels": largest["labels"],
+        "index": best,
+        "recall_at_5": largest[best]["recall_at_k"],
+        "speedup_vs_exact": largest[best]["speedup_vs_exact"],
+        "end_to_end_speedup": largest[best]["end_to_end_speedup"],
+        "peak_memory_mb": {"exact": largest["exact"]["peak_memory_mb"], "index": largest[best]["peak_memory_mb"]},
+        "met": bool(largest[best]["recall_at_k"] >= args.target_recall and largest[best]["speedup_vs_exact"] >= 20),
+    }
+
+
+def table(args, rows):
+    lines = []
+    for row in rows:
+        exact = row["exact"]
+        lines.append(
+            [
+                f"{row['labels']:,}",
+                "exact (chunked, label side cached)",
+                "1.000",
+                f"{exact['docs_per_second']:,.0f}",
+                "1×",
+                f"{exact['peak_memory_mb']:,.0f}",
+                f"{exact['label_side_seconds']:.0f} s (label side)",
+            ]
+        )
+        for kind in args.kinds.split(","):
+            r = row[kind]
+            setting = next(key for key in ("nprobe", "ef_search") if key in r)
+            lines.append(
+                [
+                    f"{row['labels']:,}",
+                    f"{kind} ({setting} {r[setting]})",
+                    f"{r['recall_at_k']:.3f}",
+                    f"{r['docs_per_second']:,.0f}",
+                    f"{r['speedup_vs_exact']:.0f}×",
+                    f"{r['peak_memory_mb']:,.0f}",
+                    f"{r['build_seconds']:.0f} s",
+                ]
+            )
+    header = ["labels", "method", f"recall@{args.k}", "docs/s (scoring)", "speed-up", "query peak MB", "build"]
+    return markdown_table(header, lines)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start = time.time()
+    data = load_reuters().validation_split(0.1, seed=args.seed)
+    model, vectorizer, label_ids = trained_model(args, data)
+    documents = {
+        "validation": vectorizer(tf.constant(data.val_texts[: args.validation_documents])).numpy(),
+        "test": vectorizer(tf.constant(data.test_texts[: args.test_documents])).numpy(),
+    }
+    rows = []
+    for count in (int(v) for v in args.labels.split(",")):
+        set_labels(model, synthetic_labels(args, vectorizer, label_ids, data, count))
+        rows.append(measure(args, model, documents, count))
+        write_report(
+            args.output,
+            "top-k over huge label sets: exact vs index",
+            "benchmarks.top_k_index",
+            args,
+            argv,
+            {"rows": rows},
+            summarize(args, rows),
+            table(args, rows),
+            start,
+        )
+
+
+if __name__ == "__main__":
+    main()
