@@ -4,7 +4,7 @@ import tensorflow as tf
 
 from keras_labelemb.evaluation import LabelIndex, predict_top_k
 from keras_labelemb.export import IndexedTextClassifier, export_text_classifier
-from keras_labelemb.models import document_classifier, gile_wan
+from keras_labelemb.models import gile_wan
 from keras_labelemb.text import TextVectorizer
 
 TEXTS = ["wheat prices rose", "oil exports fell sharply", "the bank raised rates", "gold and silver", ""]
@@ -32,11 +32,10 @@ def test_top_k_from_raw_text_equals_the_model_s_exact_top_k(vectorizer, tmp_path
         served.top_k(TEXTS, k=8)
 
 
-def test_a_model_whose_scores_are_not_inner_products_has_no_query_vectors(vectorizer, tmp_path):
-    label_ids = vectorizer.encode_labels(LABELS, 3)
-    model = document_classifier(
-        vectorizer.vocabulary_size, label_ids, flat=True, max_tokens=6, encoder_units=4, head="lexical"
-    )
-    export_text_classifier(model, vectorizer, str(tmp_path / "lexical"))
+def test_a_saved_model_without_query_vectors_is_refused(monkeypatch, tmp_path):
+    """A head whose scores are not inner products exports no `query_vectors` signature (export test)."""
+    from keras_labelemb.export import indexed_text_classifier
+
+    monkeypatch.setattr(indexed_text_classifier, "load_text_classifier", lambda path: object())
     with pytest.raises(ValueError, match="query_vectors"):
         IndexedTextClassifier(str(tmp_path / "lexical"), str(tmp_path / "missing"))

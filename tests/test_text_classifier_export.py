@@ -77,6 +77,13 @@ def test_linear_head_exports_without_label_endpoint(tmp_path):
     expected = sigmoid(model.predict(vectorizer(tf.constant(TEXTS)), verbose=0))
     np.testing.assert_allclose(served.serve(tf.constant(TEXTS))["scores"].numpy(), expected, atol=1e-6)
     assert not hasattr(served, "serve_with_labels")
+    # Its logits are inner products: the query vectors it serves meet the weights and biases in them.
+    from keras_labelemb.models import split_at_head
+
+    head = split_at_head(model)[1]
+    queries = served.query_vectors(tf.constant(TEXTS))["query_vectors"].numpy()
+    logits = model.predict(vectorizer(tf.constant(TEXTS)), verbose=0)
+    np.testing.assert_allclose(queries @ np.asarray(head.label_vectors()).T, logits, rtol=1e-5, atol=1e-5)
 
 
 def test_plain_keras_export_round_trip(trained, tmp_path):
