@@ -14,6 +14,15 @@ def check_positive_int(name, value, allow_none=False):
     return int(value)
 
 
+def check_positive_float(name, value, allow_none=False):
+    """`value` as a float > 0 (bools and non-finite values rejected); None passes when `allow_none`."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < float("inf"):
+        raise ValueError(f"`{name}` must be a positive number. Received: {name}={value!r}")
+    return float(value)
+
+
 def check_non_negative_int(name, value, allow_none=False):
     """`value` as an int >= 0 (bools rejected); None passes when `allow_none`."""
     if value is None and allow_none:

@@ -68,3 +68,12 @@ def test_symbolic_values_are_unknown_and_skip_the_checks():
     assert known_values(symbolic) is None
     check_token_ids(symbolic, vocabulary_size=2)  # nothing to check while tracing
     np.testing.assert_array_equal(known_values([1, 2]), [1, 2])
+
+
+def test_check_positive_float():
+    from keras_labelemb.argument_checks import check_positive_float
+
+    assert check_positive_float("clipnorm", 2) == 2.0 and check_positive_float("clipnorm", None, allow_none=True) is None
+    for bad in (0, -1.0, float("inf"), float("nan"), True, "1", None):
+        with pytest.raises(ValueError, match="clipnorm"):
+            check_positive_float("clipnorm", bad)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.datasets.paths import locate_dataset
 
 EOS, UNK = "<eos>", "<unk>"
@@ -135,19 +136,14 @@ class LanguageModelingData:
         return f"LanguageModelingData({self.name!r}, vocabulary_size={self.vocabulary_size:,}, {sizes})"
 
 
-def _check_positive(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"`{name}` must be a positive integer. Received: {name}={value!r}")
-
-
 def num_bptt_batches(num_tokens, batch_size, bptt):
     """Windows of `bptt` steps in `batch_size` rows of a `num_tokens` stream (the last target needs one more token).
 
     >>> num_bptt_batches(929_589, batch_size=20, bptt=35)
     1327
     """
-    _check_positive("batch_size", batch_size)
-    _check_positive("bptt", bptt)
+    check_positive_int("batch_size", batch_size)
+    check_positive_int("bptt", bptt)
     return max(0, (num_tokens // batch_size - 1) // bptt)
 
 

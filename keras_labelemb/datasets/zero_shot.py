@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.datasets.text_classification_data import SPLITS
 
 
@@ -49,12 +50,8 @@ def zero_shot_split(data, unseen_fraction=0.2, exclude_top=10, seed=0, num_unsee
         raise ValueError(f"`unseen_fraction` must be in (0, 1). Received: unseen_fraction={unseen_fraction}")
     if int(exclude_top) != exclude_top or exclude_top < 0:
         raise ValueError(f"`exclude_top` must be a non-negative integer. Received: exclude_top={exclude_top}")
-    if num_unseen is not None and (isinstance(num_unseen, bool) or int(num_unseen) != num_unseen or num_unseen < 1):
-        raise ValueError(f"`num_unseen` must be a positive integer or None. Received: num_unseen={num_unseen}")
-    if int(min_test_documents) != min_test_documents or min_test_documents < 1:
-        raise ValueError(
-            f"`min_test_documents` must be a positive integer. Received: min_test_documents={min_test_documents}"
-        )
+    check_positive_int("num_unseen", num_unseen, allow_none=True)
+    check_positive_int("min_test_documents", min_test_documents)
     num_labels = data.num_labels
     train_counts = data.label_counts("train")
     test_counts = data.label_counts("test")

@@ -5,15 +5,14 @@ number of labels, and has no Python branching on tensor values, so it runs
 under the TensorFlow and JAX backends and inside `jit_compile=True`.
 """
 
-import numpy as np
 from keras import ops
+
+from keras_labelemb.argument_checks import check_positive_int
 
 
 def validate_k(k):
     """Returns `k` as a Python int, or raises a ValueError naming `k`."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"`k` must be an integer >= 1. Received: k={k!r}")
-    return int(k)
+    return check_positive_int("k", k)
 
 
 def score_dtype(y_pred):

@@ -6,6 +6,7 @@ import numbers
 import keras
 from keras import ops
 
+from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.metrics import _ranking
 from keras_labelemb.metrics.thresholded_counts import ThresholdedCounts
 
@@ -88,10 +89,7 @@ class MacroF1(ThresholdedCounts):
         dtype=None,
     ):
         super().__init__(threshold=threshold, from_logits=from_logits, name=name, dtype=dtype)
-        if num_labels is not None and (
-            isinstance(num_labels, bool) or not isinstance(num_labels, numbers.Integral) or num_labels < 1
-        ):
-            raise ValueError(f"`num_labels` must be a positive integer or None. Received: num_labels={num_labels!r}")
+        check_positive_int("num_labels", num_labels, allow_none=True)
         self.zero_division = _check_zero_division(zero_division)
         self.num_labels = None
         if num_labels is not None:

@@ -6,6 +6,7 @@ import keras
 import numpy as np
 from keras import ops
 
+from keras_labelemb.argument_checks import check_positive_float
 from keras_labelemb.metrics import _ranking
 
 
@@ -65,9 +66,7 @@ def label_propensities(label_counts, num_documents, a=0.55, b=1.5):
             "`num_documents` must be a number >= 1 and >= the largest label count "
             f"({counts.max():g}). Received: num_documents={num_documents!r}"
         )
-    for arg, value in (("a", a), ("b", b)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
-            raise ValueError(f"`{arg}` must be a positive number. Received: {arg}={value!r}")
+    a, b = check_positive_float("a", a), check_positive_float("b", b)
     c = (np.log(float(num_documents)) - 1.0) * (b + 1.0) ** a
     inverse = 1.0 + c * np.exp(-a * np.log(counts + b))
     if not np.all(inverse > 0):

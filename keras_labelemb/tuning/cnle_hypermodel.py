@@ -4,7 +4,7 @@ import keras
 import keras_tuner
 import numpy as np
 
-from keras_labelemb.argument_checks import check_positive_int
+from keras_labelemb.argument_checks import check_positive_float, check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
 from keras_labelemb.models.cnle import cnle
 from keras_labelemb.text.label_sequences import label_sequences
@@ -21,7 +21,6 @@ from keras_labelemb.tuning._search_space import (
     _int_choices,
     _positive_range,
     _rate_range,
-    _real,
     _str_choices,
 )
 
@@ -275,11 +274,7 @@ class CNLEHyperModel(keras_tuner.HyperModel):
         self.learning_rate_scale = _positive_range("learning_rate_scale", learning_rate_scale)
         self.warmup_steps = _int_choices("warmup_steps", warmup_steps, 1)
         self.ablations = _str_choices("ablations", ablations, ABLATIONS)
-        if not (_real(global_clipnorm) and global_clipnorm > 0):
-            raise ValueError(
-                f"`global_clipnorm` must be a positive float. Received: global_clipnorm={global_clipnorm!r}"
-            )
-        self.global_clipnorm = float(global_clipnorm)
+        self.global_clipnorm = check_positive_float("global_clipnorm", global_clipnorm)
         if monitor not in MONITORS:
             raise ValueError(f"`monitor` must be one of {list(MONITORS)}. Received: monitor={monitor!r}")
         self.monitor = monitor

@@ -4,7 +4,7 @@ import keras
 import keras_tuner
 import numpy as np
 
-from keras_labelemb.argument_checks import check_positive_int
+from keras_labelemb.argument_checks import check_positive_float, check_positive_int
 from keras_labelemb.layers.drill_head import DROPOUT_TYPES
 from keras_labelemb.metrics import Perplexity
 from keras_labelemb.models.language_model import LM_HEAD_OPTIONS, drill_lm, lm_head_spec
@@ -18,7 +18,6 @@ from keras_labelemb.tuning._search_space import (
     _int_choices,
     _positive_range,
     _rate_range,
-    _real,
     _str_choices,
 )
 
@@ -208,9 +207,7 @@ class DrillLanguageModelHyperModel(keras_tuner.HyperModel):
         if learning_rate is None:
             learning_rate = _DEFAULT_LEARNING_RATE[optimizer]
         self.learning_rate = _positive_range("learning_rate", learning_rate)
-        if clipnorm is not None and not (_real(clipnorm) and clipnorm > 0):
-            raise ValueError(f"`clipnorm` must be a positive float or None. Received: clipnorm={clipnorm!r}")
-        self.clipnorm = None if clipnorm is None else float(clipnorm)
+        self.clipnorm = check_positive_float("clipnorm", clipnorm, allow_none=True)
         self.decay_steps = check_positive_int("decay_steps", decay_steps, allow_none=True)
         self.stateful = _check_bool("stateful", stateful)
         if self.stateful:
