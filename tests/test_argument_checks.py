@@ -73,7 +73,8 @@ def test_symbolic_values_are_unknown_and_skip_the_checks():
 def test_check_positive_float():
     from keras_labelemb.argument_checks import check_positive_float
 
-    assert check_positive_float("clipnorm", 2) == 2.0 and check_positive_float("clipnorm", None, allow_none=True) is None
+    assert check_positive_float("clipnorm", 2) == 2.0
+    assert check_positive_float("clipnorm", None, allow_none=True) is None
     for bad in (0, -1.0, float("inf"), float("nan"), True, "1", None):
         with pytest.raises(ValueError, match="clipnorm"):
             check_positive_float("clipnorm", bad)
