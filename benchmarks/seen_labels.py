@@ -60,14 +60,15 @@ from keras_labelemb.datasets import load_newsgroups, load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
 from keras_labelemb.export import export_text_classifier, load_text_classifier
 from keras_labelemb.layers import WideHead
-from keras_labelemb.models import document_classifier
+from keras_labelemb.models import document_classifier, find_label_head
 from keras_labelemb.text import TextVectorizer, TfidfVectorizer
-from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
+from keras_labelemb.training import BestValidationF1, choose_blend, pretrain_word_vectors
 from keras_labelemb.training.best_epoch_stopping import BestEpochStopping
 
-MODELS = ("wide", "bilstm_linear", "bilstm_gile", "wide_bilstm_linear", "wide_bilstm_gile")
+MODELS = ("wide", "bilstm_linear", "bilstm_gile", "blend_bilstm_linear", "blend_bilstm_gile")
+JOINT = ("wide_bilstm_linear", "wide_bilstm_gile")  # trained together; by --models
 DEEP = ("bilstm_linear", "bilstm_gile")
-WIDE_DEEP = ("wide_bilstm_linear", "wide_bilstm_gile")
+WIDE_DEEP = ("blend_bilstm_linear", "blend_bilstm_gile") + JOINT
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 NGRAM_GRID = ((1, 1), (1, 2), (1, 3))
 
@@ -76,7 +77,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dataset", default="reuters", choices=("reuters", "newsgroups"))
     p.add_argument("--data-dir", default=None)
-    p.add_argument("--models", default=",".join(MODELS), help=f"from {','.join(MODELS)}")
+    p.add_argument("--models", default=",".join(MODELS), help=f"from {','.join(MODELS + JOINT)}")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--max-tokens", type=int, default=256)
@@ -97,9 +98,9 @@ def parse_args(argv=None):
     p.add_argument("--quick", action="store_true", help="1 seed, 1 epoch, small SVM grid: checks the script")
     p.add_argument("--output", default=str(RESULTS / "seen_labels.json"))
     args = p.parse_args(argv)
-    unknown = sorted(set(args.models.split(",")) - set(MODELS))
+    unknown = sorted(set(args.models.split(",")) - set(MODELS + JOINT))
     if unknown:
-        p.error(f"--models: unknown {unknown}; choose from {','.join(MODELS)}")
+        p.error(f"--models: unknown {unknown}; choose from {','.join(MODELS + JOINT)}")
     args.c_grid, args.ngram_grid = C_GRID, NGRAM_GRID
     if args.quick:
         args.seeds, args.epochs, args.wide_epochs, args.c_grid, args.ngram_grid = 1, 1, 2, (1.0,), ((1, 1),)
@@ -256,6 +257,32 @@ def train(task, name, seed, wide_model=None):
     return model, report
 
 
+def blend(task, name, seed, models, reports):
+    """This seed's deep model and wide path, trained apart, in one wide + deep model; mix chosen on validation."""
+    deep_name = name.removeprefix("blend_")
+    model = build(task, f"wide_{deep_name}")
+    deep, hybrid = models[deep_name], find_label_head(model)
+    for layer in deep.layers:
+        if layer is find_label_head(deep):
+            hybrid.components[0].set_weights(layer.get_weights())
+        elif layer.weights:
+            model.get_layer(layer.name).set_weights(layer.get_weights())
+    hybrid.components[1].set_weights(models["wide"].get_layer("wide_head").get_weights())
+    choice = choose_blend(model, task.inputs("val", True, True), task.y["val"], multi_label=task.multi_label)
+    logits = model.predict(task.inputs("test", True, True), batch_size=256, verbose=0)
+    seconds = reports[deep_name]["seconds_to_best_epoch"] + reports["wide"]["seconds_to_best_epoch"]
+    report = {
+        metric_name(task): task.score(logits, choice["threshold"]),
+        "mix": choice["mix"],
+        "val_score": choice["val_score"],
+        "seconds_to_best_epoch": round(seconds, 1),
+        "parameters": int(model.count_params()),
+        "seed": seed,
+    }
+    print(name, report, flush=True)
+    return model, report
+
+
 def run_svm(task, seed):
     decision, info = tuned_linear_svc(
         task.texts["train"],
@@ -282,10 +309,10 @@ def serving_throughput(task, model, name, svm_decision):
     """Documents per second from raw strings: the exported SavedModel against the scikit-learn pipeline."""
     texts = task.texts["test"]
     with tempfile.TemporaryDirectory() as folder:
-        wide, deep = name.startswith("wide"), name != "wide"
-        vectorizer = {"token_ids": task.tokens, "features": task.features} if wide and deep else task.tokens
-        if not deep:
+        if name == "wide":
             raise ValueError("The wide model alone is not a serving model of the library's text classifiers.")
+        wide_deep = isinstance(model.input, dict)
+        vectorizer = {"token_ids": task.tokens, "features": task.features} if wide_deep else task.tokens
         export_text_classifier(model, vectorizer, folder)
         served = load_text_classifier(folder)
         batches = [tf.constant(texts[i : i + 256]) for i in range(0, len(texts), 256)]
@@ -373,15 +400,23 @@ def main(argv=None):
         decision, svm_report = run_svm(task, seed)
         svm_runs.append(svm_report)
         task.fit_wide_features(svm_report["ngram_range"][1], svm_report["C"])
-        models = {}
-        if "wide" in names or any(name in WIDE_DEEP for name in names):  # the wide path's start
-            models["wide"], report = train(task, "wide", seed)
-            if "wide" in runs:
-                runs["wide"].append(report)
+        models, reports = {}, {}
+
+        def fitted(name, seed=seed, models=models, reports=reports):
+            """The model `name` of this seed, trained (or blended) once, with what it needs first."""
+            if name not in models:
+                if name.startswith("blend_"):
+                    fitted(name.removeprefix("blend_"))
+                    fitted("wide")
+                    models[name], reports[name] = blend(task, name, seed, models, reports)
+                else:
+                    wide = fitted("wide") if name in JOINT else None  # the joint model's wide start
+                    models[name], reports[name] = train(task, name, seed, wide_model=wide)
+            return models[name]
+
         for name in names:
-            if name != "wide":
-                models[name], report = train(task, name, seed, wide_model=models.get("wide"))
-                runs[name].append(report)
+            fitted(name)
+            runs[name].append(reports[name])
         save(args, argv, task, runs, svm_runs, start, models if seed == args.seed + args.seeds - 1 else None, decision)
 
 

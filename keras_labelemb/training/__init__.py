@@ -7,6 +7,7 @@ from keras_labelemb.training.cnle_training import (
     cnle_training_model,
     compile_cnle_training_model,
 )
+from keras_labelemb.training.component_blend import choose_blend
 from keras_labelemb.training.decoded_validation import DecodedValidation, decoded_set_scores
 from keras_labelemb.training.reset_states import ResetStates, reset_states
 from keras_labelemb.training.sampled_label_model import SampledLabelModel
@@ -22,6 +23,7 @@ __all__ = [
     "TeacherForcing",
     "TvEmbedding",
     "WarmupSchedule",
+    "choose_blend",
     "cnle_optimizer",
     "cnle_training_model",
     "compile_cnle_training_model",
