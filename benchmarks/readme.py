@@ -166,8 +166,10 @@ SEEN_MODEL_NAMES = {
     "wide": "wide path alone",
     "bilstm_linear": "BiLSTM + linear head",
     "bilstm_gile": "BiLSTM + GILE head",
-    "wide_bilstm_linear": "wide + BiLSTM + linear head",
-    "wide_bilstm_gile": "wide + BiLSTM + GILE head",
+    "wide_bilstm_linear": "wide + BiLSTM + linear head, trained together",
+    "wide_bilstm_gile": "wide + BiLSTM + GILE head, trained together",
+    "blend_bilstm_linear": "wide + deep (BiLSTM + linear head), mix chosen on validation",
+    "blend_bilstm_gile": "wide + deep (BiLSTM + GILE head), mix chosen on validation",
 }
 
 
