@@ -1,0 +1,33 @@
+"""benchmarks/seen_labels.py: the summary's keys and the noise rule's verdict in the README row."""
+
+import types
+
+from benchmarks import readme, seen_labels
+
+
+def report(svm, wide, deep, blend):
+    task = types.SimpleNamespace(multi_label=True)
+    runs = {
+        "wide": [{"micro_f1": v, "seconds_to_best_epoch": 1.0} for v in wide],
+        "bilstm_linear": [{"micro_f1": v, "seconds_to_best_epoch": 1.0} for v in deep],
+        "blend_bilstm_linear": [{"micro_f1": v, "seconds_to_best_epoch": 2.0} for v in blend],
+    }
+    svm_runs = [{"micro_f1": v} for v in svm]
+    summary = seen_labels.summarize(task, runs, svm_runs)
+    return summary, {"summary": {"reuters": summary}, "results": {"reuters": {"runs": runs, "svm": svm_runs}}}
+
+
+def test_summary_keys_and_a_met_verdict():
+    summary, full = report([0.884, 0.889, 0.886], [0.881, 0.886, 0.884], [0.882, 0.880, 0.881], [0.891, 0.894, 0.892])
+    assert {"svm", "wide", "deep", "wide_deep", "best", "best_model", "best_vs_svm"} <= set(summary)
+    assert summary["best_model"] == "blend_bilstm_linear" and summary["best_vs_svm"]["met"]
+    assert summary["wide_deep_vs_wide"]["met"] and summary["wide_deep_vs_bilstm_linear"]["met"]
+    row = readme.seen_labels_rows(full)[0]
+    assert "0.8923 ± 0.0015" in row[1] and "tuned tf-idf SVM 0.8863" in row[2]
+    assert "above the SVM (noise rule over seeds): met" in row[4]
+
+
+def test_a_gain_on_one_seed_of_three_is_not_met():
+    summary, full = report([0.884, 0.889, 0.886], [0.881, 0.886, 0.884], [0.882, 0.880, 0.881], [0.890, 0.884, 0.883])
+    assert not summary["best_vs_svm"]["met"]
+    assert "**not met**" in readme.seen_labels_rows(full)[0][4]
