@@ -42,7 +42,7 @@ class _ChunkScorer:
     matrix product with the batch's query vectors (`begin_batch`).
     """
 
-    def __init__(self, head, label_ids, cache_label_embeddings):
+    def __init__(self, head, label_ids, cache_label_embeddings, label_vectors=None):
         self.head = head
         if label_ids is not None:
             if not head.scores_label_sets:
@@ -67,6 +67,15 @@ class _ChunkScorer:
         self._embeddings = {}
         self.inner_products = bool(cache_label_embeddings) and head.scores_are_inner_products
         self._queries = None
+        self._kept_vectors = None
+        if label_vectors is not None:  # the caller's cache of the whole label side
+            head._require_inner_products()
+            if tuple(label_vectors.shape)[:1] != (self.num_labels,):
+                raise ValueError(
+                    f"`label_vectors` must hold one row per label ({self.num_labels}). "
+                    f"Received: label_vectors with shape {tuple(label_vectors.shape)}"
+                )
+            self.inner_products, self._kept_vectors = True, ops.convert_to_tensor(label_vectors)
 
     def begin_batch(self, h):
         """Called once per document batch: an inner-product head's query vectors are computed here, once."""
@@ -74,6 +83,8 @@ class _ChunkScorer:
             self._queries = self.head.query_vectors(h)
 
     def _label_vectors(self, start, stop):
+        if self._kept_vectors is not None:
+            return self._kept_vectors[start:stop]
         if start not in self._embeddings:
             if self.mode == "subset":
                 vectors = self.head.label_vectors(label_indices=ops.arange(start, stop, dtype="int32"))
@@ -278,24 +289,29 @@ def predict_top_k_encoded(
     label_chunk_size=DEFAULT_LABEL_CHUNK_SIZE,
     batch_size=DEFAULT_BATCH_SIZE,
     cache_label_embeddings=True,
+    label_vectors=None,
     verbose=0,
 ):
     """`predict_top_k` of documents already encoded: `encoded` is the head's input (`h` `(N, d)`).
 
-    For a caller that keeps encoded documents (a serving cache, a benchmark
-    that times label scoring apart from the encoder). Same arguments and
-    result as `predict_top_k`, with the head instead of the model.
+    For a caller that keeps encoded documents, or the label side itself: an
+    inner-product head's `label_vectors` `(L, D)` (`head.label_vectors()`,
+    computed once per label set and kept) make every call one matrix product
+    per chunk. Otherwise the same arguments and result as `predict_top_k`,
+    with the head instead of the model.
     """
     batch_size = check_positive_int("batch_size", batch_size)
     num_batches, batches = _document_batches(encoded, batch_size)
     tensors = (keras.tree.map_structure(ops.convert_to_tensor, batch) for batch in batches)
     indices, scores, _ = _top_k_of_batches(
-        head, num_batches, tensors, k, label_ids, label_chunk_size, cache_label_embeddings, verbose
+        head, num_batches, tensors, k, label_ids, label_chunk_size, cache_label_embeddings, verbose, label_vectors
     )
     return indices, scores
 
 
-def _top_k_of_batches(head, num_batches, batches, k, label_ids, label_chunk_size, cache_label_embeddings, verbose):
+def _top_k_of_batches(
+    head, num_batches, batches, k, label_ids, label_chunk_size, cache_label_embeddings, verbose, label_vectors=None
+):
     """The running chunked top-k over batches of encoded documents (the head's inputs)."""
     k = check_positive_int("k", k)
     label_chunk_size = check_positive_int("label_chunk_size", label_chunk_size)
@@ -307,7 +323,7 @@ def _top_k_of_batches(head, num_batches, batches, k, label_ids, label_chunk_size
             "Chunked scoring supports single-language heads; score each language's model separately. "
             f"Received: head={head.name!r} with num_languages={head.num_languages}"
         )
-    scorer = _ChunkScorer(head, label_ids, bool(cache_label_embeddings))
+    scorer = _ChunkScorer(head, label_ids, bool(cache_label_embeddings), label_vectors)
     num_labels = scorer.num_labels
     if head.scores_depend_on_label_set:  # chunks would be scored apart: one chunk of every label
         label_chunk_size = num_labels
