@@ -36,7 +36,6 @@ Run time on 2 CPU cores: about 3 minutes with the defaults; `--quick` under 4 mi
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -44,6 +43,7 @@ import time
 import keras
 import numpy as np
 
+from benchmarks.memory import peak_memory
 from benchmarks.report import REPO, RESULTS, write_report
 from benchmarks.tables import markdown_table
 from benchmarks.timing import round_robin, speed_ratio, train_steps
@@ -128,39 +128,22 @@ def build(args, kind, mode, label_ids):
     return trainer
 
 
-def _rss_mb():
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
 def memory_probe(args, kind, num_labels, mode):
     """Runs in a subprocess: resident memory of building and running a few steps of one (model, L, mode).
 
-    A thread samples the resident set size every 2 ms; the result is the peak
-    while building, compiling and training, minus the size just before.
+    The peak while building, compiling and training, minus the size just before (`benchmarks.memory`).
     """
-    import threading
-
     import tensorflow as tf
 
     label_ids, ids, y = synthetic_batch(args, kind, num_labels)
     x, y = tf.constant(ids), tf.constant(y)
-    before = _rss_mb()
-    peak, done = [before], threading.Event()
 
-    def sample():
-        while not done.is_set():
-            peak[0] = max(peak[0], _rss_mb())
-            time.sleep(0.002)
+    def run():
+        trainer = build(args, kind, mode, label_ids)
+        for _ in range(3):
+            trainer.train_on_batch(x, y)
 
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
-    trainer = build(args, kind, mode, label_ids)
-    for _ in range(3):
-        trainer.train_on_batch(x, y)
-    done.set()
-    thread.join()
-    print(json.dumps({"peak_rss_mb": round(peak[0] - before, 1)}))
+    print(json.dumps({"peak_rss_mb": peak_memory(run)[2]}))
 
 
 def measure_memory(args, argv, kind, num_labels, mode):

@@ -35,16 +35,15 @@ largest `L`: `labels`, `recall_at_5`, `speedup_vs_exact`, `peak_memory_mb`
 """
 
 import argparse
-import os
 import pathlib
 import tempfile
-import threading
 import time
 
 import keras
 import numpy as np
 import tensorflow as tf
 
+from benchmarks.memory import peak_memory
 from benchmarks.report import RESULTS, write_report
 from benchmarks.tables import markdown_table
 from benchmarks.word_vectors import glove50
@@ -79,33 +78,6 @@ def parse_args(argv=None):
         args.labels, args.epochs, args.test_documents, args.validation_documents = "10000", 1, 128, 64
         args.output = str(pathlib.Path(tempfile.gettempdir()) / "top_k_index_quick.json")
     return args
-
-
-def _rss_mb():
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-def peak_memory(function):
-    """`(result, seconds, MB)`: what `function()` returns, its wall time, and the resident memory it adds at peak."""
-    before = _rss_mb()
-    peak, done = [before], threading.Event()
-
-    def sample():
-        while not done.is_set():
-            peak[0] = max(peak[0], _rss_mb())
-            time.sleep(0.002)
-
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
-    start = time.time()
-    try:
-        result = function()
-    finally:
-        seconds = time.time() - start
-        done.set()
-        thread.join()
-    return result, seconds, round(peak[0] - before, 1)
 
 
 def trained_model(args, data):
