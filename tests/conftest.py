@@ -39,16 +39,6 @@ def data_dir():
     return path
 
 
-def pytest_collection_modifyitems(items):
-    """Modules with slow tests run first, each module's tests kept together (module fixtures set up once).
-
-    With two workers, the minute-long tests (the JAX layer checks, the README run) then overlap the many short
-    ones, instead of ending the run on one worker while the other waits.
-    """
-    slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)
-
-
 def pytest_terminal_summary(terminalreporter):
     """Real-data tests never skip silently: say how many did, and why, in the summary."""
     skipped = [
