@@ -8,7 +8,7 @@ from benchmarks import baselines
 from keras_labelemb.evaluation import ranking_report
 
 
-@pytest.mark.slow  # ~14 s on 2 cores: the Monte Carlo side of the comparison
+@pytest.mark.slow  # ~1 s on 2 cores: the Monte Carlo side of the comparison
 def test_random_ranking_expectation_matches_monte_carlo():
     rng = np.random.default_rng(0)
     y = (rng.random((40, 7)) < 0.25).astype("float32")
@@ -16,7 +16,7 @@ def test_random_ranking_expectation_matches_monte_carlo():
     y[1] = 1  # every label relevant: ranking loss 0
     expected = baselines.random_ranking_expectation(y)
     kept = y[y.sum(axis=1) > 0]
-    draws = [rng.random(kept.shape) for _ in range(1000)]
+    draws = [rng.random(kept.shape) for _ in range(300)]
     simulated = {
         "label_ranking_average_precision": [label_ranking_average_precision_score(kept, s) for s in draws],
         "ranking_loss": [label_ranking_loss(kept, s) for s in draws],
@@ -24,7 +24,7 @@ def test_random_ranking_expectation_matches_monte_carlo():
     }
     assert expected["documents"] == len(kept)
     for metric, values in simulated.items():
-        standard_error = np.std(values) / np.sqrt(len(values))  # 0.0013 to 0.0023 here
+        standard_error = np.std(values) / np.sqrt(len(values))  # about 0.002 to 0.004 here
         assert expected[metric] == pytest.approx(np.mean(values), abs=4 * standard_error), metric
 
 
