@@ -4,8 +4,7 @@ import pytest
 import tensorflow as tf
 from keras import ops
 
-from keras_labelemb.layers import MaxPoolEncoder
-from keras_labelemb.layers.max_pool_encoder import masked_max_over_time
+from keras_labelemb.layers import MaxPoolEncoder, RegionPooling
 
 RNG = np.random.default_rng(3)
 
@@ -68,15 +67,16 @@ def test_states_are_the_rnn_over_the_words_and_pooled_is_their_max(encoder):
     np.testing.assert_allclose(numpy(layer(x, mask=mask)), pooled, atol=0)
 
 
-def test_masked_max_over_time_matches_numpy_and_never_lets_padding_win():
+def test_the_max_over_time_matches_numpy_and_never_lets_padding_win():
+    """The encoder pools with RegionPooling(num_regions=1, mode="max")."""
     states = RNG.normal(size=(3, 4, 2)).astype("float32")
     states[0, 3] = 100.0  # a large value at a padding position
     states[1, 0] = np.nan  # a NaN at a padding position
     mask = np.array([[1, 1, 1, 0], [0, 1, 1, 1], [0, 0, 0, 0]], bool)
-    out = numpy(masked_max_over_time(states, mask))
+    out = numpy(RegionPooling(1, "max")(states, mask=mask))
     expected = np.stack([states[0, :3].max(0), states[1, 1:].max(0), np.zeros(2)])
     np.testing.assert_array_equal(out, expected)
-    half = numpy(masked_max_over_time(states.astype("float16"), mask))
+    half = numpy(RegionPooling(1, "max", dtype="float16")(states.astype("float16"), mask=mask))
     assert half.dtype == np.float16 and np.all(np.isfinite(half)) and np.all(half[2] == 0)
 
 

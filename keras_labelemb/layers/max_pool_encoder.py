@@ -1,28 +1,15 @@
 """The regularised BiLSTM + max-pooling document encoder of LSTM_reg (Adhikari et al., NAACL 2019)."""
 
 import keras
-import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_bool, check_choice, check_positive_int, check_rate
 from keras_labelemb.layers.bidirectional import bidirectional
 from keras_labelemb.layers.hierarchical_attention import encoder_output_size
 from keras_labelemb.layers.masks import zero_masked
+from keras_labelemb.layers.region_pooling import RegionPooling
 
 RNN_ENCODERS = ("lstm", "bilstm", "gru", "bigru")
-
-
-def masked_max_over_time(states, mask):
-    """`max_t states[:, t]` over the positions where `mask` is True; zeros for a row with none.
-
-    Masked positions are replaced by the dtype's lowest finite value by selection (a NaN
-    or inf there never wins), and an all-padding row is selected to zeros afterwards, so
-    the result is always finite. `states` is `(B, T, d)`, `mask` boolean `(B, T)`.
-    """
-    keep = ops.expand_dims(mask, -1)
-    lowest = float(np.finfo(keras.backend.standardize_dtype(states.dtype)).min)
-    maxima = ops.max(ops.where(keep, states, ops.full_like(states, lowest)), axis=1)
-    return ops.where(ops.any(keep, axis=1), maxima, ops.zeros_like(maxima))
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -130,6 +117,8 @@ class MaxPoolEncoder(keras.layers.Layer):
             self.rnn = rnn_class(self.units, dtype=self.dtype_policy, name="rnn", **rnn_kwargs)
         self.rnn.build((None,) + tuple(input_shape[1:]))
         # Noise shape (B, T, 1): one draw per word position, shared by its whole vector.
+        # Max over the document's words: RegionPooling with one region (padding never wins, no word gives 0).
+        self.pooling = RegionPooling(num_regions=1, mode="max", dtype=self.dtype_policy, name="max_pooling")
         self.word_dropout_layer = keras.layers.Dropout(
             self.word_dropout, noise_shape=(None, None, 1), dtype=self.dtype_policy, name="word_dropout"
         )
@@ -143,7 +132,7 @@ class MaxPoolEncoder(keras.layers.Layer):
         # the outputs nor (through the RNN's weights) the gradients.
         words = self.word_dropout_layer(zero_masked(inputs, mask), training=training)
         states = zero_masked(self.rnn(words, mask=mask, training=training), mask)
-        pooled = masked_max_over_time(states, mask)
+        pooled = self.pooling(states, mask=mask)
         if return_token_states:
             return {"pooled": pooled, "token_states": states}
         return pooled
