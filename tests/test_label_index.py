@@ -115,8 +115,11 @@ def test_a_new_label_set_needs_a_rebuilt_index_and_the_index_round_trips(tmp_pat
     restored = LabelIndex.load(str(tmp_path / "index"), model)
     np.testing.assert_array_equal(restored.search(DOCUMENTS, 3)[0], before[0])
     set_labels(model, distinct_labels(30, seed=9))
-    with pytest.raises(ValueError, match="build"):
-        index.search(DOCUMENTS, 3)
+    for stale in (index, restored):
+        with pytest.raises(ValueError, match="build"):
+            stale.search(DOCUMENTS, 3)
+    restored.build()  # a loaded index rebuilds with the settings it was saved with
+    assert restored.num_labels == 30 and restored.index.hnsw.efSearch == index.ef_search
     index.build()
     np.testing.assert_allclose(
         index.search(DOCUMENTS, 3)[1], predict_top_k(model, DOCUMENTS, 3, verbose=0)[1], atol=1e-4

@@ -16,6 +16,18 @@ from keras_labelemb.layers.label_head_access import split_at_head
 KINDS = ("flat", "ivf", "hnsw")
 INDEX_FILE = "labels.faiss"
 META_FILE = "label_index.json"
+# What `save` writes beside the faiss index: the constructor's settings and what the index was built for.
+SAVED_SETTINGS = (
+    "kind",
+    "nlist",
+    "nprobe",
+    "hnsw_neighbors",
+    "ef_search",
+    "ef_construction",
+    "label_chunk_size",
+    "fingerprint",
+    "max_norm",
+)
 
 
 def _faiss():
@@ -103,11 +115,8 @@ class LabelIndex:
         label_chunk_size=65536,
         verbose=1,
     ):
+        self._attach(model, head)
         self.kind = check_choice("kind", kind, KINDS)
-        self.encoder, self.head = split_at_head(model, head)
-        self.head._require_inner_products()
-        if getattr(self.head, "num_languages", 1) > 1:
-            raise ValueError(f"LabelIndex serves single-language heads. Received: head={self.head.name!r}")
         self.nlist = None if nlist is None else check_positive_int("nlist", nlist)
         self.nprobe = check_positive_int("nprobe", nprobe)
         self.hnsw_neighbors = check_positive_int("hnsw_neighbors", hnsw_neighbors)
@@ -117,6 +126,12 @@ class LabelIndex:
         self.verbose = verbose
         self.index = None
         self.build()
+
+    def _attach(self, model, head):
+        self.encoder, self.head = split_at_head(model, head)
+        self.head._require_inner_products()
+        if getattr(self.head, "num_languages", 1) > 1:
+            raise ValueError(f"LabelIndex serves single-language heads. Received: head={self.head.name!r}")
 
     @property
     def num_labels(self):
@@ -196,8 +211,7 @@ class LabelIndex:
         """Writes the faiss index and its settings into the folder `path`."""
         os.makedirs(path, exist_ok=True)
         _faiss().write_index(self.index, os.path.join(path, INDEX_FILE))
-        keys = ("kind", "nprobe", "ef_search", "fingerprint", "max_norm")
-        settings = {key: getattr(self, key, None) for key in keys}
+        settings = {key: getattr(self, key, None) for key in SAVED_SETTINGS}
         with open(os.path.join(path, META_FILE), "w") as stream:
             json.dump(settings, stream)
 
@@ -207,9 +221,10 @@ class LabelIndex:
         with open(os.path.join(path, META_FILE)) as stream:
             settings = json.load(stream)
         index = cls.__new__(cls)
-        index.encoder, index.head = split_at_head(model, head)
-        index.kind, index.nprobe, index.ef_search = settings["kind"], settings["nprobe"], settings["ef_search"]
-        index.fingerprint, index.max_norm, index.verbose = settings["fingerprint"], settings["max_norm"], 0
+        index._attach(model, head)
+        for key in SAVED_SETTINGS:  # every setting, so that `build()` after `set_labels` works as before saving
+            setattr(index, key, settings.get(key))
+        index.verbose = 0
         index.index = read_index(path, settings)
         return index
 
