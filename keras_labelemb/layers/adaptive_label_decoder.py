@@ -255,9 +255,6 @@ class AdaptiveLabelDecoder(LabelHead):
             self.output_bias = self._add("output_bias", (self.num_classes,), "zeros")
 
     # -- forward --------------------------------------------------------------------
-    def _w(self, variable):
-        return ops.cast(variable, self.compute_dtype)
-
     def call(self, inputs, label_sequence=None, label_ids=None, label_embeddings=None, mask=None, training=None):
         if self.reads_labels:
             E, _ = self.label_embeddings_for_call(label_ids, label_embeddings)

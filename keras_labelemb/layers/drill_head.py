@@ -373,9 +373,6 @@ class DrillHead(LabelHead):
         self.built = True
 
     # -- forward ---------------------------------------------------------------
-    def _w(self, variable):
-        return ops.cast(variable, self.compute_dtype)
-
     def label_network(self, label_embeddings, training=None):
         """`E_k` of eqs. 9-10 (with eq. 12's dropout) for label embeddings `E` `(L, d)`."""
         E = ops.cast(label_embeddings, self.compute_dtype)

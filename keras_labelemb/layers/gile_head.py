@@ -255,9 +255,6 @@ class GileHead(LabelHead):
         self.bias = self._add("bias", () if self.num_languages == 1 else (self.num_languages,), self.bias_initializer)
 
     # -- forward --------------------------------------------------------------
-    def _w(self, variable):
-        return ops.cast(variable, self.compute_dtype)
-
     def call(self, inputs, label_ids=None, label_embeddings=None, language=None, training=None):
         self._check_language_argument(language)
         own = self._language_label_ids(language)

@@ -326,6 +326,10 @@ class LabelHead(keras.layers.Layer):
             )
         return E, True
 
+    def _w(self, variable):
+        """A weight in the compute dtype (mixed precision keeps variables in float32)."""
+        return ops.cast(variable, self.compute_dtype)
+
     # -- inner-product heads --------------------------------------------------------
     def label_vectors(self, label_indices=None, label_ids=None):
         """The label side `(L, D)` of a head whose logits are inner products (`scores_are_inner_products`).

@@ -119,9 +119,6 @@ class LinearHead(LabelHead):
         check_label_indices(label_indices, self.num_labels)
         return ops.take(vectors, ops.convert_to_tensor(label_indices, "int32"), axis=0)
 
-    def _w(self, variable):
-        return ops.cast(variable, self.compute_dtype)
-
     def label_axis_variables(self):
         return [(self.kernel, 1), (self.bias, 0)]
 
