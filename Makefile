@@ -6,10 +6,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
 
+# --no-compile: pip would byte-compile every module of TensorFlow, JAX and PyTorch (about 25 s of a fresh
+# install on 2 cores); Python compiles the modules a run imports, once, when it first imports them.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet --no-compile -e ".[test]"
 	touch $(STAMP)
 
 # Trains GILE-HAN on the embedded demo dataset, evaluates seen and unseen labels,
@@ -23,7 +25,7 @@ demo: $(STAMP)
 TORCH_STAMP := $(VENV)/.torch
 TORCH_CPU := torch==2.13.0+cpu
 $(TORCH_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet "$(TORCH_CPU)" \
+	$(PY) -m pip install --quiet --no-compile "$(TORCH_CPU)" \
 		|| echo "warning: $(TORCH_CPU) did not install; the PyTorch backend tests will be skipped"
 	touch $(TORCH_STAMP)
 

@@ -160,6 +160,16 @@ def _check_sampled_training(rng):
     history = trainer.fit(ids, targets, batch_size=8, epochs=2, verbose=0).history
     assert np.isfinite(history["loss"]).all() and max(history["dropped_positives"]) == 0, history
     assert any(not np.array_equal(b, np.array(a)) for b, a in zip(before, model.get_weights())), "fit changed nothing"
+    # Positives as label indices: sorting, binary search and scattering (for evaluate) under this backend.
+    indexed = SampledLabelModel(
+        model, SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=1), targets="label_indices"
+    )
+    indexed.compile(keras.optimizers.Adam(1e-2), jit_compile=_jit_compile())
+    indices = np.argmax(targets, axis=1)[:, None].astype("int32")
+    history = indexed.fit(ids, indices, batch_size=8, epochs=1, verbose=0).history
+    assert np.isfinite(history["loss"]).all() and max(history["dropped_positives"]) == 0, history
+    evaluated = indexed.evaluate(ids, indices, batch_size=8, verbose=0)
+    assert np.isclose(evaluated, trainer.evaluate(ids, targets, batch_size=8, verbose=0), atol=1e-5), evaluated
     loss = SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=3)
     first = [np.asarray(loss.label_sampler.sample_candidates(targets, 20)[0]).tolist() for _ in range(2)]
     assert first[0] != first[1], "the seed generator did not advance"

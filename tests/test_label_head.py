@@ -1,9 +1,6 @@
 """The LabelHead protocol: the label set as data, call-time labels, and the one way to reach a model's head."""
 
 import json
-import subprocess
-import sys
-import textwrap
 
 import keras
 import numpy as np
@@ -23,8 +20,7 @@ def test_every_head_is_a_label_head():
     assert [head.scores_label_sets for head in heads] == [True, True, False]
 
 
-@pytest.mark.slow  # ~5 s on 2 cores: loads the model in a fresh Python process
-def test_huge_label_set_stays_out_of_the_config_and_round_trips_in_a_fresh_process(tmp_path):
+def test_huge_label_set_stays_out_of_the_config_and_round_trips(tmp_path):
     """26,104 labels x 35 tokens (BioASQ-sized): a few-KB config; the .keras file keeps the label set exactly."""
     labels = RNG.integers(1, 30_000, size=(26_104, 35)).astype("int32")
     embedding = keras.layers.Embedding(30_000, 4, mask_zero=True)
@@ -35,21 +31,12 @@ def test_huge_label_set_stays_out_of_the_config_and_round_trips_in_a_fresh_proce
     config_bytes = len(json.dumps(keras.saving.serialize_keras_object(head)))
     assert config_bytes < 10_000, config_bytes
     x = RNG.integers(1, 30_000, size=(2, 6)).astype("int32")
-    expected = model.predict(x, verbose=0)
     model.save(tmp_path / "huge.keras")
-    np.save(tmp_path / "x.npy", x)
-    np.save(tmp_path / "expected.npy", expected)
-    script = textwrap.dedent(f"""
-        import numpy as np, keras
-        import keras_labelemb  # registers the layers
-        model = keras.saving.load_model({str(tmp_path / "huge.keras")!r})
-        x = np.load({str(tmp_path / "x.npy")!r})
-        np.testing.assert_array_equal(model.predict(x, verbose=0), np.load({str(tmp_path / "expected.npy")!r}))
-        assert model.layers[-1].label_ids.shape == (26104, 35)
-        print("same")
-    """)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0 and "same" in result.stdout, result.stderr[-2000:]
+    # The label set is read back from the file's assets: the loaded head shares no array with this one.
+    loaded = keras.saving.load_model(tmp_path / "huge.keras")
+    assert loaded.layers[-1].label_ids is not head.label_ids
+    np.testing.assert_array_equal(loaded.layers[-1].label_ids, labels)
+    np.testing.assert_array_equal(loaded(x), model(x))
 
 
 def test_call_time_labels_are_checked_like_the_constructors():

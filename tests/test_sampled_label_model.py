@@ -100,3 +100,51 @@ def test_trainer_and_trained_model_save_and_reload_with_identical_predictions(tm
     restored = keras.models.load_model(tmp_path / "trainer.keras")
     assert restored.sampled_loss.get_config() == trainer.sampled_loss.get_config()
     np.testing.assert_array_equal(restored.predict(ids, verbose=0), model.predict(ids, verbose=0))
+
+
+def _label_indices(y):
+    """Each row's positive labels as positions in the label set, padded with -1."""
+    indices = -np.ones((len(y), int(y.sum(axis=1).max())), "int32")
+    for row, labels in enumerate(y):
+        positive = np.flatnonzero(labels)
+        indices[row, : len(positive)] = positive
+    return indices
+
+
+@pytest.mark.parametrize("weighting", ["mean", "unbiased"])
+def test_label_indices_train_and_evaluate_exactly_as_multi_hot_targets(weighting):
+    labels, ids, y = _wan_data()
+    y[3] = 0.0  # a document without positives
+    results = {}
+    for targets, data in (("multi_hot", y), ("label_indices", _label_indices(y))):
+        keras.utils.set_random_seed(0)
+        model = gile_wan(40, labels, max_tokens=10, encoder_units=6, head={"joint_dim": 6}, dropout=0.0)
+        loss = SampledSigmoidLoss(num_negatives=3, max_positives=8, seed=1, weighting=weighting)
+        trainer = SampledLabelModel(model, loss, targets=targets)
+        trainer.compile(keras.optimizers.SGD(0.5), metrics=[keras.metrics.AUC(from_logits=True, name="auc")])
+        history = trainer.fit(ids, data, batch_size=16, epochs=2, shuffle=False, verbose=0).history
+        results[targets] = history, trainer.evaluate(ids, data, verbose=0, return_dict=True), model.get_weights()
+    (dense_history, dense_eval, dense_weights), (history, evaluation, weights) = results.values()
+    assert history == dense_history and max(history["dropped_positives"]) > 0  # 8 slots, more positives
+    assert evaluation == pytest.approx(dense_eval, abs=1e-6)
+    for dense, indexed in zip(dense_weights, weights):
+        np.testing.assert_allclose(indexed, dense, atol=1e-6)
+
+
+def test_label_indices_are_checked():
+    labels, ids, y = _wan_data()
+    model = gile_wan(40, labels, max_tokens=10, encoder_units=6, head={"joint_dim": 6})
+    with pytest.raises(ValueError, match="targets"):
+        SampledLabelModel(model, targets="ids")
+    with pytest.raises(ValueError, match="hard"):
+        SampledLabelModel(model, SampledSigmoidLoss(num_negatives=3, sampler="hard"), targets="label_indices")
+    trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=3), targets="label_indices")
+    trainer.compile("adam", run_eagerly=True)
+    indices = _label_indices(y)
+    indices[0, 0] = NUM_LABELS
+    with pytest.raises(ValueError, match=f"\\[0, {NUM_LABELS}\\).*max {NUM_LABELS}"):
+        trainer.fit(ids, indices, epochs=1, verbose=0)
+    with pytest.raises(ValueError, match="batch, positives"):
+        trainer.fit(ids, indices[:, :, None], epochs=1, verbose=0)
+    restored = SampledLabelModel.from_config(trainer.get_config())
+    assert restored.targets == "label_indices"

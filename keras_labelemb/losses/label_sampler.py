@@ -20,6 +20,15 @@ def check_same_width(y_true, y_pred, what="y_pred"):
         )
 
 
+def contains(sorted_values, queries):
+    """`(Q,)` bool: which `queries` occur in the 1-D ascending `sorted_values` (a binary search each)."""
+    sorted_values = ops.cast(sorted_values, "int32")
+    queries = ops.cast(queries, "int32")
+    position = ops.searchsorted(sorted_values, queries, side="left")
+    position = ops.minimum(position, sorted_values.shape[0] - 1)
+    return ops.equal(ops.take(sorted_values, position, axis=0), queries)
+
+
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class LabelSampler:
     """Draws the candidate labels of one batch for sampled training.
@@ -220,6 +229,54 @@ class LabelSampler:
         candidates = ops.concatenate([positive_slots, draws])
         keep = ops.concatenate([ops.take(positive, positive_slots, axis=0), negative_keep])
         return candidates, keep, num_positive
+
+    def sample_candidates_from_indices(self, positive_indices, num_labels):
+        """Draws the batch's candidates from its positive label indices, without a `(B, L)` array.
+
+        Args:
+            positive_indices: `(B, P)` int positions in the label set of each
+                document's positive labels, `-1` for padding (positions outside
+                `[0, num_labels)` count as padding in a compiled step).
+            num_labels: `L` (a Python int).
+
+        Returns:
+            `(candidates, keep, num_positive, batch_positives)`: as
+            `sample_candidates` (the same candidates for the same batch and
+            seed, up to the order of the positives), plus the batch's sorted
+            positive indices (with `-1` pads) for `contains`. The cost grows
+            with `B x P` and the candidate count, not with `L`. Not for the
+            `"hard"` sampler, which scores every label anyway.
+        """
+        if self.sampler == "hard":
+            raise ValueError(
+                "sampler='hard' scores every label; give it multi-hot targets. Received: positive label indices"
+            )
+        num_negatives = self.negatives_for(num_labels)
+        indices = ops.cast(positive_indices, "int32")
+        indices = ops.where(ops.logical_and(indices >= 0, indices < num_labels), indices, -1)
+        flat = ops.sort(ops.reshape(indices, (-1,)))
+        first = ops.concatenate([ops.ones((1,), "bool"), ops.not_equal(flat[1:], flat[:-1])])
+        distinct = ops.logical_and(first, flat >= 0)
+        num_positive = ops.sum(ops.cast(distinct, "int32"))
+        if num_negatives >= num_labels:  # every label: exactly full binary cross-entropy
+            return ops.arange(num_labels, dtype="int32"), ops.ones((num_labels,), "bool"), num_positive, flat
+        # Positives: the distinct indices first (top of "is distinct, then position"); pads fill the other slots.
+        slots, size = min(num_labels, self.max_positives), flat.shape[0]
+        keys = ops.cast(distinct, "float32") * 2.0 - ops.arange(size, dtype="float32") / float(size)
+        if size < slots:
+            keys = ops.concatenate([keys, ops.full((slots - size,), -1.0)])
+            flat_padded = ops.concatenate([flat, ops.full((slots - size,), -1, dtype="int32")])
+        else:
+            flat_padded = flat
+        _, order = ops.top_k(keys, slots)
+        positive_slots = ops.take(flat_padded, order, axis=0)
+        slot_keep = ops.take(ops.concatenate([distinct, ops.zeros((max(0, slots - size),), "bool")]), order, axis=0)
+        positive_slots = ops.where(slot_keep, positive_slots, 0)
+        draws = ops.sort(self._draw(num_labels, num_negatives))
+        repeated = ops.concatenate([ops.zeros((1,), "bool"), ops.equal(draws[1:], draws[:-1])])
+        negative_keep = ops.logical_and(ops.logical_not(contains(flat, draws)), ops.logical_not(repeated))
+        candidates = ops.concatenate([positive_slots, draws])
+        return candidates, ops.concatenate([slot_keep, negative_keep]), num_positive, flat
 
     def _draw(self, num_labels, count):
         """`count` label ids drawn with replacement from the sampler's distribution."""

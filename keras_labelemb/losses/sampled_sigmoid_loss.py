@@ -122,12 +122,32 @@ class SampledSigmoidLoss(keras.losses.Loss):
         which `y_true` is one replica's slice. They say which candidates are
         batch positives (default: those of `y_true`).
         """
-        sampler = self.label_sampler
         y = ops.cast(y_true, "float32")
-        targets = ops.take(y, candidates, axis=1)
-        logits = ops.cast(candidate_logits, "float32")
         batch_y = y if batch_targets is None else ops.cast(batch_targets, "float32")
         batch_positive = ops.take(ops.max(batch_y, axis=0) > 0, candidates, axis=0)
+        return self.candidate_loss(
+            ops.take(y, candidates, axis=1),
+            candidate_logits,
+            candidates,
+            keep,
+            batch_positive,
+            num_labels,
+            sample_weight,
+        )
+
+    def candidate_loss(
+        self, targets, candidate_logits, candidates, keep, batch_positive, num_labels, sample_weight=None
+    ):
+        """The loss of one batch from the candidates' targets `(B, C)`, logits `(B, C)` and masks `(C,)`.
+
+        `sampled_loss` reads the targets and `batch_positive` (which candidates
+        are positive for some document of the batch) off multi-hot targets;
+        `SampledLabelModel(..., targets="label_indices")` computes them from
+        the documents' positive label indices without a `(B, L)` array.
+        """
+        sampler = self.label_sampler
+        targets = ops.cast(targets, "float32")
+        logits = ops.cast(candidate_logits, "float32")
         keep = ops.cast(keep, "float32")
         all_labels = sampler.negatives_for(num_labels) >= num_labels
         if self.log_q_correction and not all_labels:

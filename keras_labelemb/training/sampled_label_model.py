@@ -3,11 +3,14 @@
 import keras
 from keras import ops
 
+from keras_labelemb.argument_checks import check_choice, known_values
 from keras_labelemb.layers.label_head_access import split_at_head
 from keras_labelemb.losses import SampledSigmoidLoss
+from keras_labelemb.losses.label_sampler import contains
 from keras_labelemb.training._replicas import cross_replica_max, num_replicas_in_sync
 
 _FEATURES = "document_vectors"
+TARGETS = ("multi_hot", "label_indices")
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -49,11 +52,23 @@ class SampledLabelModel(keras.Model):
     `loss.label_sampler.max_positives`). Compiled metrics are computed in
     `evaluate` only, where all labels are scored.
 
+    Targets: `targets="multi_hot"` (default) takes `(B, L)` multi-hot rows,
+    as `model.fit` would. With very many labels a batch of them is the
+    largest tensor of the step (64 documents x 10^6 labels: 256 MB), so
+    `targets="label_indices"` takes each document's positive labels as a
+    `(B, P)` int array of positions in the label set, padded with `-1`;
+    then nothing in a training step grows with `L` (`benchmarks/label_scaling.py`).
+    `evaluate` builds the multi-hot rows from them for the full loss and
+    the metrics. Label indices are for one device or JAX's
+    `keras.distribution` (not a multi-replica `tf.distribute` step), and
+    not for the `"hard"` sampler, which scores every label anyway.
+
     Args:
         model: a Keras model whose output layer is a `LabelHead` (GileHead,
             DrillHead, LinearHead) called once in the model's graph.
         loss: a `SampledSigmoidLoss`. Default: 256 uniform negatives.
         head: the label head, when `model` has several (see `split_at_head`).
+        targets: `"multi_hot"` or `"label_indices"` (see above).
 
     Example:
 
@@ -70,8 +85,9 @@ class SampledLabelModel(keras.Model):
     (16, 20)
     """
 
-    def __init__(self, model, loss=None, head=None, **kwargs):
+    def __init__(self, model, loss=None, head=None, targets="multi_hot", **kwargs):
         super().__init__(**kwargs)
+        self.targets = check_choice("targets", targets, TARGETS)
         if not isinstance(model, keras.Model):
             raise ValueError(f"`model` must be a keras.Model. Received: model={model!r}")
         if loss is None:
@@ -82,6 +98,11 @@ class SampledLabelModel(keras.Model):
         self.sampled_loss = loss
         self.encoder, self.head = split_at_head(model, head)
         self.sampler = loss.label_sampler
+        if self.targets == "label_indices" and self.sampler.sampler == "hard":
+            raise ValueError(
+                "targets='label_indices' needs a sampler that does not score every label; sampler='hard' does. "
+                "Received: targets='label_indices' with sampler='hard'"
+            )
         self.sampler_seed = self.sampler.seed_generator  # tracked, so its state advances under every backend
         self.dropped_positives = keras.metrics.Mean(name="dropped_positives")
 
@@ -120,7 +141,11 @@ class SampledLabelModel(keras.Model):
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         if not isinstance(y_pred, dict):  # evaluate: full logits, full BCE
+            y = self._multi_hot(y)
             return super().compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=training)
+        if self.targets == "label_indices":
+            loss = self._label_indices_loss(y, y_pred[_FEATURES], sample_weight)
+            return self._with_regularisers(loss)
         num_labels = self.num_labels
         if y.shape[-1] is not None and y.shape[-1] != num_labels:
             raise ValueError(
@@ -146,15 +171,74 @@ class SampledLabelModel(keras.Model):
         batch_positive = batch_targets[0] > 0
         kept = ops.logical_and(keep, ops.take(batch_positive, candidates, axis=0))
         self.dropped_positives.update_state(ops.cast(num_positive - ops.sum(ops.cast(kept, "int32")), "float32"))
+        # The replica's share of the global mean (gradients are summed over replicas), as Keras' losses do.
+        return self._with_regularisers(loss) / float(num_replicas_in_sync())
+
+    def _with_regularisers(self, loss):
         for extra in self.losses:  # regularisers of the wrapped model's layers
             loss = loss + ops.cast(ops.sum(extra), loss.dtype)
-        # The replica's share of the global mean (gradients are summed over replicas), as Keras' losses do.
-        return loss / float(num_replicas_in_sync())
+        return loss
+
+    def _checked_indices(self, y):
+        """`(B, P)` int32 positive label indices; known out-of-range values raise (traced ones count as padding)."""
+        if len(y.shape) != 2:
+            raise ValueError(
+                "With targets='label_indices', targets must be (batch, positives) label indices padded with -1. "
+                f"Received: y with shape {tuple(y.shape)}"
+            )
+        values = known_values(y)
+        if values is not None and values.size and (values.min() < -1 or values.max() >= self.num_labels):
+            raise ValueError(
+                f"Label indices must lie in [0, {self.num_labels}) or be -1 (padding). "
+                f"Received: y with min {values.min()} and max {values.max()}"
+            )
+        return ops.cast(y, "int32")
+
+    def _label_indices_loss(self, y, features, sample_weight):
+        if num_replicas_in_sync() > 1:
+            raise ValueError(
+                "targets='label_indices' cannot combine the replicas' positives in a tf.distribute step; use "
+                "targets='multi_hot' there, or JAX's keras.distribution. Received: "
+                f"{num_replicas_in_sync()} replicas"
+            )
+        num_labels = self.num_labels
+        indices = self._checked_indices(y)
+        candidates, keep, num_positive, batch_positives = self.sampler.sample_candidates_from_indices(
+            indices, num_labels
+        )
+        logits = self.head.score_subset(features, candidates, training=True)
+        # (B, P, C) comparisons: P positives per document, C candidates, nothing of size L.
+        targets = ops.any(ops.equal(indices[:, :, None], candidates[None, None, :]), axis=1)
+        batch_positive = contains(batch_positives, candidates)
+        loss = self.sampled_loss.candidate_loss(
+            targets, logits, candidates, keep, batch_positive, num_labels, sample_weight
+        )
+        kept = ops.sum(ops.cast(ops.logical_and(keep, batch_positive), "int32"))
+        self.dropped_positives.update_state(ops.cast(num_positive - kept, "float32"))
+        return loss
+
+    def _multi_hot(self, y):
+        """Multi-hot `(B, L)` targets for `evaluate` (the label indices scattered when given so)."""
+        if self.targets == "multi_hot" or y is None:
+            return y
+        indices = self._checked_indices(y)
+        rows = ops.broadcast_to(ops.arange(ops.shape(indices)[0], dtype="int32")[:, None], ops.shape(indices))
+        valid = indices >= 0
+        positions = ops.stack([ops.reshape(rows, (-1,)), ops.reshape(ops.where(valid, indices, 0), (-1,))], axis=1)
+        counts = ops.scatter(
+            positions, ops.reshape(ops.cast(valid, "float32"), (-1,)), (ops.shape(indices)[0], self.num_labels)
+        )
+        return ops.minimum(counts, 1.0)
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         if isinstance(y_pred, dict):  # training step: scores of all labels were never computed
+            if self._compile_metrics is not None and not self._compile_metrics.built:
+                # Built from shapes, as evaluate would: fit's logs read every compiled metric (TensorFlow
+                # builds them while tracing the train step, which never updates them here).
+                scores = keras.KerasTensor((None, self.num_labels), "float32")
+                self._compile_metrics.build(scores, scores)
             return {"loss": self.metrics[0].result(), "dropped_positives": self.dropped_positives.result()}
-        results = super().compute_metrics(x, y, y_pred, sample_weight)
+        results = super().compute_metrics(x, self._multi_hot(y), y_pred, sample_weight)
         results.pop("dropped_positives", None)
         return results
 
@@ -163,6 +247,7 @@ class SampledLabelModel(keras.Model):
             "name": self.name,
             "model": keras.saving.serialize_keras_object(self.model),
             "loss": keras.saving.serialize_keras_object(self.sampled_loss),
+            "targets": self.targets,
         }
 
     @classmethod
