@@ -1,8 +1,11 @@
 """Training-step cost of a GILE head as the label set grows: full BCE vs sampled labels.
 
-Synthetic BioASQ-like setting (GILE section 4.2): batch 64, 100-d word
-vectors, label descriptions of 35 words, joint space d_j = 500, 11 positive
-labels per document drawn from a Zipfian label distribution. Two models:
+BioASQ-like setting (GILE section 4.2): batch 64, 100-d word vectors, joint
+space d_j = 500, 11 positive labels per document drawn from a Zipfian label
+distribution. Label descriptions are 12 to 35 consecutive words of WikiText-2's
+training text (its 33,278-word vocabulary, so word frequencies are a real
+corpus'; `--descriptions uniform`: 35 uniform ids, as before 2026-11-26).
+Two models:
 
 - `head` (the summary): the output layer alone, `GileHead` on synthetic
   100-d document vectors, label words looked up in a trained embedding of
@@ -11,12 +14,18 @@ labels per document drawn from a Zipfian label distribution. Two models:
   embedding -> dense word-attention encoder (WAN, 100 units): end to end,
   where the encoder's fixed cost bounds the possible speed-up.
 
-For each label count L (1k, 10k, 26,104, 100k) three training modes of the same model:
+For each label count L (1k, 10k, 26,104, 100k, 1M) four training modes of the same model:
 
-- `full`: binary cross-entropy over all L labels (`model.compile(loss=BCE)`);
+- `full`: binary cross-entropy over all L labels (`model.compile(loss=BCE)`),
+  up to `--full-max-labels` (100k: at 1M labels the label side alone, 35
+  words x 100-d x 10^6 labels in float32 with its gradient, exceeds the
+  machine's 24 GB);
 - `sampled_0.3%`: `SampledLabelModel` with every positive of the batch plus
-  0.3% of the labels as uniform negatives (GILE's BioASQ rate);
-- `sampled_256`: every positive plus a fixed 256 negatives.
+  0.3% of the labels as uniform negatives (GILE's BioASQ rate), the batch's
+  positives given as label indices (`targets="label_indices"`);
+- `sampled_256`: every positive plus a fixed 256 negatives, label indices;
+- `sampled_256_multi_hot`: the same with `(B, L)` multi-hot targets, the
+  step before label indices: what of it grows with L.
 
 `max_positives` is 704 = 64 documents x 11 labels, so no positive can ever be
 dropped. Step times are medians over timed `train_on_batch` calls after
@@ -27,8 +36,8 @@ separately: each (L, mode) runs a few steps in a fresh subprocess and reports
 the resident memory that building, compiling and 3 training steps add to it
 (sampled every 2 ms), for the head-only model.
 
-Run time on 2 CPU cores: about 3 minutes with the defaults; `--quick` under 4 minutes
-(3.7 measured while another benchmark shared the cores).
+Run time on 2 CPU cores: about 3 minutes up to 100k labels; 1M labels adds about 10 (building 1M
+descriptions' label set, compiling); `--quick` under 4 minutes.
 
     python -m benchmarks.label_scaling                 # 1k to 100k labels, head and WAN
     python -m benchmarks.label_scaling --quick         # tiny label sets, to check the script
@@ -52,12 +61,16 @@ from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import gile_wan
 from keras_labelemb.training import SampledLabelModel
 
-MODES = ("full", "sampled_0.3%", "sampled_256")
+MODES = ("full", "sampled_0.3%", "sampled_256", "sampled_256_multi_hot")
+SAMPLED = MODES[1:]
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--labels", default="1000,10000,26104,100000")
+    p.add_argument("--labels", default="1000,10000,26104,100000,1000000")
+    p.add_argument("--full-max-labels", type=int, default=100000, help="full BCE only up to this label count")
+    p.add_argument("--descriptions", default="wikitext2", choices=("wikitext2", "uniform"))
+    p.add_argument("--data-dir", default=None, help="WikiText-2 folder (default: $KERAS_LABELEMB_DATA/wikitext2)")
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--tokens", type=int, default=300)
     p.add_argument("--label-words", type=int, default=35)
@@ -78,13 +91,41 @@ def parse_args(argv=None):
     p.add_argument("--memory-probe", nargs=3, metavar=("MODEL", "LABELS", "MODE"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.quick:
-        args.labels, args.steps, args.vocabulary = "300,2000", 2, 3000
+        args.labels, args.steps, args.vocabulary, args.full_max_labels = "300,2000", 2, 3000, 300
+    if args.descriptions == "wikitext2":
+        args.vocabulary = None  # WikiText-2's
     return args
+
+
+def descriptions(args, num_labels, rng):
+    """`(L, Lw)` label descriptions and the vocabulary size: WikiText-2 spans (ids + 1; 0 pads) or uniform ids."""
+    if args.descriptions == "uniform":
+        return rng.integers(2, args.vocabulary, size=(num_labels, args.label_words)).astype("int32"), args.vocabulary
+    from keras_labelemb.datasets import load_wikitext2
+
+    corpus = load_wikitext2(args.data_dir, download=False)
+    stream = corpus.train + 1
+    starts = rng.integers(0, len(stream) - args.label_words, num_labels)
+    label_ids = stream[starts[:, None] + np.arange(args.label_words)]
+    lengths = rng.integers(args.label_words // 3, args.label_words + 1, num_labels)
+    label_ids[np.arange(args.label_words) >= lengths[:, None]] = 0
+    return label_ids.astype("int32"), corpus.vocabulary_size + 1
+
+
+def label_indices(y):
+    """Each row's positive labels as positions, padded with -1 (`SampledLabelModel(targets="label_indices")`)."""
+    rows, columns = np.nonzero(y)
+    width = int(np.bincount(rows, minlength=len(y)).max())
+    out = -np.ones((len(y), width), "int32")
+    for row in range(len(y)):
+        positive = columns[rows == row]
+        out[row, : len(positive)] = positive
+    return out
 
 
 def synthetic_batch(args, kind, num_labels):
     rng = np.random.default_rng(args.seed)
-    label_ids = rng.integers(2, args.vocabulary, size=(num_labels, args.label_words)).astype("int32")
+    label_ids, args.vocabulary = descriptions(args, num_labels, rng)
     if kind == "head":
         ids = rng.normal(size=(args.batch_size, args.units)).astype("float32")
     else:
@@ -122,7 +163,8 @@ def build(args, kind, mode, label_ids):
         sampled = SampledSigmoidLoss(
             max_positives=args.batch_size * args.labels_per_document, seed=args.seed, **negatives
         )
-        trainer, loss = SampledLabelModel(model, sampled), None
+        targets = "multi_hot" if mode.endswith("multi_hot") else "label_indices"
+        trainer, loss = SampledLabelModel(model, sampled, targets=targets), None
     kwargs = {} if loss is None else {"loss": loss}
     trainer.compile(keras.optimizers.Adam(1e-3), jit_compile=not args.no_jit, **kwargs)
     return trainer
@@ -133,10 +175,8 @@ def memory_probe(args, kind, num_labels, mode):
 
     The peak while building, compiling and training, minus the size just before (`benchmarks.memory`).
     """
-    import tensorflow as tf
-
     label_ids, ids, y = synthetic_batch(args, kind, num_labels)
-    x, y = tf.constant(ids), tf.constant(y)
+    x, y = keras.ops.convert_to_tensor(ids), keras.ops.convert_to_tensor(targets_for(mode, y))
 
     def run():
         trainer = build(args, kind, mode, label_ids)
@@ -144,6 +184,14 @@ def memory_probe(args, kind, num_labels, mode):
             trainer.train_on_batch(x, y)
 
     print(json.dumps({"peak_rss_mb": peak_memory(run)[2]}))
+
+
+def targets_for(mode, y):
+    return label_indices(y) if mode in SAMPLED and not mode.endswith("multi_hot") else y
+
+
+def runs_mode(args, mode, num_labels):
+    return mode != "full" or num_labels <= args.full_max_labels
 
 
 def measure_memory(args, argv, kind, num_labels, mode):
@@ -165,13 +213,18 @@ def summary(results):
         if 26104 in rows:
             out["speedup_at_26104" + suffix] = rows[26104]["speedup"]["sampled_0.3%"]
         if 1000 in rows and 100000 in rows:
-            out["sampled_growth_1k_to_100k" + suffix] = round(
-                rows[100000]["median_seconds"]["sampled_0.3%"] / rows[1000]["median_seconds"]["sampled_0.3%"], 3
-            )
-            out["full_growth_1k_to_100k" + suffix] = round(
-                rows[100000]["median_seconds"]["full"] / rows[1000]["median_seconds"]["full"], 3
-            )
+            out["sampled_growth_1k_to_100k" + suffix] = _growth(rows, 100000, "sampled_0.3%")
+            out["full_growth_1k_to_100k" + suffix] = _growth(rows, 100000, "full")
+        if 1000 in rows and 1000000 in rows:
+            # Wall clock and CPU time side by side; the verdict reads wall clock (the step's latency).
+            for mode, key in (("sampled_0.3%", ""), ("sampled_256", "_256"), ("sampled_256_multi_hot", "_multi_hot")):
+                out[f"sampled_growth_1k_to_1m{key}{suffix}"] = _growth(rows, 1000000, mode)
+                out[f"sampled_growth_1k_to_1m{key}_cpu{suffix}"] = _growth(rows, 1000000, mode, "median_cpu_seconds")
     return out
+
+
+def _growth(rows, labels, mode, clock="median_seconds"):
+    return round(rows[labels][clock][mode] / rows[1000][clock][mode], 3)
 
 
 TITLES = {
@@ -193,9 +246,10 @@ def kind_table(results, kind):
         "full step",
         "sampled 0.3%",
         "sampled 256",
+        "sampled 256, multi-hot targets",
         "speed-up 0.3%",
         "speed-up 256",
-        "added peak RSS MB full / 0.3% / 256",
+        "added peak RSS MB full / 0.3% / 256 / multi-hot",
     ]
     rows = []
     for labels, r in sorted(results.get(kind, {}).items(), key=lambda kv: int(kv[0])):
@@ -205,8 +259,8 @@ def kind_table(results, kind):
             [
                 f"{int(labels):,}",
                 f"{r['candidates']['sampled_0.3%']} / {r['candidates']['sampled_256']}",
-                *(f"{t[k]:.3f} s" for k in MODES),
-                *(_speedup_cell(r, k) for k in MODES[1:]),
+                *(_step_cell(t, k) for k in MODES),
+                *(_speedup_cell(r, k) for k in ("sampled_0.3%", "sampled_256")),
                 memory,
             ]
         )
@@ -221,7 +275,13 @@ def kind_table(results, kind):
     return "\n".join(lines)
 
 
+def _step_cell(times, mode):
+    return "not run" if times.get(mode) is None else f"{times[mode]:.3f} s"
+
+
 def _speedup_cell(row, mode):
+    if mode not in row["speedup"]:
+        return "-"
     clock = row.get("speedup_clock", {}).get(mode, "wall")  # results written before the harness: wall only
     return f"{row['speedup'][mode]:.1f}x" + (" (CPU)" if clock.startswith("cpu") else "")
 
@@ -231,8 +291,6 @@ def main(argv=None):
     if args.memory_probe:
         kind, labels, mode = args.memory_probe
         return memory_probe(args, kind, int(labels), mode)
-    import tensorflow as tf
-
     start = time.time()
     kinds = args.models.split(",")
     results = {"mode": "XLA (jit_compile=True)" if not args.no_jit else "graph (jit_compile=False)"}
@@ -255,17 +313,19 @@ def main(argv=None):
         for num_labels in [int(v) for v in args.labels.split(",")]:
             print(f"\n== {kind}: L = {num_labels:,} ==", flush=True)
             label_ids, ids, y = synthetic_batch(args, kind, num_labels)
-            x, y = tf.constant(ids), tf.constant(y)
-            trainers = {mode: build(args, kind, mode, label_ids) for mode in MODES}
-            for mode in MODES:  # compile all first (twice: the first call also builds the optimizer)
-                trainers[mode].train_on_batch(x, y)
-                trainers[mode].train_on_batch(x, y)
-            times = round_robin({mode: train_steps(trainers[mode], x, y, 1) for mode in MODES}, args.steps)
-            ratios = {k: speed_ratio(times, "full", k) for k in MODES if k != "full"}
-            sampler = {mode: trainers[mode].sampled_loss.label_sampler for mode in MODES if mode != "full"}
+            modes = [mode for mode in MODES if runs_mode(args, mode, num_labels)]
+            x = keras.ops.convert_to_tensor(ids)
+            targets = {mode: keras.ops.convert_to_tensor(targets_for(mode, y)) for mode in modes}
+            trainers = {mode: build(args, kind, mode, label_ids) for mode in modes}
+            for mode in modes:  # compile all first (twice: the first call also builds the optimizer)
+                trainers[mode].train_on_batch(x, targets[mode])
+                trainers[mode].train_on_batch(x, targets[mode])
+            times = round_robin({mode: train_steps(trainers[mode], x, targets[mode], 1) for mode in modes}, args.steps)
+            ratios = {k: speed_ratio(times, "full", k) for k in ("sampled_0.3%", "sampled_256") if "full" in modes}
+            sampler = {mode: trainers[mode].sampled_loss.label_sampler for mode in SAMPLED}
             row = {
-                "median_seconds": {k: round(v, 4) for k, v in times["wall"].items()},
-                "median_cpu_seconds": {k: round(v, 4) for k, v in times["cpu"].items()},
+                "median_seconds": {k: round(times["wall"][k], 4) if k in modes else None for k in MODES},
+                "median_cpu_seconds": {k: round(times["cpu"][k], 4) if k in modes else None for k in MODES},
                 "speedup": {k: round(r["ratio"], 2) for k, r in ratios.items()},
                 "speedup_clock": {k: r["clock"] for k, r in ratios.items()},
                 "candidates": {k: sampler[k].num_candidates(num_labels) for k in sampler},
@@ -282,7 +342,9 @@ def main(argv=None):
         print(f"\n== peak memory, {kind} (one subprocess per configuration) ==", flush=True)
         for labels, row in results[kind].items():
             row["peak_rss_mb"] = {
-                mode: measure_memory(args, argv, kind, int(labels), mode).get("peak_rss_mb", "error") for mode in MODES
+                mode: measure_memory(args, argv, kind, int(labels), mode).get("peak_rss_mb", "error")
+                for mode in MODES
+                if runs_mode(args, mode, int(labels))
             }
             print(labels, row["peak_rss_mb"], flush=True)
             report()
