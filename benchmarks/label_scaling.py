@@ -190,6 +190,19 @@ def targets_for(mode, y):
     return label_indices(y) if mode in SAMPLED and not mode.endswith("multi_hot") else y
 
 
+def on_accelerator():
+    """Whether Keras computes on a GPU (or TPU): step times are then wall clock alone."""
+    if keras.backend.backend() == "jax":
+        import jax
+
+        return jax.default_backend() != "cpu"
+    if keras.backend.backend() == "tensorflow":
+        import tensorflow as tf
+
+        return bool(tf.config.list_logical_devices("GPU"))
+    return False
+
+
 def runs_mode(args, mode, num_labels):
     return mode != "full" or num_labels <= args.full_max_labels
 
@@ -321,7 +334,11 @@ def main(argv=None):
                 trainers[mode].train_on_batch(x, targets[mode])
                 trainers[mode].train_on_batch(x, targets[mode])
             times = round_robin({mode: train_steps(trainers[mode], x, targets[mode], 1) for mode in modes}, args.steps)
-            ratios = {k: speed_ratio(times, "full", k) for k in ("sampled_0.3%", "sampled_256") if "full" in modes}
+            ratios = {
+                k: speed_ratio(times, "full", k, accelerator=on_accelerator())
+                for k in ("sampled_0.3%", "sampled_256")
+                if "full" in modes
+            }
             sampler = {mode: trainers[mode].sampled_loss.label_sampler for mode in SAMPLED}
             row = {
                 "median_seconds": {k: round(times["wall"][k], 4) if k in modes else None for k in MODES},

@@ -45,14 +45,17 @@ def round_robin(turns, rounds):
     return {"wall": median(wall), "cpu": median(cpu), "rounds": rounds}
 
 
-def speed_ratio(times, slow, fast):
+def speed_ratio(times, slow, fast, accelerator=False):
     """`slow / fast` from a `round_robin` result, from wall time unless wall time looks throttled.
+
+    On an `accelerator` the ratio is always wall time's: the host's CPU time there counts dispatching
+    the device's work, not the work.
 
     Returns `{"ratio", "wall_ratio", "cpu_ratio", "clock"}`; `clock` says which ratio is `ratio`.
     """
     wall = times["wall"][slow] / times["wall"][fast]
     cpu = times["cpu"][slow] / times["cpu"][fast]
-    throttled = abs(math.log(wall / cpu)) > math.log(THROTTLE_TOLERANCE)
+    throttled = not accelerator and abs(math.log(wall / cpu)) > math.log(THROTTLE_TOLERANCE)
     return {
         "ratio": round(cpu if throttled else wall, 3),
         "wall_ratio": round(wall, 3),
