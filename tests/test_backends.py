@@ -8,7 +8,8 @@ case of tests/layer_cases.py but the configurations of `OTHER_BACKENDS_SKIP`
 through the shared `run_layer_test` (the cases tests/test_layer_contracts.py
 runs under TensorFlow), trains a small `gile_han`
 model end to end, swaps its label set with `set_labels`, trains with
-`SampledLabelModel`, and trains and decodes a small CNLE. Under JAX all of it
+`SampledLabelModel`, evaluates every metric against scikit-learn (one
+subprocess for all of these), and trains and decodes a small CNLE. Under JAX all of it
 compiles with XLA (`jit_compile=True`); under PyTorch it runs eagerly, Keras'
 `"auto"` there (`torch.compile` is not tested: it recompiles for every layer
 and takes minutes). A backend whose package is not installed is skipped
@@ -176,6 +177,47 @@ def _check_sampled_training(rng):
     assert model.predict(ids, verbose=0).shape == (16, 20)
 
 
+def _check_metrics_against_scikit_learn(rng):
+    """Every ranking and F1 metric, streamed over three batches of a compiled evaluate, against scikit-learn."""
+    import keras
+    from sklearn import metrics as skm
+
+    from keras_labelemb import metrics as klm
+
+    y = (rng.random((30, 7)) < 0.35).astype("float32")
+    y[0], y[1] = 0.0, 1.0
+    s = (rng.integers(0, 4, size=(30, 7)) / 4.0).astype("float32")  # ties
+    s[15:] = rng.random((15, 7))
+    if keras.backend.backend() == "torch":  # torch.topk orders tied scores in no fixed way (metrics docstring)
+        s = rng.random((30, 7)).astype("float32")
+    propensities = klm.label_propensities(y.sum(0), 30)
+    model = keras.Sequential([keras.Input((7,)), keras.layers.Identity()])  # the scores are the model's output
+    metrics = [klm.MicroF1(), klm.MacroF1(), klm.PrecisionAtK(k=2), klm.NDCGAtK(k=3), klm.RankingLoss()]
+    metrics += [klm.AveragePrecision(), klm.OneError(), klm.PropensityPrecisionAtK(propensities, k=2)]
+    metrics.append(klm.PropensityPrecisionAtK(propensities, k=2, normalize=False))
+    model.compile(loss="mse", metrics=metrics, jit_compile=_jit_compile())
+    got = model.evaluate(s, y, batch_size=10, verbose=0, return_dict=True)
+
+    s64 = s.astype("float64")
+    top = np.argsort(-s64, axis=1, kind="stable")
+    has = y.max(1) > 0
+    weighted = (np.take_along_axis(y, top[:, :2], 1) / propensities[top[:, :2]]).sum(1) / 2
+    best = np.sort(y / propensities, axis=1)[:, ::-1][:, :2].sum(1) / 2
+    want = {
+        "micro_f1": skm.f1_score(y, s > 0.5, average="micro"),
+        "macro_f1": skm.f1_score(y, s > 0.5, average="macro", zero_division=0),
+        "precision_at_2": (np.take_along_axis(y, top[:, :2], axis=1).sum(1) / 2).mean(),
+        "ndcg_at_3": skm.ndcg_score(y, s64, k=3),
+        "ranking_loss": skm.label_ranking_loss(y, s64),
+        "label_ranking_average_precision": skm.label_ranking_average_precision_score(y, s64),
+        "one_error": ((1 - y[np.arange(30), top[:, 0]]) * has).sum() / has.sum(),
+        "psp_at_2": weighted.sum() / best.sum(),
+        "raw_psp_at_2": weighted.mean(),
+    }
+    wrong = {k: (got[k], v) for k, v in want.items() if abs(got[k] - v) > 1e-5}
+    assert not wrong, wrong
+
+
 def _check_cnle_end_to_end(rng):
     import keras
 
@@ -221,6 +263,7 @@ def main(group="layers"):
         checks += [
             ("gile_han_end_to_end", lambda: _check_gile_han_end_to_end(rng)),
             ("sampled_training", lambda: _check_sampled_training(rng)),
+            ("metrics_against_scikit_learn", lambda: _check_metrics_against_scikit_learn(rng)),
         ]
     else:
         checks.append(("cnle_end_to_end", lambda: _check_cnle_end_to_end(rng)))

@@ -1,10 +1,6 @@
 """Tests of `micro_f1`."""
 
-import os
 import pathlib
-import subprocess
-import sys
-import textwrap
 
 import keras
 import numpy as np
@@ -38,57 +34,6 @@ def all_metrics():
         klm.LabelRankingAveragePrecision(),
         klm.OneError(),
     ]
-
-
-JAX_SCRIPT = textwrap.dedent(
-    """
-    import sys
-    import numpy as np
-    import keras
-    assert keras.backend.backend() == "jax", keras.backend.backend()
-    from keras_labelemb import metrics as klm
-    assert "tensorflow" not in sys.modules, "tensorflow was imported"
-    from sklearn import metrics as skm
-
-    rng = np.random.default_rng(0)
-    y = (rng.random((30, 7)) < 0.35).astype("float32")
-    y[0] = 0.0
-    y[1] = 1.0
-    s = (rng.integers(0, 4, size=(30, 7)) / 4.0).astype("float32")  # ties
-    s[15:] = rng.random((15, 7))
-
-    # the scores themselves are the model output: a jitted JAX evaluate,
-    # streamed over three batches
-    model = keras.Sequential([keras.Input((7,)), keras.layers.Identity()])
-    model.compile(
-        loss="mse",
-        metrics=[
-            klm.MicroF1(), klm.PrecisionAtK(k=2), klm.NDCGAtK(k=3),
-            klm.RankingLoss(), klm.AveragePrecision(), klm.OneError(),
-        ],
-        jit_compile=True,
-    )
-    res = model.evaluate(s, y, batch_size=10, verbose=0, return_dict=True)
-
-    s64 = s.astype("float64")
-    top = np.argsort(-s64, axis=1, kind="stable")
-    has = y.max(1) > 0
-    wrong = 1 - y[np.arange(30), top[:, 0]]
-    want = {
-        "micro_f1": skm.f1_score(y, s > 0.5, average="micro"),
-        "precision_at_2": (np.take_along_axis(y, top[:, :2], axis=1).sum(1) / 2).mean(),
-        "ndcg_at_3": skm.ndcg_score(y, s64, k=3),
-        "ranking_loss": skm.label_ranking_loss(y, s64),
-        "label_ranking_average_precision": (
-            skm.label_ranking_average_precision_score(y, s64)
-        ),
-        "one_error": (wrong * has).sum() / has.sum(),
-    }
-    bad = {k: (res[k], v) for k, v in want.items() if abs(res[k] - v) > 1e-5}
-    assert not bad, bad
-    print("JAX_OK")
-    """
-)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -242,18 +187,3 @@ def test_compiled_evaluate_matches_sklearn():
         skm.label_ranking_average_precision_score(y, logits), abs=1e-5
     )
     assert got["one_error"] == pytest.approx(one_error_reference(y, logits), abs=1e-5)
-
-
-def test_jax_backend_subprocess():
-    pytest.importorskip("jax")
-    env = dict(os.environ, KERAS_BACKEND="jax", TF_CPP_MIN_LOG_LEVEL="3")
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    proc = subprocess.run(
-        [sys.executable, "-c", JAX_SCRIPT],
-        env=env,
-        cwd=str(REPO),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0 and "JAX_OK" in proc.stdout, proc.stdout + proc.stderr

@@ -5,7 +5,10 @@
 `LabelRankingAveragePrecision` a.k.a. `AveragePrecision`, `OneError`) depend
 only on the order of the scores, so logits and probabilities give the same
 values. All run under the TensorFlow and JAX backends and inside
-`jit_compile=True`.
+`jit_compile=True`, and under PyTorch; there `top_k` orders tied scores in
+no fixed way, so the top-k metrics (P@k, nDCG@k, PSP@k, one-error) of tied
+scores can differ from TensorFlow's and JAX's, which rank the lower label
+index first.
 """
 
 from keras_labelemb.metrics.label_ranking_average_precision import (
