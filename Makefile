@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test clean
+.PHONY: demo test test-fast clean
 
 # --no-compile: pip would byte-compile every module of TensorFlow, JAX and PyTorch (about 25 s of a fresh
 # install on 2 cores); Python compiles the modules a run imports, once, when it first imports them.
@@ -34,6 +34,10 @@ test: $(TORCH_STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	TF_CPP_MIN_LOG_LEVEL=3 $(PY) -m pytest
+
+# The edit-test loop: the tests not marked `slow` (no backend subprocesses, searches or distributed runs).
+test-fast: $(STAMP)
+	TF_CPP_MIN_LOG_LEVEL=3 $(PY) -m pytest -m "not slow"
 
 # make bench-reuters runs python -m benchmarks.reuters (results in benchmarks/results/); `--help` says how long.
 bench-%: $(STAMP)
