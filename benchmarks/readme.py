@@ -214,13 +214,28 @@ def seen_labels_rows(report):
 
 
 def label_scaling_row(s):
+    link = "[label scaling](benchmarks/README.md#label-scaling-full-vs-sampled-training)"
+    if "sampled_growth_1k_to_1m_256" not in s:  # a run of 100k labels at most (before 2026-11-26)
+        return [
+            "26,104 labels (BioASQ size): training-step speed-up of sampled labels, output layer",
+            f"{s['speedup_at_26104']:.1f}×; sampled step grows {s['sampled_growth_1k_to_100k']:.2f}× from 1k to 100k",
+            f"full BCE (1×; grows {s['full_growth_1k_to_100k']:.0f}×)",
+            "-",
+            "≥ 10× and sampled growth < 2×: " + met(s["speedup_at_26104"] >= 10 and s["sampled_growth_1k_to_100k"] < 2),
+            link,
+        ]
+    # The verdict reads the fixed candidate budget (256 negatives) and wall clock; 0.3% of the labels as
+    # negatives is 3,704 candidates at 10^6 labels, a cost that grows with L by design.
+    growth = s["sampled_growth_1k_to_1m_256"]
     return [
-        "26,104 labels (BioASQ size): training-step speed-up of sampled labels, output layer",
-        f"{s['speedup_at_26104']:.1f}×; sampled step grows {s['sampled_growth_1k_to_100k']:.2f}× from 1k to 100k",
-        f"full BCE (1×; grows {s['full_growth_1k_to_100k']:.0f}×)",
+        "26,104 labels (BioASQ size): training-step speed-up of sampled labels, output layer; growth to 10^6 labels",
+        f"{s['speedup_at_26104']:.1f}×; the step with 256 negatives grows {growth:.2f}× from 1k to 10^6 labels "
+        f"(wall clock; CPU time {s['sampled_growth_1k_to_1m_256_cpu']:.2f}×; with 0.3% negatives "
+        f"{s['sampled_growth_1k_to_1m']:.2f}×)",
+        f"full BCE (1×; grows {s['full_growth_1k_to_100k']:.0f}× to 100k; does not fit in 24 GB at 10^6)",
         "-",
-        "≥ 10× and sampled growth < 2×: " + met(s["speedup_at_26104"] >= 10 and s["sampled_growth_1k_to_100k"] < 2),
-        "[label scaling](benchmarks/README.md#label-scaling-full-vs-sampled-training)",
+        "≥ 10× and growth to 10^6 ≤ 1.5× (wall clock): " + met(s["speedup_at_26104"] >= 10 and growth <= 1.5),
+        link,
     ]
 
 
