@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from keras_labelemb.losses import SampledSigmoidLoss
-from keras_labelemb.models import gile_wan, wan
+from keras_labelemb.models import find_label_head, gile_wan, set_labels, wan
 from keras_labelemb.training import SampledLabelModel
 
 NUM_LABELS = 12
@@ -148,3 +148,19 @@ def test_label_indices_are_checked():
         trainer.fit(ids, indices[:, :, None], epochs=1, verbose=0)
     restored = SampledLabelModel.from_config(trainer.get_config())
     assert restored.targets == "label_indices"
+
+
+def test_set_labels_through_the_trainer_or_its_model_relabels_both():
+    labels, ids, y = _wan_data()
+    model = gile_wan(40, labels, max_tokens=10, encoder_units=6, head={"joint_dim": 6})
+    trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=3))
+    trainer.compile("adam")
+    assert find_label_head(trainer) is find_label_head(model)  # reached twice, one head
+    assert trainer.predict(ids, verbose=0).shape == (32, NUM_LABELS)  # compiled with the first label set
+    set_labels(model, labels[:5])
+    np.testing.assert_allclose(trainer.predict(ids, verbose=0), model.predict(ids, verbose=0), atol=1e-6)
+    assert trainer.predict(ids, verbose=0).shape == (32, 5)
+    set_labels(trainer, labels[:7])
+    assert trainer.predict(ids, verbose=0).shape == model.predict(ids, verbose=0).shape == (32, 7)
+    history = trainer.fit(ids, y[:, :7], epochs=1, verbose=0).history
+    assert np.isfinite(history["loss"]).all()

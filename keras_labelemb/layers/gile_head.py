@@ -194,6 +194,7 @@ class GileHead(LabelHead):
         if self.language_label_ids is None:
             self.language_label_ids = [None] * self.num_languages
         self.language_label_ids[language] = ids
+        self.label_set_changed()
 
     def _check_language(self, language):
         is_int = isinstance(language, (int, np.integer)) and not isinstance(language, bool)

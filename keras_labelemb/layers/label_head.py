@@ -230,6 +230,17 @@ class LabelHead(keras.layers.Layer):
         self._check_label_count(ids.shape[0], "label_ids")
         self._label_ids = ids
         self._num_labels = int(ids.shape[0])
+        self.label_set_changed()
+
+    def label_set_changed(self):
+        """Counts a change of the stored label set (`label_set_version`): compiled functions that captured it
+        are stale (`SampledLabelModel` rebuilds its own when the count moves)."""
+        self._label_set_version = self.label_set_version + 1
+
+    @property
+    def label_set_version(self):
+        """How many times the stored label set was replaced since construction."""
+        return getattr(self, "_label_set_version", 0)
 
     def _check_label_count(self, count, name):
         if self.has_per_label_parameters and self.built and self.num_labels is not None and count != self.num_labels:

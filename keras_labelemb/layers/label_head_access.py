@@ -26,7 +26,8 @@ def find_label_head(model):
     """
     if not isinstance(model, keras.Model):
         raise ValueError(f"`model` must be a keras.Model. Received: model={model!r}")
-    heads = [layer for layer in walk_layers(model) if isinstance(layer, LabelHead)]
+    # One entry per head: a wrapper (SampledLabelModel) reaches its model's head twice.
+    heads = list({id(layer): layer for layer in walk_layers(model) if isinstance(layer, LabelHead)}.values())
     if not heads:
         raise ValueError(
             "`model` has no label head (a LabelHead such as GileHead, DrillHead or LinearHead). "
@@ -114,10 +115,12 @@ def set_labels(model, label_ids):
     """
     head = find_label_head(model)
     head.set_labels(label_ids)
-    for function, rebuild in (
-        (model.train_function, model.make_train_function),
-        (model.test_function, model.make_test_function),
-        (model.predict_function, model.make_predict_function),
-    ):
-        if function is not None:
-            rebuild(force=True)
+    wrapped = getattr(model, "model", None)  # a trainer wrapping the model (SampledLabelModel): both were compiled
+    for compiled in [model] + ([wrapped] if isinstance(wrapped, keras.Model) else []):
+        for function, rebuild in (
+            (compiled.train_function, compiled.make_train_function),
+            (compiled.test_function, compiled.make_test_function),
+            (compiled.predict_function, compiled.make_predict_function),
+        ):
+            if function is not None:
+                rebuild(force=True)

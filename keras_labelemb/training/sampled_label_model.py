@@ -110,6 +110,23 @@ class SampledLabelModel(keras.Model):
     def num_labels(self):
         return self.head.num_labels
 
+    # The compiled functions capture the head's label set: after `set_labels` on the wrapped model (or on this
+    # trainer), each is rebuilt the next time Keras asks for it.
+    def _stale(self, kind):
+        versions = self.__dict__.setdefault("_compiled_label_sets", {})
+        stale = versions.get(kind, self.head.label_set_version) != self.head.label_set_version
+        versions[kind] = self.head.label_set_version
+        return stale
+
+    def make_train_function(self, force=False):
+        return super().make_train_function(force=self._stale("train") or force)
+
+    def make_test_function(self, force=False):
+        return super().make_test_function(force=self._stale("test") or force)
+
+    def make_predict_function(self, force=False):
+        return super().make_predict_function(force=self._stale("predict") or force)
+
     def call(self, inputs, training=False):
         if training:
             return {_FEATURES: self.encoder(inputs, training=True)}
