@@ -68,3 +68,11 @@ def test_builder_wires_the_word_states_into_heads_that_read_tokens(flat, tmp_pat
     model.save(tmp_path / "states.keras")
     loaded = keras.saving.load_model(tmp_path / "states.keras")
     np.testing.assert_allclose(loaded.predict(ids, verbose=0), model.predict(ids, verbose=0), atol=1e-6)
+
+
+def test_a_gile_variant_name_as_the_type_is_that_variant():
+    assert head_spec({"type": "only_label"}) == {"type": "gile", "variant": "only_label"}
+    with pytest.raises(ValueError, match="GILE variant.*'variant'.*'gile'"):
+        head_spec({"type": "bilinear", "variant": "gile"})
+    with pytest.raises(ValueError, match=r"'variant': \.\.\.\} or by name\)\. Received: head\['type'\]='bilinears'"):
+        head_spec({"type": "bilinears"})

@@ -65,6 +65,8 @@ def head_spec(head):
 
     >>> head_spec("bilinear")
     {'type': 'gile', 'variant': 'bilinear'}
+    >>> head_spec({"type": "bilinear", "joint_dim": 8})   # a GILE variant by name
+    {'type': 'gile', 'joint_dim': 8, 'variant': 'bilinear'}
     >>> head_spec({"type": "drill", "depth": 4})
     {'type': 'drill', 'depth': 4}
     >>> head_spec({"type": "hybrid", "components": ["gile", "lexical"]})["components"]
@@ -83,8 +85,19 @@ def head_spec(head):
         raise ValueError(f"`head` must be a name, a dict spec or a LabelHead layer. Received: head={head!r}")
     spec = dict(head)
     kind = spec.setdefault("type", "gile")
+    if kind in GILE_VARIANTS and kind != "gile":  # a GILE variant's name given as the type
+        if spec.get("variant", kind) != kind:
+            raise ValueError(
+                f"`head['type']` {kind!r} is a GILE variant, and `head['variant']` says {spec['variant']!r}. "
+                f"Received: head={head!r}"
+            )
+        spec.update(type="gile", variant=kind)
+        kind = "gile"
     if kind not in HEAD_TYPES:
-        raise ValueError(f"`head['type']` must be one of {list(HEAD_TYPES)}. Received: head['type']={kind!r}")
+        raise ValueError(
+            f"`head['type']` must be one of {list(HEAD_TYPES)} (GILE's variants {list(GILE_VARIANTS)} as "
+            f"{{'type': 'gile', 'variant': ...}} or by name). Received: head['type']={kind!r}"
+        )
     unknown = sorted(set(spec) - {"type"} - set(HEAD_OPTIONS[kind]))
     if unknown:
         raise ValueError(
