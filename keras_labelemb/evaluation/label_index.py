@@ -139,16 +139,7 @@ class LabelIndex:
 
     def label_vectors(self):
         """The label side `(L, D)` float32 of the head's label set, computed in chunks (one progress bar)."""
-        total = int(self.head.num_labels)
-        chunks = []
-        progbar = keras.utils.Progbar(total, unit_name="label") if self.verbose else None
-        for start in range(0, total, self.label_chunk_size):
-            stop = min(start + self.label_chunk_size, total)
-            rows = ops.arange(start, stop, dtype="int32")
-            chunks.append(ops.convert_to_numpy(ops.cast(self.head.label_vectors(label_indices=rows), "float32")))
-            if progbar is not None:
-                progbar.update(stop)
-        return np.ascontiguousarray(np.concatenate(chunks))
+        return chunked_label_vectors(self.head, self.label_chunk_size, self.verbose)
 
     def build(self):
         """(Re)builds the index over the head's current label set (after `set_labels`, say)."""
@@ -227,6 +218,21 @@ class LabelIndex:
         index.verbose = 0
         index.index = read_index(path, settings)
         return index
+
+
+def chunked_label_vectors(head, chunk_size, verbose=0):
+    """`head.label_vectors()` `(L, D)` float32, `chunk_size` labels at a time: the peak memory of computing them
+    (a GILE head's word vectors of every description, say) is a chunk's, not the whole label set's."""
+    total = int(head.num_labels)
+    chunks = []
+    progbar = keras.utils.Progbar(total, unit_name="label") if verbose else None
+    for start in range(0, total, chunk_size):
+        stop = min(start + chunk_size, total)
+        rows = ops.arange(start, stop, dtype="int32")
+        chunks.append(ops.convert_to_numpy(ops.cast(head.label_vectors(label_indices=rows), "float32")))
+        if progbar is not None:
+            progbar.update(stop)
+    return np.ascontiguousarray(np.concatenate(chunks))
 
 
 def configure(index, kind, nprobe, ef_search):
