@@ -31,3 +31,13 @@ def test_candidates_from_indices_are_those_of_the_multi_hot_batch():
     assert count == dense_count == np.count_nonzero(y.max(axis=0))
     np.testing.assert_array_equal(candidates[keep], dense_candidates[dense_keep])  # same kept labels, same order
     np.testing.assert_array_equal(np.asarray(batch_positives), np.sort(indices.ravel()))
+
+
+def test_negative_rate_rounds_up_and_frequency_power_shapes_the_distribution():
+    assert LabelSampler(negative_rate=0.003).negatives_for(1001) == 4  # ceil(3.003): rounding down gives 3
+    assert LabelSampler(negative_rate=0.003).negatives_for(10) == 1  # at least one
+    counts = np.array([1.0, 4.0, 9.0, 16.0])
+    for power in (1.0, 0.5, 0.0):
+        sampler = LabelSampler(num_negatives=2, sampler="frequency", label_frequencies=counts, frequency_power=power)
+        expected = counts**power / (counts**power).sum()
+        np.testing.assert_allclose(np.exp(sampler.log_probabilities(4)), expected, rtol=1e-5)

@@ -4,6 +4,7 @@ import keras
 import numpy as np
 import pytest
 
+from keras_labelemb.layers import LinearHead
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import find_label_head, gile_wan, set_labels, wan
 from keras_labelemb.training import SampledLabelModel
@@ -164,3 +165,29 @@ def test_set_labels_through_the_trainer_or_its_model_relabels_both():
     assert trainer.predict(ids, verbose=0).shape == model.predict(ids, verbose=0).shape == (32, 7)
     history = trainer.fit(ids, y[:, :7], epochs=1, verbose=0).history
     assert np.isfinite(history["loss"]).all()
+
+
+def test_every_label_sampled_trains_exactly_as_full_bce_with_sample_weights_and_a_regulariser():
+    """All labels sampled is full BCE: same loss history and weights as a plain `fit`, sample weights and the
+    wrapped model's regularisation losses included."""
+    _, ids, y = _wan_data()
+    weights = np.linspace(0.2, 2.0, len(ids)).astype("float32")
+    results = []
+    for sampled in (False, True):
+        keras.utils.set_random_seed(0)
+        inputs = keras.Input((10,), dtype="int32")
+        words = keras.layers.Embedding(40, 6, embeddings_regularizer=keras.regularizers.L2(0.01))(inputs)
+        head = LinearHead(NUM_LABELS, kernel_regularizer=keras.regularizers.L2(0.01))
+        model = keras.Model(inputs, head(keras.layers.GlobalAveragePooling1D()(words)))
+        if sampled:
+            trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=NUM_LABELS, seed=0))
+            trainer.compile(keras.optimizers.SGD(0.3))
+        else:
+            trainer = model
+            trainer.compile(keras.optimizers.SGD(0.3), keras.losses.BinaryCrossentropy(from_logits=True))
+        history = trainer.fit(ids, y, sample_weight=weights, batch_size=16, epochs=2, shuffle=False, verbose=0)
+        results.append((history.history["loss"], model.get_weights()))
+    (full_loss, full_weights), (sampled_loss, sampled_weights) = results
+    np.testing.assert_allclose(sampled_loss, full_loss, rtol=1e-5)
+    for full, sampled in zip(full_weights, sampled_weights):
+        np.testing.assert_allclose(sampled, full, atol=1e-5)
