@@ -11,8 +11,10 @@ which made most descriptions strings of stop words). For each `L` of `--labels`:
 - `exact`: `predict_top_k` scoring every label, `--label-chunk` labels per
   matrix product, with the label side cached (`head.label_vectors`, computed
   once per label set; the time to compute it is reported apart);
-- `ivf`, `hnsw`: `LabelIndex` (faiss) over the same label vectors. Their
-  search setting (IVF `nprobe`, HNSW `ef_search`) is the smallest of a grid
+- `ivf`, `ivf_pq`, `hnsw`: `LabelIndex` (faiss) over the same label vectors
+  (`ivf_pq`, added after the first run of 2026-11-26 read 12x for `ivf`:
+  4-bit product-quantised lists, the best `--refine-factor * k` re-scored
+  exactly). Their search setting (IVF `nprobe`, HNSW `ef_search`) is the smallest of a grid
   whose recall@5 against exact top-5 reaches `--target-recall` on the
   validation documents (never on the test documents); recall, throughput
   and memory are then measured on the test documents.
@@ -58,6 +60,7 @@ from keras_labelemb.text import TextVectorizer
 # HNSW's grid reaches 2048: on 2026-11-26 its choice sat at 512, the edge, with recall 0.79 at 10^5 labels.
 SEARCH_GRIDS = {
     "ivf": ("nprobe", (8, 16, 32, 64, 128, 256, 512)),
+    "ivf_pq": ("nprobe", (8, 16, 32, 64, 128, 256, 512, 1024)),
     "hnsw": ("ef_search", (16, 32, 64, 128, 256, 512, 1024, 2048)),
 }
 
@@ -65,7 +68,8 @@ SEARCH_GRIDS = {
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--labels", default="10000,100000,1000000")
-    p.add_argument("--kinds", default="ivf,hnsw")
+    p.add_argument("--kinds", default="ivf,ivf_pq,hnsw")
+    p.add_argument("--refine-factor", type=int, default=10, help="ivf_pq: candidates re-scored exactly, per k")
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--joint-dim", type=int, default=128)
     p.add_argument("--epochs", type=int, default=3)
@@ -164,7 +168,9 @@ def measure(args, model, documents, num_labels):
         },
     }
     for kind in args.kinds.split(","):
-        index, build_seconds, build_memory = peak_memory(lambda kind=kind: LabelIndex(model, kind=kind, verbose=0))
+        index, build_seconds, build_memory = peak_memory(
+            lambda kind=kind: LabelIndex(model, kind=kind, refine_factor=args.refine_factor, verbose=0)
+        )
         option, grid = SEARCH_GRIDS[kind]
         tried = []
         for value in grid:  # the smallest setting that reaches the target on validation documents

@@ -84,10 +84,17 @@ DOCUMENTS = np.random.default_rng(5).integers(1, VOCABULARY, (40, 6)).astype("in
 
 @pytest.mark.parametrize("name", ["gile", "drill", "linear"])
 @pytest.mark.parametrize(
-    "kind, options", [("flat", {}), ("ivf", {"nlist": 8, "nprobe": 8}), ("hnsw", {"ef_search": 600})]
+    "kind, options",
+    [
+        ("flat", {}),
+        ("ivf", {"nlist": 8, "nprobe": 8}),
+        ("ivf_pq", {"nlist": 8, "nprobe": 8, "refine_factor": 200}),
+        ("hnsw", {"ef_search": 600}),
+    ],
 )
 def test_index_top_k_equals_exact_top_k_on_a_small_label_set(built_models, name, kind, options):
-    """Every list scanned (IVF) or a candidate pool as large as the label set (HNSW): the search is exhaustive."""
+    """Every list scanned (IVF; for IVF-PQ as many candidates re-scored as there are labels) or a candidate pool
+    as large as the label set (HNSW): the search is exhaustive."""
     model = built_models[name]
     full = model.predict(DOCUMENTS, verbose=0)
     exact_indices, exact_scores = predict_top_k(model, DOCUMENTS, 5, verbose=0, cache_label_embeddings=False)
@@ -128,3 +135,17 @@ def test_a_new_label_set_needs_a_rebuilt_index_and_the_index_round_trips(tmp_pat
         index.search(DOCUMENTS, 31)
     with pytest.raises(ValueError, match="kind"):
         LabelIndex(model, kind="annoy")
+
+
+def test_an_ivf_pq_index_round_trips_with_its_refinement(tmp_path):
+    keras.utils.set_random_seed(0)
+    model = gile_wan(VOCABULARY, distinct_labels(300), max_tokens=6, encoder_units=8, head={"joint_dim": 15})
+    index = LabelIndex(model, kind="ivf_pq", nlist=4, nprobe=2, refine_factor=3, verbose=0)
+    assert index.index.d % 2 == 0  # the transform's coordinate and a zero column: two dimensions per code
+    before = index.search(DOCUMENTS, 4)
+    index.save(str(tmp_path / "index"))
+    restored = LabelIndex.load(str(tmp_path / "index"), model)
+    assert restored.refine_factor == 3 and restored.index.k_factor == 3
+    np.testing.assert_array_equal(restored.search(DOCUMENTS, 4)[0], before[0])
+    full = model.predict(DOCUMENTS, verbose=0)  # the scores returned are the model's, re-scored exactly
+    np.testing.assert_allclose(np.take_along_axis(full, before[0], axis=1), before[1], rtol=1e-4, atol=1e-4)

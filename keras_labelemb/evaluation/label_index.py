@@ -13,7 +13,9 @@ from keras_labelemb.argument_checks import check_choice, check_positive_int
 from keras_labelemb.evaluation.top_k_prediction import encoded_batches
 from keras_labelemb.layers.label_head_access import split_at_head
 
-KINDS = ("flat", "ivf", "hnsw")
+KINDS = ("flat", "ivf", "ivf_pq", "hnsw")
+# Kinds that search distances over the transformed label vectors (see `LabelIndex`).
+EUCLIDEAN_KINDS = ("ivf", "ivf_pq")
 INDEX_FILE = "labels.faiss"
 META_FILE = "label_index.json"
 # What `save` writes beside the faiss index: the constructor's settings and what the index was built for.
@@ -21,6 +23,7 @@ SAVED_SETTINGS = (
     "kind",
     "nlist",
     "nprobe",
+    "refine_factor",
     "hnsw_neighbors",
     "ef_search",
     "ef_construction",
@@ -62,6 +65,11 @@ class LabelIndex:
     - `kind="ivf"`: inverted lists (`IndexIVFFlat`): the label vectors are
       clustered into `nlist` lists (default `4 * sqrt(L)`) and a query scans
       the `nprobe` lists nearest to it;
+    - `kind="ivf_pq"`: the same lists, scanned over 4-bit product-quantised
+      codes (`IndexIVFPQFastScan`, two dimensions per code), then the best
+      `refine_factor * k` candidates re-scored exactly (`IndexRefineFlat`):
+      scanning a list costs a fraction of `ivf`'s, so more lists can be
+      scanned for the same time;
     - `kind="hnsw"`: a proximity graph (`IndexHNSWFlat`), `hnsw_neighbors`
       links per vector, `ef_search` candidates per query.
 
@@ -82,10 +90,12 @@ class LabelIndex:
 
     Args:
         model: a built model whose output layer is the head (see `split_at_head`).
-        kind: `"flat"`, `"ivf"` (default) or `"hnsw"`.
+        kind: `"flat"`, `"ivf"` (default), `"ivf_pq"` or `"hnsw"`.
         head: the label head, when the model has several.
         nlist, nprobe: IVF lists and lists scanned per query (defaults
             `4 * sqrt(L)` and 32).
+        refine_factor: `ivf_pq` re-scores `refine_factor * k` candidates
+            exactly (default 10).
         hnsw_neighbors, ef_search, ef_construction: HNSW settings (32, 128, 80).
         label_chunk_size: labels whose vectors are computed per head call.
         verbose: 1 shows a progress bar while the index is built, 0 none.
@@ -109,6 +119,7 @@ class LabelIndex:
         head=None,
         nlist=None,
         nprobe=32,
+        refine_factor=10,
         hnsw_neighbors=32,
         ef_search=128,
         ef_construction=80,
@@ -119,6 +130,7 @@ class LabelIndex:
         self.kind = check_choice("kind", kind, KINDS)
         self.nlist = None if nlist is None else check_positive_int("nlist", nlist)
         self.nprobe = check_positive_int("nprobe", nprobe)
+        self.refine_factor = check_positive_int("refine_factor", refine_factor)
         self.hnsw_neighbors = check_positive_int("hnsw_neighbors", hnsw_neighbors)
         self.ef_search = check_positive_int("ef_search", ef_search)
         self.ef_construction = check_positive_int("ef_construction", ef_construction)
@@ -156,10 +168,18 @@ class LabelIndex:
             # |q' - k'|^2 = |q|^2 + M^2 - 2 q.k, so the nearest k' have the largest q.k (Bachrach et al. 2014).
             norms = np.einsum("ij,ij->i", vectors, vectors)
             self.max_norm = float(norms.max())
-            vectors = np.hstack([vectors, np.sqrt(np.maximum(self.max_norm - norms, 0.0))[:, None]]).astype("float32")
-            width += 1
+            extra = [np.sqrt(np.maximum(self.max_norm - norms, 0.0))[:, None]]
+            if self.kind == "ivf_pq" and (width + 1) % 2:  # two dimensions per code: pad with a zero column
+                extra.append(np.zeros((count, 1)))
+            vectors = np.hstack([vectors, *extra]).astype("float32")
+            width = vectors.shape[1]
             nlist = min(self.nlist or max(1, int(4 * math.sqrt(count))), count)
-            index = faiss.IndexIVFFlat(faiss.IndexFlatL2(width), width, nlist)
+            if self.kind == "ivf":
+                index = faiss.IndexIVFFlat(faiss.IndexFlatL2(width), width, nlist)
+            else:
+                codes = faiss.IndexIVFPQFastScan(faiss.IndexFlatL2(width), width, nlist, width // 2, 4)
+                index = faiss.IndexRefineFlat(codes)
+                index.k_factor = float(self.refine_factor)
             index.train(vectors)
         index.add(vectors)
         self._configure(index)
@@ -237,8 +257,8 @@ def chunked_label_vectors(head, chunk_size, verbose=0):
 
 def configure(index, kind, nprobe, ef_search):
     """Sets the search-time settings of a faiss index of `kind`."""
-    if kind == "ivf":
-        index.nprobe = nprobe
+    if kind in EUCLIDEAN_KINDS:
+        _faiss().extract_index_ivf(index).nprobe = nprobe
     elif kind == "hnsw":
         index.hnsw.efSearch = ef_search
     return index
@@ -253,13 +273,15 @@ def read_index(path, settings):
 def search_index(index, kind, max_norm, queries, k):
     """`(indices, scores)` of the k largest inner products of `queries` in a faiss index a `LabelIndex` built.
 
-    An IVF index holds the transformed label vectors: the queries get a 0 coordinate, and the distances found
-    are turned back into inner products, `(|q|^2 + M^2 - d) / 2`; flat and HNSW indexes search inner products.
+    An IVF index holds the transformed label vectors (padded with zero columns for `ivf_pq`): the queries get
+    zeros there, and the distances found are turned back into inner products, `(|q|^2 + M^2 - d) / 2`; flat and
+    HNSW indexes search inner products.
     """
     queries = np.ascontiguousarray(queries, "float32")
-    if kind != "ivf":
+    if kind not in EUCLIDEAN_KINDS:
         scores, indices = index.search(queries, k)
         return indices.astype("int32"), scores
-    distances, indices = index.search(np.hstack([queries, np.zeros((len(queries), 1), "float32")]), k)
+    padding = np.zeros((len(queries), index.d - queries.shape[1]), "float32")
+    distances, indices = index.search(np.ascontiguousarray(np.hstack([queries, padding])), k)
     squared = np.einsum("ij,ij->i", queries, queries)[:, None]
     return indices.astype("int32"), ((squared + max_norm - distances) / 2.0).astype("float32")
