@@ -373,7 +373,8 @@ def summarize(task, runs, svm_runs):
     return summary
 
 
-def table(dataset, summary, runs, svm_runs):
+def table(dataset, summary, runs, svm_runs, command=None, code_version=None):
+    """One dataset's Markdown table, under the command and code version of that dataset's run."""
     key = summary["metric"]
     rows = [["svm (tuned, same split)", f"{summary['svm']:.4f}", " ".join(f"{r[key]:.4f}" for r in svm_runs), ""]]
     for name, reports in runs.items():
@@ -385,7 +386,16 @@ def table(dataset, summary, runs, svm_runs):
                 f"{np.mean([r['seconds_to_best_epoch'] for r in reports]):.0f}",
             ]
         )
-    return f"### {dataset}\n\n" + markdown_table(["model", f"mean {key}", "per seed", "s to best epoch"], rows)
+    run = f"Run: `{command}` (code version {code_version})\n\n" if command else ""
+    return f"### {dataset}\n\n{run}" + markdown_table(["model", f"mean {key}", "per seed", "s to best epoch"], rows)
+
+
+def tables(results, summaries):
+    """Every dataset's table, each under its own run's command (the file keeps the datasets of several runs)."""
+    return "\n\n".join(
+        table(name, summaries[name], r["runs"], r["svm"], r.get("command"), r.get("code_version"))
+        for name, r in sorted(results.items())
+    )
 
 
 def main(argv=None):
@@ -440,9 +450,6 @@ def save(args, argv, task, runs, svm_runs, start, models, decision):
         "word_vector_coverage": task.coverage,
     }
     all_summary[args.dataset] = summary
-    tables = "\n\n".join(
-        table(name, all_summary[name], results[name]["runs"], results[name]["svm"]) for name in sorted(results)
-    )
     write_report(
         output,
         "seen labels: wide, deep, wide + deep vs SVM",
@@ -451,7 +458,7 @@ def save(args, argv, task, runs, svm_runs, start, models, decision):
         argv,
         results,
         all_summary,
-        tables,
+        tables(results, all_summary),
         start,
     )
 
