@@ -1,5 +1,7 @@
 """TextVectorizer: ids, truncation, padding, config, .keras and SavedModel round trips."""
 
+import warnings
+
 import keras
 import numpy as np
 import pytest
@@ -193,3 +195,17 @@ def test_tf_saved_model_round_trip(tmp_path):
     restored = tf.saved_model.load(path)
     docs = tf.constant(DOCS + [""])
     np.testing.assert_array_equal(restored(docs).numpy(), vec(docs).numpy())
+
+
+def test_unknown_description_words_are_named_and_adapt_can_keep_them():
+    documents = ["wheat prices rose", "wheat exports fell", "corn prices"]
+    vectorizer = TextVectorizer(max_tokens=8)
+    vectorizer.adapt(documents, min_count=2)
+    with pytest.warns(UserWarning, match=r"2 label description word\(s\).*'corn', 'crop'.*keep=descriptions"):
+        ids = vectorizer.encode_labels(["wheat", "corn crop"], 3)
+    assert ids[1].tolist() == [1, 1, 0]  # read as <unk>
+    vectorizer.adapt(documents, min_count=2, keep=["wheat", "corn crop"])
+    assert vectorizer.get_vocabulary() == ["<pad>", "<unk>", "prices", "wheat", "corn", "crop"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert vectorizer.encode_labels(["wheat", "corn crop"], 3).tolist() == [[3, 0, 0], [4, 5, 0]]

@@ -1,6 +1,7 @@
 """`TextVectorizer`: raw strings -> fixed-shape int32 token ids (flat or hierarchical)."""
 
 import os
+import warnings
 
 import keras
 import numpy as np
@@ -139,7 +140,7 @@ class TextVectorizer(StringLayer):
         # PAD_TOKEN maps to 0 in the table, but the tokenizer never emits it.
         self._table = tf.lookup.StaticHashTable(initializer, default_value=1)
 
-    def adapt(self, data, max_size=None, min_count=1, batch_size=1024):
+    def adapt(self, data, max_size=None, min_count=1, batch_size=1024, keep=None):
         """Build the vocabulary from documents, tokenised exactly as in `call`.
 
         Args:
@@ -150,6 +151,11 @@ class TextVectorizer(StringLayer):
                 `"<pad>"` and `"<unk>"`.
             min_count: keep tokens seen at least this many times.
             batch_size: documents tokenised per TensorFlow call.
+            keep: optional texts (label descriptions, say) every word of which
+                enters the vocabulary whatever `min_count` and `max_size` say:
+                appended after the counted words, in order of appearance. A
+                description word dropped by `min_count` would otherwise read
+                as `<unk>`, and the label lose its key word.
         """
         vocabulary = build_vocabulary(
             data,
@@ -158,7 +164,20 @@ class TextVectorizer(StringLayer):
             tokenizer=self._tokenize,
             batch_size=batch_size,
         )
+        if keep is not None:
+            known = set(vocabulary)
+            for word in self._words(keep):
+                if word not in known:
+                    known.add(word)
+                    vocabulary.append(word)
         self.set_vocabulary(vocabulary)
+
+    def _words(self, texts):
+        """Every token of `texts` (a list of strings), in order, as `call` tokenises them."""
+        if isinstance(texts, (str, bytes)):
+            raise ValueError(f"Pass a list of texts. Received: {texts!r:.200}")
+        tokens = self._tokenize(tf.constant(list(texts), dtype=tf.string)).flat_values.numpy()
+        return [token.decode("utf-8") for token in tokens]
 
     def get_vocabulary(self):
         """The vocabulary as a list of `str`; index 0 `"<pad>"`, index 1 `"<unk>"`."""
@@ -239,6 +258,9 @@ class TextVectorizer(StringLayer):
 
         Returns:
             A NumPy int32 array of shape `(L, Lw)`.
+
+        Description words outside the vocabulary read as `<unk>`: a
+        `UserWarning` names them (adapt with `keep=descriptions` to keep them).
         """
         description_length = check_positive_int("description_length", description_length)
         if isinstance(descriptions, (str, bytes)) or len(descriptions) == 0:
@@ -251,7 +273,25 @@ class TextVectorizer(StringLayer):
                 "`descriptions` must be a flat list of strings. "
                 f"Received: descriptions with shape {tuple(strings.shape)}"
             )
-        return self.vectorize_labels(strings, description_length).numpy()
+        ids = self.vectorize_labels(strings, description_length).numpy()
+        self._warn_unknown_words(descriptions)
+        return ids
+
+    def _warn_unknown_words(self, descriptions):
+        known = set(self._vocabulary)
+        unknown = []
+        for word in self._words(descriptions):
+            if word not in known and word not in unknown:
+                unknown.append(word)
+        if unknown:
+            shown = ", ".join(repr(w) for w in unknown[:10]) + (
+                f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+            )
+            warnings.warn(
+                f"{len(unknown)} label description word(s) are not in the vocabulary and read as '<unk>': {shown}. "
+                "`adapt(texts, keep=descriptions)` keeps every description word.",
+                stacklevel=3,  # the caller of encode_labels
+            )
 
     # ------------------------------------------------------------------ Keras API
     def compute_output_shape(self, input_shape):
