@@ -6,6 +6,7 @@ from keras_labelemb.evaluation.reports import classification_report, ranking_rep
 from keras_labelemb.evaluation.thresholds import assign_labels, choose_threshold, micro_f1_score
 from keras_labelemb.evaluation.top_k_metrics import evaluate_in_chunks, top_k_metrics
 from keras_labelemb.evaluation.top_k_prediction import predict_top_k, predict_top_k_encoded
+from keras_labelemb.renamed import moved_attribute
 
 __all__ = [
     "LabelIndex",
@@ -20,3 +21,7 @@ __all__ = [
     "sigmoid",
     "top_k_metrics",
 ]
+
+
+def __getattr__(name):  # names moved elsewhere say where (keras_labelemb/renamed.py)
+    return moved_attribute(__name__, name)

@@ -9,6 +9,7 @@ from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers import HierarchicalAttention, LabelHead, MaxPoolEncoder
 from keras_labelemb.models.head_specs import HEAD_CLASSES, HEAD_OPTIONS, HEAD_TYPES, apply_head, build_head, head_spec
 from keras_labelemb.models.word_embeddings import check_word_vectors, word_embeddings
+from keras_labelemb.renamed import check_renamed_arguments
 
 __all__ = ["HEAD_OPTIONS", "HEAD_TYPES", "build_head", "document_classifier", "head_spec"]
 
@@ -47,6 +48,7 @@ def document_classifier(
     fine_tune_word_vectors=None,
     wide_features=None,
     name=None,
+    **renamed,
 ):
     """Embedding -> HierarchicalAttention (HAN, or WAN when `flat`) -> label head.
 
@@ -168,6 +170,9 @@ def document_classifier(
     ...
     ValueError: A 'drill' head takes [...]; ['foo'] belong to another head or to the builder ...
     """
+    check_renamed_arguments("document_classifier", renamed)
+    if renamed:
+        raise TypeError(f"document_classifier() got unexpected arguments {sorted(renamed)}")
     if isinstance(head, LabelHead):
         layer, spec = head, None
         if label_ids is not None or num_labels is not None:

@@ -5,6 +5,7 @@ inside `tf.data.Dataset.map` and in exported SavedModels (which need
 `import tensorflow_text` in the loading process).
 """
 
+from keras_labelemb.renamed import moved_attribute
 from keras_labelemb.text.document_tokens import document_tokens
 from keras_labelemb.text.label_sequences import frequency_order, label_sequences, label_sequences_to_multi_hot
 from keras_labelemb.text.make_dataset import make_dataset
@@ -58,3 +59,7 @@ __all__ = [
     "tokenize",
     "vocabulary_from_counts",
 ]
+
+
+def __getattr__(name):  # names moved elsewhere say where (keras_labelemb/renamed.py)
+    return moved_attribute(__name__, name)

@@ -8,6 +8,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_labelemb.argument_checks import check_bool, check_positive_int
+from keras_labelemb.renamed import check_renamed_arguments
 from keras_labelemb.text.split_sentences import split_sentences
 from keras_labelemb.text.string_layer import StringLayer
 from keras_labelemb.text.tokenize import tokenize
@@ -117,6 +118,7 @@ class TextVectorizer(StringLayer):
         replace_numbers=True,
         **kwargs,
     ):
+        check_renamed_arguments("TextVectorizer", kwargs)
         super().__init__(lowercase=lowercase, unicode_form=unicode_form, replace_numbers=replace_numbers, **kwargs)
         self.flat = check_bool("flat", flat)
         self.max_tokens = check_positive_int("max_tokens", max_tokens)
@@ -246,7 +248,7 @@ class TextVectorizer(StringLayer):
         """
         return self._vectorize(descriptions, True, description_length)
 
-    def encode_labels(self, descriptions, description_length):
+    def encode_labels(self, descriptions, description_length=None, **renamed):
         """Token ids of label descriptions with this vocabulary and normalisation.
 
         Always flat (no sentence splitting), truncated to the first
@@ -262,6 +264,9 @@ class TextVectorizer(StringLayer):
         Description words outside the vocabulary read as `<unk>`: a
         `UserWarning` names them (adapt with `keep=descriptions` to keep them).
         """
+        check_renamed_arguments("TextVectorizer.encode_labels", renamed)
+        if renamed:
+            raise TypeError(f"encode_labels() got unexpected arguments {sorted(renamed)}")
         description_length = check_positive_int("description_length", description_length)
         if isinstance(descriptions, (str, bytes)) or len(descriptions) == 0:
             raise ValueError(
