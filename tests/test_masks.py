@@ -1,5 +1,6 @@
 """Masked positions influence nothing: a NaN or inf there reaches neither the outputs nor the gradients."""
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -78,3 +79,55 @@ def test_masked_softmax_is_the_softmax_over_unmasked_positions_and_zero_for_an_e
     np.testing.assert_allclose(got, expected, atol=2e-3 if dtype == "float16" else 1e-6)
     unmasked = ops.convert_to_numpy(masked_softmax(scores[:2], None)).astype("float64")
     np.testing.assert_allclose(unmasked.sum(-1), [1.0, 1.0], atol=2e-3)
+
+
+def _poison_check(call, clean_inputs, poisoned_inputs):
+    """`call` on inputs poisoned at masked positions: outputs equal the clean ones, every gradient is finite."""
+    expected = ops.convert_to_numpy(call(*clean_inputs))
+    variables = [tf.Variable(x) for x in poisoned_inputs]
+    with tf.GradientTape() as tape:
+        out = call(*variables)
+        loss = tf.reduce_sum(tf.where(tf.math.is_finite(out), out, 0.0))
+    np.testing.assert_array_equal(ops.convert_to_numpy(out), expected)
+    assert np.isfinite(expected).all()
+    return tape, loss, variables
+
+
+@pytest.mark.parametrize("poisoned", ["words", "labels"])
+def test_poison_at_masked_words_or_labels_reaches_nothing_of_the_co_attentive_encoder(poisoned):
+    from keras_labelemb.layers import CoAttentiveEncoder
+
+    words, labels = RNG.normal(size=(3, 6, 4)).astype("float32"), RNG.normal(size=(5, 4)).astype("float32")
+    mask, labels_mask = np.ones((3, 6), bool), np.array([True, True, True, False, False])
+    mask[0, 4:], mask[2] = False, False
+    clean = [np.where(mask[..., None], words, 0.0), np.where(labels_mask[:, None], labels, 0.0)]
+    dirty = list(clean)
+    index, keep = (0, mask) if poisoned == "words" else (1, labels_mask)
+    dirty[index] = np.where(keep[..., None], clean[index], np.nan).astype("float32")
+    encoder = CoAttentiveEncoder(model_dim=4, num_heads=2)
+
+    def call(x, labels):
+        return tf.concat(
+            [tf.reshape(o, [-1]) for o in encoder(x, labels=labels, mask=mask, labels_mask=labels_mask)], 0
+        )
+
+    tape, loss, variables = _poison_check(call, [c.astype("float32") for c in clean], dirty)
+    for grad in tape.gradient(loss, variables + encoder.trainable_weights):
+        assert np.isfinite(ops.convert_to_numpy(grad)).all()
+
+
+@pytest.mark.parametrize("with_encoder", [True, False])
+def test_poison_at_masked_words_reaches_nothing_of_the_teacher_forced_decoder(with_encoder):
+    from adaptive_label_decoder_helpers import LABELS, decoder_with_encoder, text
+
+    from keras_labelemb.layers import AdaptiveLabelDecoder
+
+    words, mask = text(width=6)
+    sequence = np.array([[1, 2, 0, 0]] * 4, "int32")
+    embedding = keras.layers.Embedding(12, 6, mask_zero=True)
+    decoder = decoder_with_encoder() if with_encoder else AdaptiveLabelDecoder(embedding, LABELS, max_steps=4)
+    clean = np.where(mask[..., None], words, 0.0).astype("float32")
+    poisoned = np.where(mask[..., None], words, np.nan).astype("float32")
+    tape, loss, variables = _poison_check(lambda x: decoder(x, label_sequence=sequence, mask=mask), [clean], [poisoned])
+    for grad in tape.gradient(loss, variables + decoder.trainable_weights):
+        assert np.isfinite(ops.convert_to_numpy(grad)).all()

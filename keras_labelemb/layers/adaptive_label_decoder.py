@@ -7,7 +7,7 @@ from keras import ops
 from keras_labelemb.argument_checks import check_bool, check_choice, check_positive_int
 from keras_labelemb.layers.co_attentive_encoder import CoAttentiveEncoder
 from keras_labelemb.layers.label_head import LabelHead
-from keras_labelemb.layers.masks import masked_softmax
+from keras_labelemb.layers.masks import masked_softmax, zero_masked
 
 OUTPUT_MODES = ("multi_hot", "sequence", "logits")
 PADDING = -1  # label position after the end symbol in label sequences
@@ -279,7 +279,7 @@ class AdaptiveLabelDecoder(LabelHead):
                 (x_fin, h, c), l_fin = self.encoder(words, mask=text_mask, training=training), None
             states = (h, c)
         else:
-            x_fin = words
+            x_fin = zero_masked(words, text_mask)  # attention weighs masked words by 0, and 0 x NaN is NaN
             l_fin = ops.cast(label_embeddings, self.compute_dtype)
             l_fin = ops.broadcast_to(ops.expand_dims(l_fin, 0), (batch_size,) + tuple(l_fin.shape))
             zeros = ops.zeros((batch_size, self._units), dtype=self.compute_dtype)

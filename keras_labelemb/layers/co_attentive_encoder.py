@@ -145,6 +145,8 @@ class CoAttentiveEncoder(keras.layers.Layer):
     def call(self, inputs, labels=None, mask=None, labels_mask=None, training=None, return_attention_scores=False):
         words = ops.cast(inputs, self.compute_dtype)
         text_mask = ops.ones(ops.shape(words)[:2], dtype="bool") if mask is None else ops.cast(mask, "bool")
+        # Selected away before the projection: a NaN there would reach the kernel's gradient (NaN x 0).
+        words = zero_masked(words, text_mask)
         x_enc = zero_masked(self.shared_bilstm(self.text_projection(words), mask=text_mask), text_mask)
         if not self.use_label_embedding:
             if labels is not None:
@@ -162,6 +164,7 @@ class CoAttentiveEncoder(keras.layers.Layer):
         if labels_mask is None:
             labels_mask = ops.ones(ops.shape(labels)[:-1], dtype="bool")
         labels_mask = ops.cast(labels_mask, "bool")
+        labels = zero_masked(labels, labels_mask)
         sequence = ops.expand_dims(labels, 0) if unbatched else labels
         sequence_mask = ops.expand_dims(labels_mask, 0) if unbatched else labels_mask
         l_enc = zero_masked(self.shared_bilstm(self.label_projection(sequence), mask=sequence_mask), sequence_mask)
