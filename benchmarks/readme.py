@@ -27,6 +27,7 @@ TUNING_RESULTS = REPO / "tuning" / "results"
 FRONT_PAGE = REPO / "README.md"
 RESULTS_BLOCK = re.compile(r"(<!-- results/(?P<name>[\w.-]+\.md) -->\n)(?P<body>.*?)(<!-- /results -->)", re.S)
 SUMMARY_BLOCK = re.compile(r"(<!-- summary -->\n)(?P<body>.*?)(<!-- /summary -->)", re.S)
+SEARCH_BLOCK = re.compile(r"(<!-- searches -->\n)(?P<body>.*?)(<!-- /searches -->)", re.S)
 
 
 def load(name):
@@ -485,6 +486,23 @@ def summary_table():
     )
     if (RESULTS / "cnle.json").exists():
         rows += cnle_rows(load("cnle")["summary"])
+    return markdown_table(
+        ["task: measure", "ours against the baseline (same run)", "target", "met"], [four_columns(row) for row in rows]
+    )
+
+
+def four_columns(row):
+    """A claim row `(task, ours, baseline, paper, "target: verdict", link)` as the front page's four columns."""
+    task, ours, baseline, paper, verdict, link = row
+    target, _, met = verdict.partition(": ")
+    if paper != "-":
+        target += f" (paper: {paper})"
+    return [f"{task} ({link})", f"{ours}; against {baseline}", target, met]
+
+
+def search_table():
+    """The searches: their best trial beside numbers of other runs (said in each row), for benchmarks/README.md."""
+    rows = []
     if TUNING_RESULTS.joinpath("region_lstm_newsgroups.json").exists():
         search = json.loads(TUNING_RESULTS.joinpath("region_lstm_newsgroups.json").read_text())
         rows.append(region_lstm_search_row(search, load("newsgroups")["summary"]))
@@ -495,8 +513,12 @@ def summary_table():
     if TUNING_RESULTS.joinpath("cnle_reuters.json").exists():
         search = json.loads(TUNING_RESULTS.joinpath("cnle_reuters.json").read_text())
         rows.append(cnle_search_row(search, load("cnle")["summary"] if (RESULTS / "cnle.json").exists() else None))
-    header = ["task: measure", "ours", "baseline, same run", "paper", "target", "details"]
-    return markdown_table(header, rows)
+    header = ["search: measure", "best trial", "compared with (the run it comes from)", "paper", "target", "details"]
+    # Links written for the front page, re-rooted at benchmarks/.
+    relinked = [
+        [cell.replace("](benchmarks/", "](").replace("](tuning/", "](../tuning/") for cell in row] for row in rows
+    ]
+    return markdown_table(header, relinked)
 
 
 def fill(text, block, body_of):
@@ -513,8 +535,10 @@ def generated():
         return path.read_text()
 
     summary = summary_table() + "\n"
+    searches = search_table() + "\n"
+    benchmarks_readme = fill(BENCHMARKS_README.read_text(), RESULTS_BLOCK, results_body)
     return {
-        BENCHMARKS_README: fill(BENCHMARKS_README.read_text(), RESULTS_BLOCK, results_body),
+        BENCHMARKS_README: fill(benchmarks_readme, SEARCH_BLOCK, lambda m: searches),
         FRONT_PAGE: fill(FRONT_PAGE.read_text(), SUMMARY_BLOCK, lambda m: summary),
     }
 
