@@ -140,6 +140,8 @@ def measure(args, model, documents, num_labels):
     # In chunks, as LabelIndex computes them: all at once, 10^6 GILE labels' word vectors alone are 2.4 GB.
     label_side, _, label_memory = peak_memory(lambda: chunked_label_vectors(head, args.label_chunk))
     label_side, label_seconds, _ = peak_memory(lambda: chunked_label_vectors(head, args.label_chunk))  # warm
+    # Kept as a tensor, as a caller would keep the cache: a NumPy cache is converted (copied) at every call.
+    label_side = keras.ops.convert_to_tensor(label_side)
     exact = {}
     for split in ("validation", "test"):
         # Twice, timing the second: the first traces the scorer for this split's batch shapes (on 2026-11-26

@@ -297,8 +297,10 @@ def predict_top_k_encoded(
     For a caller that keeps encoded documents, or the label side itself: an
     inner-product head's `label_vectors` `(L, D)` (`head.label_vectors()`,
     computed once per label set and kept) make every call one matrix product
-    per chunk. Otherwise the same arguments and result as `predict_top_k`,
-    with the head instead of the model.
+    per chunk. Keep them as a backend tensor (`keras.ops.convert_to_tensor`):
+    a NumPy array is converted at every call, a copy of the whole label side
+    (0.5 GB at 10^6 labels x 129 values). Otherwise the same arguments and
+    result as `predict_top_k`, with the head instead of the model.
     """
     batch_size = check_positive_int("batch_size", batch_size)
     num_batches, batches = _document_batches(encoded, batch_size)
