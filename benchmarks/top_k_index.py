@@ -59,7 +59,7 @@ from keras_labelemb.text import TextVectorizer
 
 # HNSW's grid reaches 2048: on 2026-11-26 its choice sat at 512, the edge, with recall 0.79 at 10^5 labels.
 SEARCH_GRIDS = {
-    "ivf": ("nprobe", (8, 16, 32, 64, 128, 256, 512)),
+    "ivf": ("nprobe", (8, 16, 32, 64, 128, 256, 512, 1024, 2048)),
     "ivf_pq": ("nprobe", (8, 16, 32, 64, 128, 256, 512, 1024)),
     "hnsw": ("ef_search", (16, 32, 64, 128, 256, 512, 1024, 2048)),
 }
@@ -70,6 +70,7 @@ def parse_args(argv=None):
     p.add_argument("--labels", default="10000,100000,1000000")
     p.add_argument("--kinds", default="ivf,ivf_pq,hnsw")
     p.add_argument("--refine-factor", type=int, default=10, help="ivf_pq: candidates re-scored exactly, per k")
+    p.add_argument("--nlist-scale", type=float, default=4.0, help="IVF lists: nlist-scale * sqrt(L) (LabelIndex's 4)")
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--joint-dim", type=int, default=128)
     p.add_argument("--epochs", type=int, default=3)
@@ -171,7 +172,13 @@ def measure(args, model, documents, num_labels):
     }
     for kind in args.kinds.split(","):
         index, build_seconds, build_memory = peak_memory(
-            lambda kind=kind: LabelIndex(model, kind=kind, refine_factor=args.refine_factor, verbose=0)
+            lambda kind=kind: LabelIndex(
+                model,
+                kind=kind,
+                nlist=max(1, int(args.nlist_scale * num_labels**0.5)),
+                refine_factor=args.refine_factor,
+                verbose=0,
+            )
         )
         option, grid = SEARCH_GRIDS[kind]
         tried = []
