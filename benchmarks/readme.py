@@ -495,7 +495,7 @@ def four_columns(row):
     """A claim row `(task, ours, baseline, paper, "target: verdict", link)` as the front page's four columns."""
     task, ours, baseline, paper, verdict, link = row
     target, _, met = verdict.partition(": ")
-    if paper != "-":
+    if not paper.startswith("-"):  # "-" or "- (not in the paper)": no paper number
         target += f" (paper: {paper})"
     return [f"{task} ({link})", f"{ours}; against {baseline}", target, met]
 
