@@ -71,6 +71,7 @@ def parse_args(argv=None):
     p.add_argument("--kinds", default="ivf,ivf_pq,hnsw")
     p.add_argument("--refine-factor", type=int, default=10, help="ivf_pq: candidates re-scored exactly, per k")
     p.add_argument("--nlist-scale", type=float, default=4.0, help="IVF lists: nlist-scale * sqrt(L) (LabelIndex's 4)")
+    p.add_argument("--coarse", default="flat", choices=("flat", "hnsw"), help="how IVF finds a query's lists")
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--joint-dim", type=int, default=128)
     p.add_argument("--epochs", type=int, default=3)
@@ -177,6 +178,7 @@ def measure(args, model, documents, num_labels):
                 kind=kind,
                 nlist=max(1, int(args.nlist_scale * num_labels**0.5)),
                 refine_factor=args.refine_factor,
+                coarse=args.coarse,
                 verbose=0,
             )
         )

@@ -149,3 +149,17 @@ def test_an_ivf_pq_index_round_trips_with_its_refinement(tmp_path):
     np.testing.assert_array_equal(restored.search(DOCUMENTS, 4)[0], before[0])
     full = model.predict(DOCUMENTS, verbose=0)  # the scores returned are the model's, re-scored exactly
     np.testing.assert_allclose(np.take_along_axis(full, before[0], axis=1), before[1], rtol=1e-4, atol=1e-4)
+
+
+def test_an_ivf_index_with_a_graph_over_its_lists_searches_them_all_exactly_and_round_trips(built_models, tmp_path):
+    model = built_models["gile"]
+    exact_indices, exact_scores = predict_top_k(model, DOCUMENTS, 5, verbose=0)
+    index = LabelIndex(model, kind="ivf", nlist=8, nprobe=8, coarse="hnsw", verbose=0)
+    indices, scores = index.search(DOCUMENTS, 5)
+    np.testing.assert_allclose(scores, exact_scores, rtol=1e-4, atol=1e-4)
+    index.save(str(tmp_path / "index"))
+    restored = LabelIndex.load(str(tmp_path / "index"), model)
+    assert restored.coarse == "hnsw"
+    np.testing.assert_array_equal(restored.search(DOCUMENTS, 5)[0], indices)
+    with pytest.raises(ValueError, match="coarse"):
+        LabelIndex(model, kind="ivf", coarse="kmeans", verbose=0)

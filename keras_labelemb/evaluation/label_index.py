@@ -14,6 +14,7 @@ from keras_labelemb.evaluation.top_k_prediction import encoded_batches
 from keras_labelemb.layers.label_head_access import split_at_head
 
 KINDS = ("flat", "ivf", "ivf_pq", "hnsw")
+COARSE_QUANTIZERS = ("flat", "hnsw")
 # Kinds that search distances over the transformed label vectors (see `LabelIndex`).
 EUCLIDEAN_KINDS = ("ivf", "ivf_pq")
 INDEX_FILE = "labels.faiss"
@@ -24,6 +25,7 @@ SAVED_SETTINGS = (
     "nlist",
     "nprobe",
     "refine_factor",
+    "coarse",
     "hnsw_neighbors",
     "ef_search",
     "ef_construction",
@@ -96,6 +98,10 @@ class LabelIndex:
             `4 * sqrt(L)` and 32).
         refine_factor: `ivf_pq` re-scores `refine_factor * k` candidates
             exactly (default 10).
+        coarse: how `ivf` finds a query's nearest lists: `"flat"` (default;
+            every list centroid compared) or `"hnsw"` (a graph over the
+            centroids, for many lists, where comparing a query with every
+            centroid costs as much as scanning the lists).
         hnsw_neighbors, ef_search, ef_construction: HNSW settings (32, 128, 80).
         label_chunk_size: labels whose vectors are computed per head call.
         verbose: 1 shows a progress bar while the index is built, 0 none.
@@ -120,6 +126,7 @@ class LabelIndex:
         nlist=None,
         nprobe=32,
         refine_factor=10,
+        coarse="flat",
         hnsw_neighbors=32,
         ef_search=128,
         ef_construction=80,
@@ -131,6 +138,7 @@ class LabelIndex:
         self.nlist = None if nlist is None else check_positive_int("nlist", nlist)
         self.nprobe = check_positive_int("nprobe", nprobe)
         self.refine_factor = check_positive_int("refine_factor", refine_factor)
+        self.coarse = check_choice("coarse", coarse, COARSE_QUANTIZERS)
         self.hnsw_neighbors = check_positive_int("hnsw_neighbors", hnsw_neighbors)
         self.ef_search = check_positive_int("ef_search", ef_search)
         self.ef_construction = check_positive_int("ef_construction", ef_construction)
@@ -175,7 +183,7 @@ class LabelIndex:
             width = vectors.shape[1]
             nlist = min(self.nlist or max(1, int(4 * math.sqrt(count))), count)
             if self.kind == "ivf":
-                index = faiss.IndexIVFFlat(faiss.IndexFlatL2(width), width, nlist)
+                index = faiss.IndexIVFFlat(self._coarse_quantizer(faiss, width), width, nlist)
             else:
                 codes = faiss.IndexIVFPQFastScan(faiss.IndexFlatL2(width), width, nlist, width // 2, 4)
                 index = faiss.IndexRefineFlat(codes)
@@ -185,6 +193,11 @@ class LabelIndex:
         self._configure(index)
         self.index, self.fingerprint = index, label_set_fingerprint(self.head)
         return self
+
+    def _coarse_quantizer(self, faiss, width):
+        if self.coarse == "hnsw":
+            return faiss.IndexHNSWFlat(width, 32)
+        return faiss.IndexFlatL2(width)
 
     def _configure(self, index):
         configure(index, self.kind, self.nprobe, self.ef_search)
@@ -258,7 +271,11 @@ def chunked_label_vectors(head, chunk_size, verbose=0):
 def configure(index, kind, nprobe, ef_search):
     """Sets the search-time settings of a faiss index of `kind`."""
     if kind in EUCLIDEAN_KINDS:
-        _faiss().extract_index_ivf(index).nprobe = nprobe
+        ivf = _faiss().extract_index_ivf(index)
+        ivf.nprobe = nprobe
+        quantizer = _faiss().downcast_index(ivf.quantizer)
+        if hasattr(quantizer, "hnsw"):  # a graph over the centroids: look at more of them than the lists kept
+            quantizer.hnsw.efSearch = max(2 * nprobe, 64)
     elif kind == "hnsw":
         index.hnsw.efSearch = ef_search
     return index
