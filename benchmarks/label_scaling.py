@@ -59,7 +59,7 @@ from benchmarks.timing import round_robin, speed_ratio, train_steps
 from keras_labelemb.layers import GileHead
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import gile_wan
-from keras_labelemb.training import SampledLabelModel
+from keras_labelemb.training import SampledLabelModel, positive_label_indices
 
 MODES = ("full", "sampled_0.3%", "sampled_256", "sampled_256_multi_hot")
 SAMPLED = MODES[1:]
@@ -110,17 +110,6 @@ def descriptions(args, num_labels, rng):
     lengths = rng.integers(args.label_words // 3, args.label_words + 1, num_labels)
     label_ids[np.arange(args.label_words) >= lengths[:, None]] = 0
     return label_ids.astype("int32"), corpus.vocabulary_size + 1
-
-
-def label_indices(y):
-    """Each row's positive labels as positions, padded with -1 (`SampledLabelModel(targets="label_indices")`)."""
-    rows, columns = np.nonzero(y)
-    width = int(np.bincount(rows, minlength=len(y)).max())
-    out = -np.ones((len(y), width), "int32")
-    for row in range(len(y)):
-        positive = columns[rows == row]
-        out[row, : len(positive)] = positive
-    return out
 
 
 def synthetic_batch(args, kind, num_labels):
@@ -187,7 +176,7 @@ def memory_probe(args, kind, num_labels, mode):
 
 
 def targets_for(mode, y):
-    return label_indices(y) if mode in SAMPLED and not mode.endswith("multi_hot") else y
+    return positive_label_indices(y) if mode in SAMPLED and not mode.endswith("multi_hot") else y
 
 
 def on_accelerator():

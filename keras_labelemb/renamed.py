@@ -30,3 +30,11 @@ def check_renamed_arguments(where, arguments):
         new = RENAMED_ARGUMENTS.get((where, argument))
         if new is not None:
             raise ValueError(f"`{argument}` of {where} was renamed: pass {new}. Received: {argument}={value!r}")
+
+
+def refuse_arguments(where, arguments):
+    """For a function taking `**arguments` only to name renamed ones: a renamed one raises `ValueError` (as
+    `check_renamed_arguments`), any other the `TypeError` Python would give."""
+    check_renamed_arguments(where, arguments)
+    if arguments:
+        raise TypeError(f"{where}() got unexpected arguments {sorted(arguments)}")

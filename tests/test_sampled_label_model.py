@@ -7,7 +7,7 @@ import pytest
 from keras_labelemb.layers import LinearHead
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import find_label_head, gile_wan, set_labels, wan
-from keras_labelemb.training import SampledLabelModel
+from keras_labelemb.training import SampledLabelModel, positive_label_indices
 
 NUM_LABELS = 12
 
@@ -103,21 +103,12 @@ def test_trainer_and_trained_model_save_and_reload_with_identical_predictions(tm
     np.testing.assert_array_equal(restored.predict(ids, verbose=0), model.predict(ids, verbose=0))
 
 
-def _label_indices(y):
-    """Each row's positive labels as positions in the label set, padded with -1."""
-    indices = -np.ones((len(y), int(y.sum(axis=1).max())), "int32")
-    for row, labels in enumerate(y):
-        positive = np.flatnonzero(labels)
-        indices[row, : len(positive)] = positive
-    return indices
-
-
 @pytest.mark.parametrize("weighting", ["mean", "unbiased"])
 def test_label_indices_train_and_evaluate_exactly_as_multi_hot_targets(weighting):
     labels, ids, y = _wan_data()
     y[3] = 0.0  # a document without positives
     results = {}
-    for targets, data in (("multi_hot", y), ("label_indices", _label_indices(y))):
+    for targets, data in (("multi_hot", y), ("label_indices", positive_label_indices(y))):
         keras.utils.set_random_seed(0)
         model = gile_wan(40, labels, max_tokens=10, encoder_units=6, head={"joint_dim": 6}, dropout=0.0)
         loss = SampledSigmoidLoss(num_negatives=3, max_positives=8, seed=1, weighting=weighting)
@@ -141,7 +132,7 @@ def test_label_indices_are_checked():
         SampledLabelModel(model, SampledSigmoidLoss(num_negatives=3, sampler="hard"), targets="label_indices")
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=3), targets="label_indices")
     trainer.compile("adam", run_eagerly=True)
-    indices = _label_indices(y)
+    indices = positive_label_indices(y)
     indices[0, 0] = NUM_LABELS
     with pytest.raises(ValueError, match=f"\\[0, {NUM_LABELS}\\).*max {NUM_LABELS}"):
         trainer.fit(ids, indices, epochs=1, verbose=0)
@@ -191,3 +182,18 @@ def test_every_label_sampled_trains_exactly_as_full_bce_with_sample_weights_and_
     np.testing.assert_allclose(sampled_loss, full_loss, rtol=1e-5)
     for full, sampled in zip(full_weights, sampled_weights):
         np.testing.assert_allclose(sampled, full, atol=1e-5)
+
+
+def test_positive_label_indices_lists_each_rows_positives_in_label_order():
+    y = (np.random.default_rng(3).random((9, 7)) < 0.3).astype("float32")
+    y[4] = 0.0
+    got = positive_label_indices(y)
+    assert got.shape == (9, int(y.sum(axis=1).max())) and got.dtype == np.int32
+    for row, labels in zip(got, y):
+        assert (
+            row[row >= 0].tolist() == np.flatnonzero(labels).tolist()
+            and (row[len(np.flatnonzero(labels)) :] == -1).all()
+        )
+    assert positive_label_indices(np.zeros((2, 3))).tolist() == [[-1], [-1]]
+    with pytest.raises(ValueError, match="multi_hot"):
+        positive_label_indices(np.zeros(3))

@@ -223,9 +223,7 @@ class LabelSampler:
         # Negatives: `num_negatives` draws with replacement (only these few random numbers:
         # XLA's CPU generator costs ~0.4 us per number, so keys over all L labels would dominate
         # the step), sorted so repeats are adjacent; repeats and batch positives do not count.
-        draws = ops.sort(self._draw(num_labels, num_negatives))
-        repeated = ops.concatenate([ops.zeros((1,), "bool"), ops.equal(draws[1:], draws[:-1])])
-        negative_keep = ops.logical_and(ops.logical_not(ops.take(positive, draws, axis=0)), ops.logical_not(repeated))
+        draws, negative_keep = self._negatives(num_labels, num_negatives, lambda d: ops.take(positive, d, axis=0))
         candidates = ops.concatenate([positive_slots, draws])
         keep = ops.concatenate([ops.take(positive, positive_slots, axis=0), negative_keep])
         return candidates, keep, num_positive
@@ -272,11 +270,18 @@ class LabelSampler:
         positive_slots = ops.take(flat_padded, order, axis=0)
         slot_keep = ops.take(ops.concatenate([distinct, ops.zeros((max(0, slots - size),), "bool")]), order, axis=0)
         positive_slots = ops.where(slot_keep, positive_slots, 0)
-        draws = ops.sort(self._draw(num_labels, num_negatives))
-        repeated = ops.concatenate([ops.zeros((1,), "bool"), ops.equal(draws[1:], draws[:-1])])
-        negative_keep = ops.logical_and(ops.logical_not(contains(flat, draws)), ops.logical_not(repeated))
+        draws, negative_keep = self._negatives(num_labels, num_negatives, lambda d: contains(flat, d))
         candidates = ops.concatenate([positive_slots, draws])
         return candidates, ops.concatenate([slot_keep, negative_keep]), num_positive, flat
+
+    def _negatives(self, num_labels, count, is_positive):
+        """`(draws, keep)`: `count` sorted draws and which count as negatives (not a batch positive, not a repeat).
+
+        `is_positive(draws)` says which draws are positive for some document of the batch.
+        """
+        draws = ops.sort(self._draw(num_labels, count))
+        repeated = ops.concatenate([ops.zeros((1,), "bool"), ops.equal(draws[1:], draws[:-1])])
+        return draws, ops.logical_and(ops.logical_not(is_positive(draws)), ops.logical_not(repeated))
 
     def _draw(self, num_labels, count):
         """`count` label ids drawn with replacement from the sampler's distribution."""

@@ -9,7 +9,7 @@ from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers import HierarchicalAttention, LabelHead, MaxPoolEncoder
 from keras_labelemb.models.head_specs import HEAD_CLASSES, HEAD_OPTIONS, HEAD_TYPES, apply_head, build_head, head_spec
 from keras_labelemb.models.word_embeddings import check_word_vectors, word_embeddings
-from keras_labelemb.renamed import check_renamed_arguments
+from keras_labelemb.renamed import refuse_arguments
 
 __all__ = ["HEAD_OPTIONS", "HEAD_TYPES", "build_head", "document_classifier", "head_spec"]
 
@@ -170,9 +170,7 @@ def document_classifier(
     ...
     ValueError: A 'drill' head takes [...]; ['foo'] belong to another head or to the builder ...
     """
-    check_renamed_arguments("document_classifier", renamed)
-    if renamed:
-        raise TypeError(f"document_classifier() got unexpected arguments {sorted(renamed)}")
+    refuse_arguments("document_classifier", renamed)
     if isinstance(head, LabelHead):
         layer, spec = head, None
         if label_ids is not None or num_labels is not None:

@@ -8,7 +8,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_labelemb.argument_checks import check_bool, check_positive_int
-from keras_labelemb.renamed import check_renamed_arguments
+from keras_labelemb.renamed import check_renamed_arguments, refuse_arguments
 from keras_labelemb.text.split_sentences import split_sentences
 from keras_labelemb.text.string_layer import StringLayer
 from keras_labelemb.text.tokenize import tokenize
@@ -264,9 +264,7 @@ class TextVectorizer(StringLayer):
         Description words outside the vocabulary read as `<unk>`: a
         `UserWarning` names them (adapt with `keep=descriptions` to keep them).
         """
-        check_renamed_arguments("TextVectorizer.encode_labels", renamed)
-        if renamed:
-            raise TypeError(f"encode_labels() got unexpected arguments {sorted(renamed)}")
+        refuse_arguments("TextVectorizer.encode_labels", renamed)
         description_length = check_positive_int("description_length", description_length)
         if isinstance(descriptions, (str, bytes)) or len(descriptions) == 0:
             raise ValueError(
@@ -279,15 +277,13 @@ class TextVectorizer(StringLayer):
                 f"Received: descriptions with shape {tuple(strings.shape)}"
             )
         ids = self.vectorize_labels(strings, description_length).numpy()
-        self._warn_unknown_words(descriptions)
+        if (ids == 1).any():  # an <unk> was read: find its words (tokenising again, only then)
+            self._warn_unknown_words(descriptions)
         return ids
 
     def _warn_unknown_words(self, descriptions):
         known = set(self._vocabulary)
-        unknown = []
-        for word in self._words(descriptions):
-            if word not in known and word not in unknown:
-                unknown.append(word)
+        unknown = list(dict.fromkeys(word for word in self._words(descriptions) if word not in known))
         if unknown:
             shown = ", ".join(repr(w) for w in unknown[:10]) + (
                 f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""

@@ -10,7 +10,7 @@ from keras_labelemb.training.cnle_training import (
 from keras_labelemb.training.component_blend import choose_blend
 from keras_labelemb.training.decoded_validation import DecodedValidation, decoded_set_scores
 from keras_labelemb.training.reset_states import ResetStates, reset_states
-from keras_labelemb.training.sampled_label_model import SampledLabelModel
+from keras_labelemb.training.sampled_label_model import SampledLabelModel, positive_label_indices
 from keras_labelemb.training.tv_embedding import TvEmbedding, train_tv_embeddings, window_target_counts
 from keras_labelemb.training.warmup_schedule import WarmupSchedule
 from keras_labelemb.training.word_vectors import pretrain_word_vectors
@@ -20,6 +20,7 @@ __all__ = [
     "DecodedValidation",
     "ResetStates",
     "SampledLabelModel",
+    "positive_label_indices",
     "TeacherForcing",
     "TvEmbedding",
     "WarmupSchedule",

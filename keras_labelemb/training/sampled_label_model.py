@@ -1,6 +1,7 @@
 """Trains an existing label-scoring model with sampled labels; predicts with all labels."""
 
 import keras
+import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_choice, known_values
@@ -11,6 +12,27 @@ from keras_labelemb.training._replicas import cross_replica_max, num_replicas_in
 
 _FEATURES = "document_vectors"
 TARGETS = ("multi_hot", "label_indices")
+
+
+def positive_label_indices(multi_hot):
+    """Each row's positive labels as positions in the label set, padded with -1: `(B, P)` int32 NumPy.
+
+    The targets `SampledLabelModel(..., targets="label_indices")` takes, from `(B, L)` multi-hot rows
+    (`P` is the most positives a row has, at least 1).
+
+    >>> positive_label_indices(np.array([[0, 1, 1], [0, 0, 0], [1, 0, 0]])).tolist()
+    [[1, 2], [-1, -1], [0, -1]]
+    """
+    multi_hot = np.asarray(multi_hot)
+    if multi_hot.ndim != 2:
+        raise ValueError(f"`multi_hot` must be (batch, labels). Received: shape {multi_hot.shape}")
+    positive = multi_hot > 0
+    counts = positive.sum(axis=1)
+    out = -np.ones((len(multi_hot), max(1, int(counts.max(initial=0)))), "int32")
+    rows, columns = np.nonzero(positive)  # row-major: each row's positives in label order
+    slots = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
+    out[rows, slots] = columns
+    return out
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
