@@ -34,16 +34,21 @@ one after the other in this process).
     python -m benchmarks.seen_labels --dataset reuters      # about 110 minutes on 2 CPU cores
     python -m benchmarks.seen_labels --dataset newsgroups
     python -m benchmarks.seen_labels --quick                # 1 seed, 1 epoch, small grids: checks the script
+    python -m benchmarks.seen_labels --dataset newsgroups --epochs 15 --resume   # the seeds a stopped run lacks
 
 Writes `benchmarks/results/seen_labels.json`: `results[dataset]` and `summary[dataset]`
 (`svm`, `wide`, `deep`, `wide_deep`, `best`, `best_model`, `best_vs_svm`); a
 run of one dataset keeps the other dataset's entries of an earlier run, with
-that run's command and code version beside them.
+that run's command and code version beside them. `--resume` keeps the seeds an
+earlier run of the same dataset and settings recorded (a run stopped part-way)
+and runs the others; the results say which run gave which seeds. Each seed
+records the process's peak resident memory so far (`peak_rss_mb`).
 """
 
 import argparse
 import json
 import pathlib
+import resource
 import tempfile
 import time
 
@@ -96,6 +101,7 @@ def parse_args(argv=None):
     p.add_argument("--wide-learning-rate", type=float, default=0.01)
     p.add_argument("--wide-patience", type=int, default=5)
     p.add_argument("--quick", action="store_true", help="1 seed, 1 epoch, small SVM grid: checks the script")
+    p.add_argument("--resume", action="store_true", help="keep the seeds --output holds for this dataset and settings")
     p.add_argument("--output", default=str(RESULTS / "seen_labels.json"))
     args = p.parse_args(argv)
     unknown = sorted(set(args.models.split(",")) - set(MODELS + JOINT))
@@ -373,7 +379,7 @@ def summarize(task, runs, svm_runs):
     return summary
 
 
-def table(dataset, summary, runs, svm_runs, command=None, code_version=None):
+def table(dataset, summary, runs, svm_runs, command=None, code_version=None, resumed_from=None):
     """One dataset's Markdown table, under the command and code version of that dataset's run."""
     key = summary["metric"]
     rows = [["svm (tuned, same split)", f"{summary['svm']:.4f}", " ".join(f"{r[key]:.4f}" for r in svm_runs), ""]]
@@ -386,14 +392,21 @@ def table(dataset, summary, runs, svm_runs, command=None, code_version=None):
                 f"{np.mean([r['seconds_to_best_epoch'] for r in reports]):.0f}",
             ]
         )
-    run = f"Run: `{command}` (code version {code_version})\n\n" if command else ""
+    run = f"Run: `{command}` (code version {code_version})" if command else ""
+    while resumed_from:  # a resumed run: the seeds it kept, and the run that gave them
+        seeds = ", ".join(str(s) for s in resumed_from["seeds"])
+        run += f"; seeds {seeds} kept from `{resumed_from['command']}` (code version {resumed_from['code_version']})"
+        resumed_from = resumed_from.get("resumed_from")
+    run = run + "\n\n" if run else ""
     return f"### {dataset}\n\n{run}" + markdown_table(["model", f"mean {key}", "per seed", "s to best epoch"], rows)
 
 
 def tables(results, summaries):
     """Every dataset's table, each under its own run's command (the file keeps the datasets of several runs)."""
     return "\n\n".join(
-        table(name, summaries[name], r["runs"], r["svm"], r.get("command"), r.get("code_version"))
+        table(
+            name, summaries[name], r["runs"], r["svm"], r.get("command"), r.get("code_version"), r.get("resumed_from")
+        )
         for name, r in sorted(results.items())
     )
 
@@ -404,7 +417,15 @@ def main(argv=None):
     task = Task(args)
     names = args.models.split(",")
     runs, svm_runs = {name: [] for name in names}, []
+    earlier = resumed(args) if args.resume else None
+    if earlier:
+        runs, svm_runs = earlier["runs"], earlier["svm"]
+    done = {r["seed"] for r in svm_runs}
     for seed in range(args.seed, args.seed + args.seeds):
+        if seed in done:
+            print(f"\n== {args.dataset}, seed {seed}: kept from {earlier['command']} ==", flush=True)
+            continue
+        keras.backend.clear_session()  # the seed before's graphs and tables (a 1-3-gram vocabulary is large)
         print(f"\n== {args.dataset}, seed {seed} ==", flush=True)
         task.split(seed)
         decision, svm_report = run_svm(task, seed)
@@ -427,10 +448,37 @@ def main(argv=None):
         for name in names:
             fitted(name)
             runs[name].append(reports[name])
-        save(args, argv, task, runs, svm_runs, start, models if seed == args.seed + args.seeds - 1 else None, decision)
+        svm_report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        last = seed == args.seed + args.seeds - 1
+        save(args, argv, task, runs, svm_runs, start, models if last else None, decision, earlier)
 
 
-def save(args, argv, task, runs, svm_runs, start, models, decision):
+# The settings a resumed run must share with the run whose seeds it keeps.
+NOT_SETTINGS = ("seed", "seeds", "output", "quick", "resume", "data_dir")
+
+
+def settings(config):
+    return {k: v for k, v in config.items() if k not in NOT_SETTINGS}
+
+
+def resumed(args):
+    """The earlier run of `args.dataset` in `args.output`, when its settings are this run's (else an error)."""
+    output = pathlib.Path(args.output)
+    previous = json.loads(output.read_text()) if output.exists() else {}
+    earlier = previous.get("results", {}).get(args.dataset)
+    if not earlier:
+        raise SystemExit(f"--resume: {output} holds no run of {args.dataset}")
+    config = earlier.get("config") or previous["config"]  # older files keep the last run's config only
+    mine = json.loads(json.dumps(vars(args)))
+    if config.get("dataset") != args.dataset or settings(config) != settings(mine):
+        changed = sorted(k for k in settings(mine) if settings(config).get(k) != settings(mine)[k])
+        raise SystemExit(f"--resume: the earlier {args.dataset} run had other settings: {changed}")
+    earlier = dict(earlier, config=config)
+    print(f"--resume: keeping seeds {[r['seed'] for r in earlier['svm']]} of {earlier['command']}", flush=True)
+    return earlier
+
+
+def save(args, argv, task, runs, svm_runs, start, models, decision, earlier=None):
     """Writes the results so far (every seed); the serving measurement after the last seed (`models` given)."""
     summary = summarize(task, runs, svm_runs)
     summary["complete"] = models is not None
@@ -447,8 +495,17 @@ def save(args, argv, task, runs, svm_runs, start, models, decision):
         "svm": svm_runs,
         "command": command_line("benchmarks.seen_labels", argv),
         "code_version": VERSION_AT_START,
+        "config": json.loads(json.dumps(vars(args))),
         "word_vector_coverage": task.coverage,
     }
+    if earlier:  # which run gave which seeds
+        kept = [r["seed"] for r in earlier["svm"]]
+        results[args.dataset]["resumed_from"] = {
+            "command": earlier["command"],
+            "code_version": earlier["code_version"],
+            "seeds": kept,
+            **({"resumed_from": earlier["resumed_from"]} if "resumed_from" in earlier else {}),
+        }
     all_summary[args.dataset] = summary
     write_report(
         output,

@@ -1,6 +1,9 @@
 """benchmarks/seen_labels.py: the summary's keys and the noise rule's verdict in the README row."""
 
+import json
 import types
+
+import pytest
 
 from benchmarks import readme, seen_labels
 
@@ -31,3 +34,37 @@ def test_a_gain_on_one_seed_of_three_is_not_met():
     summary, full = report([0.884, 0.889, 0.886], [0.881, 0.886, 0.884], [0.882, 0.880, 0.881], [0.890, 0.884, 0.883])
     assert not summary["best_vs_svm"]["met"]
     assert "**not met**" in readme.seen_labels_rows(full)[0][4]
+
+
+def test_resume_keeps_the_seeds_of_a_run_with_the_same_settings(tmp_path):
+    output = tmp_path / "seen_labels.json"
+    first = seen_labels.parse_args(["--dataset", "newsgroups", "--models", "wide", "--output", str(output)])
+    earlier = {
+        "runs": {"wide": [{"error": 0.2, "seed": 0, "seconds_to_best_epoch": 1.0}]},
+        "svm": [{"error": 0.2, "seed": 0}],
+        "command": "python -m benchmarks.seen_labels --dataset newsgroups",
+        "code_version": "abc1234",
+        "config": json.loads(json.dumps(vars(first))),
+    }
+    output.write_text(json.dumps({"config": {}, "results": {"newsgroups": earlier}}))
+    again = seen_labels.parse_args(["--dataset", "newsgroups", "--models", "wide", "--output", str(output), "--resume"])
+    kept = seen_labels.resumed(again)
+    assert [r["seed"] for r in kept["svm"]] == [0] and kept["code_version"] == "abc1234"
+    other = seen_labels.parse_args(
+        ["--dataset", "newsgroups", "--models", "wide", "--epochs", "3", "--output", str(output), "--resume"]
+    )
+    with pytest.raises(SystemExit, match="epochs"):
+        seen_labels.resumed(other)
+    more = seen_labels.parse_args(["--dataset", "newsgroups", "--output", str(output), "--resume"])
+    with pytest.raises(SystemExit, match="models"):
+        seen_labels.resumed(more)
+    text = seen_labels.table(
+        "newsgroups",
+        {"metric": "error", "svm": 0.2},
+        kept["runs"],
+        kept["svm"],
+        "python x",
+        "def5678",
+        {"seeds": [0], "command": "python y", "code_version": "abc1234"},
+    )
+    assert "seeds 0 kept from `python y` (code version abc1234)" in text
