@@ -28,6 +28,7 @@ FRONT_PAGE = REPO / "README.md"
 RESULTS_BLOCK = re.compile(r"(<!-- results/(?P<name>[\w.-]+\.md) -->\n)(?P<body>.*?)(<!-- /results -->)", re.S)
 SUMMARY_BLOCK = re.compile(r"(<!-- summary -->\n)(?P<body>.*?)(<!-- /summary -->)", re.S)
 SEARCH_BLOCK = re.compile(r"(<!-- searches -->\n)(?P<body>.*?)(<!-- /searches -->)", re.S)
+ATTEMPTS_BLOCK = re.compile(r"(<!-- zero-shot-attempts -->\n)(?P<body>.*?)(<!-- /zero-shot-attempts -->)", re.S)
 
 
 def load(name):
@@ -110,9 +111,11 @@ def zero_shot_interaction_row(s, vectors, gains):
     ]
 
 
-# Zero-shot runs over many splits: results file -> (the hybrid its row reads, what that hybrid is).
+# The zero-shot protocol run (issue 24: ten Reuters splits, five AAPD splits, fixed before it ran): the
+# front page's zero-shot rows. Results file -> (the hybrid its row reads, what that hybrid is).
+ZERO_SHOT_PROTOCOL = {"zero_shot": ("hybrid", "hybrid head (GILE + lexical + interaction, trained end to end)")}
+# The other zero-shot attempts, each on its own splits: listed in benchmarks/README.md, not on the front page.
 ZERO_SHOT_RUNS = {
-    "zero_shot": ("hybrid", "hybrid head (GILE + lexical + interaction, trained end to end)"),
     "zero_shot_fresh": (
         "hybrid_standardized",
         "standardised hybrid head (lexical + embedding match + interaction + GILE, trained end to end), fresh splits",
@@ -459,17 +462,8 @@ def summary_table():
     for name, vectors in REUTERS_RUNS.items():
         if (RESULTS / f"{name}.json").exists():
             report = load(name)
-            summary = report["summary"]
-            rows += [
-                reuters_seen_row(summary, vectors, report["results"].get("seen")),
-                reuters_zero_shot_row(summary, vectors),
-            ]
-    for name, vectors in ZERO_SHOT_INTERACTION_RUNS.items():
-        if (RESULTS / f"{name}.json").exists():
-            report = load(name)
-            gains = report["results"]["selected"]["held-out seen labels"]["per_split_minus_tfidf"]
-            rows.append(zero_shot_interaction_row(report["summary"], vectors, gains))
-    for name, (hybrid, what) in ZERO_SHOT_RUNS.items():
+            rows.append(reuters_seen_row(report["summary"], vectors, report["results"].get("seen")))
+    for name, (hybrid, what) in ZERO_SHOT_PROTOCOL.items():
         if (RESULTS / f"{name}.json").exists():
             rows += zero_shot_rows(load(name), hybrid, what)
     if (RESULTS / "seen_labels.json").exists():
@@ -498,6 +492,25 @@ def four_columns(row):
     if not paper.startswith("-"):  # "-" or "- (not in the paper)": no paper number
         target += f" (paper: {paper})"
     return [f"{task} ({link})", f"{ours}; against {baseline}", target, met]
+
+
+def zero_shot_attempts_table():
+    """Every zero-shot attempt besides the protocol run, for benchmarks/README.md: one split of
+    `benchmarks.reuters`, the learned word interaction, and the hybrids of later attempts on their own splits."""
+    rows = []
+    for name, vectors in REUTERS_RUNS.items():
+        if (RESULTS / f"{name}.json").exists():
+            rows.append(reuters_zero_shot_row(load(name)["summary"], vectors))
+    for name, vectors in ZERO_SHOT_INTERACTION_RUNS.items():
+        if (RESULTS / f"{name}.json").exists():
+            report = load(name)
+            gains = report["results"]["selected"]["held-out seen labels"]["per_split_minus_tfidf"]
+            rows.append(zero_shot_interaction_row(report["summary"], vectors, gains))
+    for name, (hybrid, what) in ZERO_SHOT_RUNS.items():
+        if (RESULTS / f"{name}.json").exists():
+            rows += zero_shot_rows(load(name), hybrid, what)
+    relinked = [[cell.replace("](benchmarks/README.md#", "](#") for cell in four_columns(row)] for row in rows]
+    return markdown_table(["attempt: measure", "ours against the baseline (same run)", "target", "met"], relinked)
 
 
 def search_table():
@@ -536,7 +549,9 @@ def generated():
 
     summary = summary_table() + "\n"
     searches = search_table() + "\n"
+    attempts = zero_shot_attempts_table() + "\n"
     benchmarks_readme = fill(BENCHMARKS_README.read_text(), RESULTS_BLOCK, results_body)
+    benchmarks_readme = fill(benchmarks_readme, ATTEMPTS_BLOCK, lambda m: attempts)
     return {
         BENCHMARKS_README: fill(benchmarks_readme, SEARCH_BLOCK, lambda m: searches),
         FRONT_PAGE: fill(FRONT_PAGE.read_text(), SUMMARY_BLOCK, lambda m: summary),

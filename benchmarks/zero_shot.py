@@ -43,7 +43,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from benchmarks.baselines import embedding_cosine_scores, random_ranking_expectation
+from benchmarks.baselines import random_ranking_expectation
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.report import RESULTS, write_report
 from benchmarks.seeds import mean_std
@@ -57,7 +57,7 @@ from keras_labelemb.datasets import (
     zero_shot_split,
 )
 from keras_labelemb.evaluation import ranking_report
-from keras_labelemb.layers import LexicalMatchHead
+from keras_labelemb.layers import EmbeddingMatchHead, HybridHead, LexicalMatchHead
 from keras_labelemb.models import document_classifier, set_labels
 from keras_labelemb.text import TextVectorizer, load_glove_6b
 
@@ -67,6 +67,8 @@ DATASETS = {
     "aapd": {"load": load_aapd, "splits": 5, "max_tokens": 250, "min_count": 1, "inner_exclude_top": 5},
 }
 LABEL_WORDS = 16
+# The components of the untrained fusion, scored alone too.
+FUSED = ("tfidf_match", "embedding_cosine")
 TRAINED_HEADS = {
     "gile": {"type": "gile", "joint_dim": 500},
     "interaction": {"type": "interaction"},
@@ -221,17 +223,39 @@ class Split:
         )
 
 
-def untrained_scores(split, adapt_ids, label_ids, ids):
-    """`tfidf_match` (the untrained LexicalMatchHead, idf from `adapt_ids`), `embedding_cosine` and their fusion."""
-    lexical = LexicalMatchHead(vocabulary_size=split.vocabulary_size, label_ids=label_ids)
-    lexical.build({"token_ids": (None, split.max_tokens)})
-    lexical.adapt(adapt_ids)
-    scores = {
-        "tfidf_match": np.asarray(lexical({"token_ids": ids})),
-        "embedding_cosine": embedding_cosine_scores(ids, label_ids, split.vectors),
+def untrained_heads(split, label_ids, adapt_ids):
+    """The library's untrained matching heads over the split's word vectors, idf (and BM25 statistics) adapted
+    on `adapt_ids`: `{"untrained_fusion": HybridHead([lexical, embedding], standardize=True), "bm25_match": ...}`;
+    the fusion's components are `tfidf_match` (LexicalMatchHead) and `embedding_cosine` (EmbeddingMatchHead)."""
+    embedding = keras.layers.Embedding(
+        split.vocabulary_size, split.vectors.shape[1], embeddings_initializer=keras.initializers.Constant(split.vectors)
+    )
+    components = [
+        LexicalMatchHead(embedding, name="tfidf_match"),
+        EmbeddingMatchHead(embedding, name="embedding_cosine"),
+    ]
+    heads = {
+        "untrained_fusion": HybridHead(components, label_ids=label_ids, standardize=True),
+        "bm25_match": LexicalMatchHead(embedding, label_ids=label_ids, weighting="bm25"),
     }
-    scores["untrained_fusion"] = standardize(scores["tfidf_match"]) + standardize(scores["embedding_cosine"])
-    return scores
+    for head in heads.values():
+        head.build({"token_ids": (None, split.max_tokens)})
+        head.adapt(adapt_ids)
+    return heads
+
+
+def untrained_scores(split, adapt_ids, label_ids, ids, batch_size=256):
+    """`tfidf_match`, `embedding_cosine`, their `untrained_fusion` and `bm25_match`: the library's untrained
+    heads (`untrained_heads`), `(N, L)` scores of the documents `ids` against `label_ids`."""
+    heads = untrained_heads(split, label_ids, adapt_ids)
+    parts = {}
+    for start in range(0, len(ids), batch_size):
+        document = {"token_ids": ids[start : start + batch_size]}
+        batch = {name: heads["untrained_fusion"].component_logits(document)[name] for name in FUSED}
+        batch.update({name: head(document) for name, head in heads.items()})
+        for name, scores in batch.items():
+            parts.setdefault(name, []).append(np.asarray(scores))
+    return {name: np.concatenate(chunks) for name, chunks in parts.items()}
 
 
 def run_split(name, data, seed, args):

@@ -25,9 +25,20 @@ def document_frequencies(token_ids, vocabulary_size):
     >>> df.tolist(), n
     ([0, 0, 1, 2, 1, 0], 2)
     """
+    df, n, _ = document_statistics(token_ids, vocabulary_size)
+    return df, n
+
+
+def document_statistics(token_ids, vocabulary_size):
+    """`(df, n, average_length)`: `document_frequencies` and the mean count of non-padding tokens (BM25's avgdl).
+
+    >>> df, n, average_length = document_statistics(np.array([[2, 2, 3, 0], [3, 4, 0, 0]]), 6)
+    >>> n, average_length
+    (2, 2.5)
+    """
     vocabulary_size = check_positive_int("vocabulary_size", vocabulary_size)
     df = np.zeros(vocabulary_size, "int64")
-    n = 0
+    n = tokens = 0
     for batch in _id_batches(token_ids):
         if batch.ndim < 2 or not np.issubdtype(batch.dtype, np.integer):
             raise ValueError(
@@ -40,7 +51,8 @@ def document_frequencies(token_ids, vocabulary_size):
         first[:, 1:] = rows[:, 1:] != rows[:, :-1]  # each distinct id once per document
         df += np.bincount(rows[first & (rows > 0)], minlength=vocabulary_size)
         n += len(batch)
-    return df, n
+        tokens += int((rows > 0).sum())
+    return df, n, tokens / max(n, 1)
 
 
 def smoothed_idf(df, n, ignored_ids=()):
@@ -55,6 +67,22 @@ def smoothed_idf(df, n, ignored_ids=()):
     """
     df = np.asarray(df, "float64")
     idf = np.where(df > 0, np.log((1.0 + n) / (1.0 + df)) + 1.0, 0.0)
+    idf[0] = 0.0
+    idf[list(ignored_ids)] = 0.0
+    return idf.astype("float32")
+
+
+def bm25_idf(df, n, ignored_ids=()):
+    """BM25's idf as Lucene (and `bm25s`, method "lucene") compute it: `log(1 + (n - df + 0.5) / (df + 0.5))`.
+
+    Positive for every df. Ids in no document, `ignored_ids` and padding get
+    0, as in `smoothed_idf`.
+
+    >>> bm25_idf(np.array([0, 3, 1]), 3).astype("float64").round(3).tolist()
+    [0.0, 0.134, 0.981]
+    """
+    df = np.asarray(df, "float64")
+    idf = np.where(df > 0, np.log1p((n - df + 0.5) / (df + 0.5)), 0.0)
     idf[0] = 0.0
     idf[list(ignored_ids)] = 0.0
     return idf.astype("float32")

@@ -66,3 +66,11 @@ def test_the_front_page_has_four_columns_and_searches_live_in_the_write_ups():
     header = "| task: measure | ours against the baseline (same run) | target | met |"
     assert header in front_page and "found by KerasTuner" not in front_page
     assert "found by KerasTuner" in readme.BENCHMARKS_README.read_text()
+
+
+def test_the_front_page_shows_the_zero_shot_protocol_run_and_the_write_ups_every_other_attempt():
+    front, attempts = readme.summary_table(), readme.zero_shot_attempts_table()
+    assert "10 splits (seeds 0-9)" in front and "fresh splits" not in front
+    assert "fresh splits" in attempts and "learned word interaction" in attempts
+    assert "hybrid head (GILE + lexical + interaction" in front and "hybrid head (GILE + lexical" not in attempts
+    assert "](#zero-shot-over-many-splits" in attempts  # links re-rooted at benchmarks/README.md

@@ -293,3 +293,55 @@ def test_other_ignored_ids_never_match():
     got = logits(head, docs, label_ids=labels)
     assert got[0, 0] == 0.0
     assert got[1, 1] > 0.0
+
+
+def bm25s_scores(docs, labels, k1, b):
+    """`bm25s` (method "lucene") indexing `docs`, each label's description its query: `(N, L)`."""
+    import bm25s
+
+    def text(row):  # unknown words (1) are tokens of the document, never of a query
+        return " ".join("unk" if i == 1 else f"w{i}" for i in np.ravel(row) if i > 0)
+
+    retriever = bm25s.BM25(method="lucene", k1=k1, b=b)
+    retriever.index(
+        bm25s.tokenize([text(row) for row in docs], stopwords=None, show_progress=False), show_progress=False
+    )
+    return np.stack([retriever.get_scores([f"w{i}" for i in row if i > 1]) for row in labels], axis=1)
+
+
+@pytest.mark.parametrize("k1, b", [(1.2, 0.75), (2.0, 0.3)])
+def test_bm25_equals_bm25s_lucene(k1, b):
+    docs = make_documents(np.random.default_rng(3), 20)
+    labels = LABELS[[0, 1, 3, 4]]  # a repeated query word counts twice, as in bm25s
+    head = LexicalMatchHead(vocabulary_size=VOCAB, label_ids=labels, weighting="bm25", k1=k1, b=b)
+    head.build({"token_ids": (None, T)})
+    head.adapt(docs)
+    np.testing.assert_allclose(np.asarray(head({"token_ids": docs})), bm25s_scores(docs, labels, k1, b), atol=1e-5)
+
+
+def test_bm25_scores_empty_documents_zero_and_round_trips_its_statistics():
+    head = LexicalMatchHead(vocabulary_size=VOCAB, label_ids=LABELS, weighting="bm25")
+    head.build({"token_ids": (None, T)})
+    head.adapt(TRAIN)
+    logits = np.asarray(head({"token_ids": DOCS}))
+    assert np.isfinite(logits).all() and (logits[2] == 0).all() and (logits[4] == 0).all()
+    assert (logits[:, 2] == 0).all()  # a description whose only word has no idf
+    clone = LexicalMatchHead.from_config(head.get_config())
+    clone.build({"token_ids": (None, T)})
+    clone.set_weights(head.get_weights())
+    clone.set_labels(LABELS)
+    np.testing.assert_array_equal(np.asarray(clone({"token_ids": DOCS})), logits)
+    assert clone.weighting == "bm25" and float(clone.average_length) == pytest.approx((TRAIN > 0).sum() / len(TRAIN))
+
+
+def test_bm25_needs_the_average_length_and_valid_parameters():
+    head = LexicalMatchHead(vocabulary_size=VOCAB, label_ids=LABELS, weighting="bm25")
+    head.build({"token_ids": (None, T)})
+    with pytest.raises(ValueError, match="average_length"):
+        head.set_idf(*document_frequencies(TRAIN, VOCAB))
+    with pytest.raises(ValueError, match="weighting"):
+        LexicalMatchHead(vocabulary_size=VOCAB, weighting="bm26")
+    with pytest.raises(ValueError, match="`b`"):
+        LexicalMatchHead(vocabulary_size=VOCAB, weighting="bm25", b=1.5)
+    with pytest.raises(ValueError, match="k1"):
+        LexicalMatchHead(vocabulary_size=VOCAB, weighting="bm25", k1=0)

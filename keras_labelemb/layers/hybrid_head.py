@@ -8,7 +8,7 @@ import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_bool, known_values
-from keras_labelemb.document_frequency import document_frequencies
+from keras_labelemb.document_frequency import document_statistics
 from keras_labelemb.layers.label_head import LabelHead, document_parts, validate_label_ids
 from keras_labelemb.layers.token_label_head import safe_sqrt
 
@@ -257,10 +257,10 @@ class HybridHead(LabelHead):
 
     def adapt(self, documents):
         """Sets the idf of every component that has one (`TokenLabelHead.adapt`), counting the documents once."""
-        df, n = document_frequencies(documents, self.vocabulary_size)
+        df, n, average_length = document_statistics(documents, self.vocabulary_size)
         for component in self.components:
             if hasattr(component, "set_idf"):
-                component.set_idf(df, n)
+                component.set_idf(df, n, average_length)
 
     # -- the label side ----------------------------------------------------------------
     def _description_components(self):

@@ -1,10 +1,14 @@
-"""Lexical match head: tf-idf cosine between a document's words and each label description's words."""
+"""Lexical match head: tf-idf cosine (or BM25) between a document's words and each label description's words."""
 
 import keras
 from keras import ops
 
-from keras_labelemb.argument_checks import check_bool
+from keras_labelemb.argument_checks import check_bool, check_choice, check_positive_float
+from keras_labelemb.document_frequency import bm25_idf
+from keras_labelemb.layers.label_head import document_parts
 from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead, safe_sqrt
+
+WEIGHTINGS = ("tfidf", "bm25")
 
 
 def sublinear(counts, enabled):
@@ -16,10 +20,23 @@ def sublinear(counts, enabled):
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class LexicalMatchHead(TokenLabelHead):
-    """Scores each label by the tf-idf cosine of the document and the label's description.
+    """Scores each label by the tf-idf cosine (or the BM25 score) of the document and the label's description.
 
         tfidf(x)_w = tf(x, w) * idf_w,   tf = 1 + log(count) (sublinear) or the count
         logits = scale * cos(tfidf(document), tfidf(description)) + b
+
+    With `weighting="bm25"` the match is BM25 as Lucene scores it, the
+    description being the query (each of its words counted as often as it
+    occurs, as `bm25s` with `method="lucene"`; tested against it):
+
+        bm25(d, q) = sum_{w in q} idf_w * c(d, w) / (c(d, w) + k1 (1 - b + b |d| / avgdl))
+        idf_w = log(1 + (n - df_w + 0.5) / (df_w + 0.5))
+
+    where `|d|` counts the document's non-padding tokens and `n`, `df`,
+    `avgdl` come from `adapt`'s documents (`average_length`, a
+    non-trainable weight beside `idf`). BM25 scores are not bounded like a
+    cosine: in a `HybridHead`, `standardize=True` puts them on the others'
+    scale.
 
     Untrained (`scale` 1, `b` 0, `idf` from `adapt`), the logits equal
     scikit-learn's `TfidfVectorizer(sublinear_tf=True)` cosine fitted on the
@@ -41,7 +58,10 @@ class LexicalMatchHead(TokenLabelHead):
             used), or None with `vocabulary_size`.
         label_ids: `(L, Lw)` token ids of the label descriptions.
         vocabulary_size: vocabulary size when there is no `embedding`.
-        sublinear_tf: `1 + log(count)` term frequencies. Default True.
+        sublinear_tf: `1 + log(count)` term frequencies (tf-idf only). Default True.
+        weighting: `"tfidf"` (cosine, the default) or `"bm25"`.
+        k1, b: BM25's term-frequency saturation and length normalisation
+            (Lucene's defaults 1.2 and 0.75); read with `weighting="bm25"`.
         ignored_ids: ids that never match. Default `(1,)` (unknown word).
         scale_initializer: initial `scale`. Default 1.
         bias_initializer: initial `b`. Default 0.
@@ -58,7 +78,7 @@ class LexicalMatchHead(TokenLabelHead):
     """
 
     # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
-    spec_options = ("sublinear_tf", "ignored_ids", "scale_initializer")
+    spec_options = ("sublinear_tf", "weighting", "k1", "b", "ignored_ids", "scale_initializer")
 
     label_side_keys = ("ids", "weights")
 
@@ -68,12 +88,20 @@ class LexicalMatchHead(TokenLabelHead):
         label_ids=None,
         vocabulary_size=None,
         sublinear_tf=True,
+        weighting="tfidf",
+        k1=1.2,
+        b=0.75,
         ignored_ids=(UNKNOWN_ID,),
         scale_initializer="ones",
         bias_initializer="zeros",
         **kwargs,
     ):
         self.sublinear_tf = check_bool("sublinear_tf", sublinear_tf)
+        self.weighting = check_choice("weighting", weighting, WEIGHTINGS)
+        self.k1 = check_positive_float("k1", k1)
+        if not 0.0 <= float(b) <= 1.0:
+            raise ValueError(f"`b` (BM25's length normalisation) must lie in [0, 1]. Received: b={b!r}")
+        self.b = float(b)
         self.scale_initializer = keras.initializers.get(scale_initializer)
         super().__init__(
             embedding=embedding,
@@ -87,6 +115,20 @@ class LexicalMatchHead(TokenLabelHead):
     def build(self, input_shape):
         super().build(input_shape)
         self.scale = self.add_weight(name="scale", shape=(), initializer=self.scale_initializer)
+        if self.weighting == "bm25":
+            self.average_length = self.add_weight(name="average_length", shape=(), initializer="ones", trainable=False)
+
+    def set_idf(self, df, n, average_length=None):
+        """tf-idf: scikit-learn's smoothed idf; BM25: Lucene's idf and the documents' mean length."""
+        super().set_idf(df, n, average_length)
+        if self.weighting == "bm25":
+            if average_length is None or not average_length > 0:
+                raise ValueError(
+                    "BM25 normalises by the documents' mean length: pass a positive `average_length` "
+                    f"(`adapt` computes it). Received: average_length={average_length!r}"
+                )
+            self.idf.assign(bm25_idf(df, n, self.ignored_ids))
+            self.average_length.assign(float(average_length))
 
     def embed_label_ids(self, label_ids):
         """`{"ids", "weights"}` `(L, Lw)`: each position's share of its word's l2-normalised tf-idf value.
@@ -97,6 +139,8 @@ class LexicalMatchHead(TokenLabelHead):
         is the cosine.
         """
         ids, keep = self.matching_ids(ops.convert_to_tensor(label_ids, "int32"))
+        if self.weighting == "bm25":  # a query word counts once per occurrence
+            return {"ids": ids, "weights": ops.cast(keep, "float32")}
         same = ops.logical_and(ops.equal(ids[:, :, None], ids[:, None, :]), keep[:, None, :])
         counts = ops.sum(ops.cast(same, "float32"), axis=-1) * ops.cast(keep, "float32")  # (L, Lw)
         value = sublinear(counts, self.sublinear_tf) * ops.take(ops.cast(self.idf, "float32"), ids)
@@ -105,18 +149,29 @@ class LexicalMatchHead(TokenLabelHead):
         return {"ids": ids, "weights": ops.where(norm > 0, share / ops.maximum(norm, 1e-12), 0.0)}
 
     def document_vectors(self, inputs):
-        """The documents' l2-normalised tf-idf vectors `(B, V)` (zero for a document without matching words)."""
+        """The documents' l2-normalised tf-idf vectors `(B, V)` (zero for a document without matching words);
+        with BM25, each word's `idf * c / (c + k1 (1 - b + b |d| / avgdl))`."""
         ids, keep = self.document_ids(inputs)
         batch, length = ops.shape(ids)[0], ops.shape(ids)[1]
         rows = ops.repeat(ops.expand_dims(ops.arange(batch, dtype="int32"), 1), length, axis=1)
         positions = ops.stack([ops.reshape(rows, (-1,)), ops.reshape(ids, (-1,))], axis=1)
         counts = ops.scatter(positions, ops.reshape(ops.cast(keep, "float32"), (-1,)), (batch, self.vocabulary_size))
+        if self.weighting == "bm25":
+            return self.bm25_terms(inputs, counts)
         values = sublinear(counts, self.sublinear_tf) * ops.cast(self.idf, "float32")
         norm = safe_sqrt(ops.sum(values * values, axis=-1, keepdims=True))
         return ops.where(norm > 0, values / ops.maximum(norm, 1e-12), 0.0)
 
+    def bm25_terms(self, inputs, counts):
+        """`(B, V)` BM25 term scores of documents with word counts `counts`: length from the token mask."""
+        parts = document_parts(inputs if isinstance(inputs, dict) else {"pooled": inputs})
+        mask = ops.reshape(ops.cast(parts["token_mask"], "float32"), (ops.shape(counts)[0], -1))
+        length = ops.sum(mask, axis=-1, keepdims=True)  # every non-padding token, unknown words included
+        norm = self.k1 * (1.0 - self.b + self.b * length / ops.cast(self.average_length, "float32"))
+        return ops.cast(self.idf, "float32") * counts / (counts + norm)
+
     def cosine(self, inputs, label_embeddings):
-        """The untrained scores `(B, L)`: tf-idf cosines of the documents and the label side."""
+        """The untrained scores `(B, L)`: tf-idf cosines (or BM25 scores) of the documents and the label side."""
         documents = self.document_vectors(inputs)
         gathered = ops.take(documents, label_embeddings["ids"], axis=1)  # (B, L, Lw)
         return ops.sum(gathered * ops.cast(label_embeddings["weights"], "float32"), axis=-1)
@@ -131,6 +186,9 @@ class LexicalMatchHead(TokenLabelHead):
         config = super().get_config()
         config.update(
             sublinear_tf=self.sublinear_tf,
+            weighting=self.weighting,
+            k1=self.k1,
+            b=self.b,
             scale_initializer=keras.initializers.serialize(self.scale_initializer),
         )
         return config

@@ -5,7 +5,7 @@ import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_positive_int, check_token_ids
-from keras_labelemb.document_frequency import document_frequencies, smoothed_idf
+from keras_labelemb.document_frequency import document_statistics, smoothed_idf
 from keras_labelemb.layers.label_head import LabelHead, document_parts
 
 # The library's TextVectorizer reads unknown words as id 1: two unknown words are not a match.
@@ -130,10 +130,14 @@ class TokenLabelHead(LabelHead):
         Include the label descriptions among them to give their words an idf
         too, as a vectorizer fitted on documents and descriptions does.
         """
-        self.set_idf(*document_frequencies(documents, self.vocabulary_size))
+        df, n, average_length = document_statistics(documents, self.vocabulary_size)
+        self.set_idf(df, n, average_length)
 
-    def set_idf(self, df, n):
-        """Sets `idf` from document frequencies `df` `(V,)` over `n` documents (`document_frequencies`)."""
+    def set_idf(self, df, n, average_length=None):
+        """Sets `idf` from document frequencies `df` `(V,)` over `n` documents (`document_statistics`).
+
+        `average_length` (tokens per document) is read by heads that normalise by document length (BM25).
+        """
         if n == 0:
             raise ValueError("`documents` must hold at least one document. Received: no documents")
         if not self.built:
