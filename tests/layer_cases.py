@@ -463,15 +463,16 @@ def document_dict(rng, vocabulary=16, pooled_width=7):
 
 
 def lexical_match_head(rng):
-    """tf-idf cosine from token ids alone (no embedding: `vocabulary_size`); idf is the non-trainable weight."""
+    """BM25 from token ids alone (no embedding: `vocabulary_size`); idf and the mean document length are the
+    non-trainable weights. The tf-idf cosine runs as a component of the hybrid case."""
     from keras_labelemb.layers import LexicalMatchHead
 
     return LexicalMatchHead, dict(
-        init_kwargs={"vocabulary_size": 16, "label_ids": GILE_LABELS},
+        init_kwargs={"vocabulary_size": 16, "label_ids": GILE_LABELS, "weighting": "bm25"},
         input_data={"token_ids": document_dict(rng)["token_ids"]},
         expected_output_shape=(3, 4),
         expected_num_trainable_weights=2,
-        expected_num_non_trainable_weights=1,
+        expected_num_non_trainable_weights=2,
     )
 
 
