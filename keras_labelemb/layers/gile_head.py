@@ -1,11 +1,14 @@
 """Generalized input-label embedding output layer (GILE eqs. 7-14) and its ablations."""
 
+import functools
+
 import keras
 import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_choice, check_positive_int
-from keras_labelemb.layers.label_head import LabelHead, validate_label_ids
+from keras_labelemb.layers.label_head import LabelHead
+from keras_labelemb.layers.label_set import LabelSet
 
 VARIANTS = ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input")
 _LANGUAGE_FILE = "language_{}_label_ids.npy"
@@ -145,7 +148,6 @@ class GileHead(LabelHead):
         **kwargs,
     ):
         self.num_languages = check_positive_int("num_languages", num_languages)
-        self.language_label_ids = None
         super().__init__(
             embedding=embedding,
             label_ids=label_ids,
@@ -154,6 +156,14 @@ class GileHead(LabelHead):
             label_dim=label_dim,
             **kwargs,
         )
+        self.language_label_sets = [
+            LabelSet(
+                f"language_label_ids[{language}]",
+                file_name=_LANGUAGE_FILE.format(language),
+                restore=functools.partial(self.set_labels, language=language),
+            )
+            for language in range(self.num_languages)
+        ]
         self.variant = check_choice("variant", variant, VARIANTS)
         self.joint_dim = check_positive_int("joint_dim", joint_dim)
         self.activation = keras.activations.get(activation)
@@ -190,11 +200,14 @@ class GileHead(LabelHead):
         if language is None:
             return super().set_labels(label_ids)
         self._check_language(language)
-        ids = validate_label_ids(label_ids, self.vocabulary_size, name=f"language_label_ids[{language}]")
-        if self.language_label_ids is None:
-            self.language_label_ids = [None] * self.num_languages
-        self.language_label_ids[language] = ids
+        self.language_label_sets[language].set(label_ids, self.vocabulary_size)
         self.label_set_changed()
+
+    @property
+    def language_label_ids(self):
+        """Each language's own `(L_l, Lw)` label set (None where it has none), or None when no language has one."""
+        ids = [label_set.ids for label_set in self.language_label_sets]
+        return None if all(i is None for i in ids) else ids
 
     def _check_language(self, language):
         is_int = isinstance(language, (int, np.integer)) and not isinstance(language, bool)
@@ -211,18 +224,8 @@ class GileHead(LabelHead):
             return self.language_label_ids[language]
         return None
 
-    def label_sets(self):
-        sets = super().label_sets()
-        for language, ids in enumerate(self.language_label_ids or []):
-            if ids is not None:
-                sets[_LANGUAGE_FILE.format(language)] = ids
-        return sets
-
-    def restore_label_set(self, file_name, label_ids):
-        for language in range(self.num_languages):
-            if file_name == _LANGUAGE_FILE.format(language):
-                return self.set_labels(label_ids, language=language)
-        return super().restore_label_set(file_name, label_ids)
+    def held_label_sets(self):
+        return [self.label_set, *self.language_label_sets]
 
     # -- weights --------------------------------------------------------------
     def _add(self, name, shape, initializer=None):

@@ -1,7 +1,6 @@
 """Hybrid head: a learned weighted sum of other label heads' logits (e.g. GILE + lexical match + word interaction)."""
 
 import contextlib
-import os
 
 import keras
 import numpy as np
@@ -9,10 +8,9 @@ from keras import ops
 
 from keras_labelemb.argument_checks import check_bool, known_values
 from keras_labelemb.document_frequency import document_statistics
-from keras_labelemb.layers.label_head import LabelHead, document_parts, validate_label_ids
+from keras_labelemb.layers.label_head import LabelHead, document_parts
+from keras_labelemb.layers.label_set import LabelSet
 from keras_labelemb.layers.token_label_head import safe_sqrt
-
-SEEN_LABEL_IDS_FILE = "seen_label_ids.npy"
 
 
 def _sharing_scope():
@@ -156,7 +154,7 @@ class HybridHead(LabelHead):
         if len(set(names)) != len(names):
             raise ValueError(f"Components need distinct names. Received: names {names}")
         self.components = list(components)
-        self._seen_label_ids = None
+        self.seen_label_set = LabelSet("seen_label_ids", restore=self.set_seen_labels)
         self._columns = None
         kwargs.pop("embedding", None)
         kwargs.pop("label_encoder", None)
@@ -203,22 +201,24 @@ class HybridHead(LabelHead):
     @property
     def seen_label_ids(self):
         """The label set the per-label components were built for (None without such components)."""
-        return self._seen_label_ids
+        return self.seen_label_set.ids
 
     def set_seen_labels(self, label_ids):
         """Sets the label set of the per-label components (their columns, in order)."""
-        ids = validate_label_ids(label_ids, self.vocabulary_size, name="seen_label_ids")
-        for component in self.per_label_components:
-            if component.num_labels is not None and component.num_labels != ids.shape[0]:
-                raise ValueError(
-                    f"Component {component.name!r} has per-label parameters for {component.num_labels} labels. "
-                    f"Received: seen_label_ids with {ids.shape[0]} labels"
-                )
-        self._seen_label_ids = ids
+
+        def check(ids):
+            for component in self.per_label_components:
+                if component.num_labels is not None and component.num_labels != ids.shape[0]:
+                    raise ValueError(
+                        f"Component {component.name!r} has per-label parameters for {component.num_labels} labels. "
+                        f"Received: seen_label_ids with {ids.shape[0]} labels"
+                    )
+
+        self.seen_label_set.set(label_ids, self.vocabulary_size, check=check)
         self._columns = None
 
     def set_labels(self, label_ids):
-        if self._seen_label_ids is None and self.per_label_components:
+        if self.seen_label_ids is None and self.per_label_components:
             # A head rebuilt from its config alone: which labels its per-label weights belong to is not known.
             raise ValueError(
                 f"HybridHead {self.name!r} has per-label components but no `seen_label_ids` (a head rebuilt from "
@@ -229,31 +229,17 @@ class HybridHead(LabelHead):
 
     def columns_of(self, label_ids):
         """`(L,)` int32 columns of the per-label components for description rows `label_ids` (-1: none)."""
-        if self._seen_label_ids is None:
+        if self.seen_label_ids is None:
             return np.full(len(label_ids), -1, "int32")
-        return label_columns(label_ids, self._seen_label_ids)
+        return label_columns(label_ids, self.seen_label_ids)
 
     def _stored_columns(self):
         if self._columns is None:
             self._columns = self.columns_of(self._stored_label_ids())
         return self._columns
 
-    def label_sets(self):
-        sets = super().label_sets()
-        if self._seen_label_ids is not None:
-            sets[SEEN_LABEL_IDS_FILE] = self._seen_label_ids
-        return sets
-
-    def restore_label_set(self, file_name, label_ids):
-        if file_name == SEEN_LABEL_IDS_FILE:
-            return self.set_seen_labels(label_ids)
-        return super().restore_label_set(file_name, label_ids)
-
-    def load_assets(self, dir_path):
-        path = os.path.join(dir_path, SEEN_LABEL_IDS_FILE)
-        if os.path.exists(path):  # before the label set, whose columns it gives
-            self.set_seen_labels(np.load(path))
-        super().load_assets(dir_path)
+    def held_label_sets(self):
+        return [self.seen_label_set, self.label_set]  # the seen set first: it gives the label set's columns
 
     def adapt(self, documents):
         """Sets the idf of every component that has one (`TokenLabelHead.adapt`), counting the documents once."""

@@ -1,44 +1,15 @@
 """The base of every output layer that scores a label set given as token ids of label descriptions."""
 
-import os
-
 import keras
 import numpy as np
 from keras import ops
 
-from keras_labelemb.argument_checks import check_label_indices, check_positive_int, check_token_ids, known_values
+from keras_labelemb.argument_checks import check_label_indices, check_positive_int, known_values
 from keras_labelemb.layers.label_encoder import LabelEncoder
+from keras_labelemb.layers.label_set import LabelSet, validate_label_ids
 
-LABEL_IDS_FILE = "label_ids.npy"
 # The label-side tensors a head lays out by name under a `keras.distribution` (model parallelism over labels).
 LABEL_AXIS_TENSORS = ("label_embeddings", "logits")
-
-
-def validate_label_ids(label_ids, vocabulary_size=None, name="label_ids"):
-    """Checks a `(L, Lw)` array of label-description token ids; returns it as int32 NumPy.
-
-    Every row needs at least one non-padding token (an empty description has
-    nothing to score the label from), and every id must lie in the vocabulary.
-    """
-    array = np.asarray(label_ids)
-    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
-        raise ValueError(
-            f"`{name}` must be a non-empty (num_labels, description_length) array of token ids. "
-            f"Received: {name} with shape {array.shape}"
-        )
-    if not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"`{name}` must hold integer token ids. Received: {name} with dtype {array.dtype}")
-    if array.min() < 0:
-        raise ValueError(f"`{name}` holds negative token ids. Received: {name} with min {array.min()}")
-    check_token_ids(array, vocabulary_size, name=name)
-    empty = np.flatnonzero((array != 0).sum(axis=1) == 0)
-    if empty.size:
-        raise ValueError(
-            f"`{name}` has empty label descriptions (all padding) in rows {empty[:10].tolist()}: "
-            "every label needs at least one known word. Received: "
-            f"{name} with {empty.size} empty rows of {array.shape[0]}"
-        )
-    return array.astype("int32")
 
 
 # The keys of the document structure a head that reads tokens receives (`LabelHead.reads_tokens`).
@@ -136,6 +107,13 @@ class LabelHead(keras.layers.Layer):
     a head's `embed_labels` maps those ids to label embeddings; the
     label-side width of a head is its `joint_dim`.
 
+    The label set is a `LabelSet` the head holds (`head.label_set`): the
+    ids, their checks, the asset they are saved as. Heads holding more sets
+    (a hybrid's seen labels, a multilingual GILE head's languages) list them
+    in `held_label_sets()`; heads that read no descriptions
+    (`reads_descriptions = False`: `LinearHead`, `WideHead`) hold none that
+    can be replaced.
+
     Saving: the label set is kept out of `get_config()` (a config stays a few
     KB at any label count) and saved as the layer's asset (`label_ids.npy`) in
     `.keras` files, so a round trip keeps it exactly. A layer rebuilt from its
@@ -153,6 +131,9 @@ class LabelHead(keras.layers.Layer):
             `embedding`.
     """
 
+    # Whether the head scores labels from their descriptions (False: one weight vector per label, no label set
+    # to replace).
+    reads_descriptions = True
     # Whether the head reads the document's tokens (its input is the document dict) or only the pooled `h`.
     reads_tokens = False
     # Whether the head reads the document's sparse features (`"features"`, the wide path's tf-idf) instead of `h`.
@@ -179,7 +160,7 @@ class LabelHead(keras.layers.Layer):
         self.label_encoder = label_encoder if label_encoder is not None else LabelEncoder(dtype=self.dtype_policy)
         self.label_dim = check_positive_int("label_dim", label_dim, allow_none=True)
         self._num_labels = check_positive_int("num_labels", num_labels, allow_none=True)
-        self._label_ids = None
+        self.label_set = LabelSet("label_ids", restore=self.set_labels)
         if label_ids is not None:
             if embedding is None:
                 raise ValueError(
@@ -192,14 +173,12 @@ class LabelHead(keras.layers.Layer):
     @property
     def label_ids(self):
         """The `(L, Lw)` int32 token ids of the current label set, or None."""
-        return self._label_ids
+        return self.label_set.ids
 
     @property
     def num_labels(self):
         """The number of labels in the current label set (None when unknown)."""
-        if self._label_ids is not None:
-            return int(self._label_ids.shape[0])
-        return self._num_labels
+        return self.label_set.count if self.label_set.ids is not None else self._num_labels
 
     @property
     def vocabulary_size(self):
@@ -221,16 +200,22 @@ class LabelHead(keras.layers.Layer):
         Any number of labels, unless the head has per-label parameters: then
         only as many labels as it was built for (the same labels re-described).
         """
+        self._require_descriptions("label_ids")
         if self.vocabulary_size is None:
             raise ValueError(
                 "This head reads no label descriptions (no shared `embedding`). "
                 f"Received: label_ids with shape {np.shape(label_ids)}"
             )
-        ids = validate_label_ids(label_ids, self.vocabulary_size)
-        self._check_label_count(ids.shape[0], "label_ids")
-        self._label_ids = ids
+        ids = self.label_set.set(label_ids, self.vocabulary_size, check=lambda ids: self._check_label_count(ids))
         self._num_labels = int(ids.shape[0])
         self.label_set_changed()
+
+    def _require_descriptions(self, what):
+        if not self.reads_descriptions:
+            raise ValueError(
+                f"{type(self).__name__} has one weight vector per label and reads no descriptions: it cannot score "
+                f"another label set (a GileHead or DrillHead can). Received: {what}"
+            )
 
     def label_set_changed(self):
         """Counts a change of the stored label set (`label_set_version`): compiled functions that captured it
@@ -242,25 +227,27 @@ class LabelHead(keras.layers.Layer):
         """How many times the stored label set was replaced since construction."""
         return getattr(self, "_label_set_version", 0)
 
-    def _check_label_count(self, count, name):
+    def _check_label_count(self, ids):
+        count = ids.shape[0]
         if self.has_per_label_parameters and self.built and self.num_labels is not None and count != self.num_labels:
             raise ValueError(
                 f"{type(self).__name__} {self.name!r} has per-label parameters for {self.num_labels} labels and "
-                f"cannot score another label count. Received: {name} with {count} labels"
+                f"cannot score another label count. Received: label_ids with {count} labels"
             )
 
     def _stored_label_ids(self):
-        if self._label_ids is None:
+        if self.label_set.ids is None:
             raise ValueError(
                 f"{type(self).__name__} {self.name!r} has no label set: pass `label_ids` to the constructor or "
                 "to `set_labels` (a layer restored from its config alone gets them from `load_assets`), or "
                 "labels at call time. Received: label_ids=None"
             )
-        return self._label_ids
+        return self.label_set.ids
 
     # -- label embeddings ---------------------------------------------------------
     def embed_labels(self, label_ids=None):
         """Label embeddings `E` `(L, d)` of `label_ids` `(L, Lw)` (default: the stored label set)."""
+        self._require_descriptions("embed_labels()")
         if label_ids is None:
             return self.stored_label_embeddings()
         label_ids = self._check_call_label_ids(label_ids)
@@ -457,24 +444,20 @@ class LabelHead(keras.layers.Layer):
             leading = tuple(input_shape[:-1])
         return leading + (self.num_labels,)
 
-    # -- saving: the label set is an asset, not config --------------------------------
-    def label_sets(self):
-        """`{file name: (L, Lw) token ids}` of the label sets saved with the layer (subclasses add theirs)."""
-        return {} if self._label_ids is None else {LABEL_IDS_FILE: self._label_ids}
-
-    def restore_label_set(self, file_name, label_ids):
-        """Sets a label set read back by `load_assets` (subclasses restore theirs)."""
-        if file_name == LABEL_IDS_FILE:
-            self.set_labels(label_ids)
+    # -- saving: the label sets are assets, not config --------------------------------
+    def held_label_sets(self):
+        """The `LabelSet`s the head holds, in the order `load_assets` restores them (subclasses add theirs)."""
+        return [self.label_set]
 
     def save_assets(self, dir_path):
-        for file_name, ids in self.label_sets().items():
-            np.save(os.path.join(dir_path, file_name), ids)
+        for label_set in self.held_label_sets():
+            label_set.save(dir_path)
 
     def load_assets(self, dir_path):
-        for file_name in sorted(os.listdir(dir_path)):
-            if file_name.endswith(".npy"):
-                self.restore_label_set(file_name, np.load(os.path.join(dir_path, file_name)))
+        if dir_path is None:  # Keras gives None to a layer that saved no asset (a head without a label set)
+            return
+        for label_set in self.held_label_sets():
+            label_set.load(dir_path)
 
     def get_config(self):
         config = super().get_config()

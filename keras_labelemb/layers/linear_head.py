@@ -38,6 +38,7 @@ class LinearHead(LabelHead):
     spec_options = ("kernel_initializer", "kernel_regularizer")
     # h W + b = <[h, 1], [W, b]>.
     scores_are_inner_products = True
+    reads_descriptions = False
 
     def __init__(
         self,
@@ -74,15 +75,6 @@ class LinearHead(LabelHead):
             regularizer=self.kernel_regularizer,
         )
         self.bias = self.add_weight(name="bias", shape=(self.num_labels,), initializer=self.bias_initializer)
-
-    def set_labels(self, label_ids):
-        raise ValueError(
-            "LinearHead has one weight vector per label and reads no descriptions: it cannot score another "
-            "label set (use a GileHead or DrillHead for that). Received: label_ids"
-        )
-
-    def embed_labels(self, label_ids=None):
-        raise ValueError("LinearHead has no label embeddings (it reads no descriptions). Received: embed_labels()")
 
     def call(self, inputs, label_ids=None, label_embeddings=None, training=None):
         if label_ids is not None or label_embeddings is not None:
