@@ -27,10 +27,12 @@ def machine():
     try:
         import keras
 
+        info["keras_backend"] = keras.backend.backend()
         if keras.backend.backend() == "jax":
             import jax
 
             info["devices"] = [str(d) for d in jax.devices()]
+            info["gpus"] = [d.device_kind for d in jax.devices() if d.platform == "gpu"]
         else:
             import tensorflow as tf
 
@@ -123,12 +125,14 @@ def write_report(output, benchmark, module, args, argv, results, summary, table,
 
 
 def results_header(report):
-    """The line above every results table: command, code version, machine and wall time."""
-    where = f"{report['machine'].get('cpu_count')} CPU cores"
-    gpus = report["machine"].get("gpus") or [d for d in report["machine"].get("devices", []) if "cpu" not in d.lower()]
-    if gpus:
-        where += ", " + ", ".join(gpus)
+    """The line above every results table: command (and the Keras backend when not TensorFlow), code version,
+    machine (accelerators first) and wall time."""
+    machine = report["machine"]
+    gpus = machine.get("gpus") or [d for d in machine.get("devices", []) if "cpu" not in d.lower()]
+    where = ", ".join([*gpus, f"{machine.get('cpu_count')} CPU cores"])
+    backend = machine.get("keras_backend", "tensorflow")
+    under = f" under `KERAS_BACKEND={backend}`" if backend != "tensorflow" else ""
     return (
-        f"Command: `{report['command']}` (code version {report['code_version']}; {where}; "
+        f"Command: `{report['command']}`{under} (code version {report['code_version']}; {where}; "
         f"{report['wall_seconds']:,.0f} s)"
     )

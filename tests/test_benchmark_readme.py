@@ -1,8 +1,29 @@
 """The README's summary table and the tables of benchmarks/README.md are generated from benchmarks/results."""
 
+import json
+import re
+import subprocess
+
 import pytest
 
-from benchmarks import readme
+from benchmarks import readme, seen_labels
+from benchmarks.report import REPO, results_header
+
+# Every results file of the benchmarks and the searches, JSON and Markdown.
+RESULT_FILES = sorted([*readme.RESULTS.glob("*.*"), *readme.TUNING_RESULTS.glob("*.*")])
+RESULT_JSON = [p for p in RESULT_FILES if p.suffix == ".json"]
+MACHINE_PATH = re.compile(r"(?<![\w.])/(work|home|tmp|root|Users)/")
+
+
+def code_versions(report):
+    """The code versions a report records: its own and those of the runs it resumed."""
+    versions = [report["code_version"]]
+    for entry in report.get("results", {}).values() if isinstance(report.get("results"), dict) else []:
+        resumed = entry.get("resumed_from") if isinstance(entry, dict) else None
+        while resumed:
+            versions.append(resumed["code_version"])
+            resumed = resumed.get("resumed_from")
+    return versions
 
 
 def test_generated_parts_match_the_results():
@@ -34,17 +55,46 @@ def test_summary_marks_a_missed_target(monkeypatch):
     assert row[4].endswith("**not met**")
 
 
-def test_results_record_no_absolute_path():
-    for path in readme.RESULTS.glob("*.json"):
-        text = path.read_text()
-        assert '"/work' not in text and '"/home' not in text and '"/tmp' not in text, path.name
+def test_results_record_no_machine_path():
+    for path in RESULT_FILES:
+        if path.suffix in (".json", ".md"):
+            match = MACHINE_PATH.search(path.read_text())
+            assert match is None, f"{path.name} holds a machine path near {match and match.group(0)!r}"
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in readme.RESULTS.glob("*.json")))
-def test_every_result_records_command_and_code_version(name):
-    report = readme.load(name)
+def test_the_machine_path_guard_finds_a_path_inside_a_string():
+    assert MACHINE_PATH.search('{"note": "read from /tmp/run/x.npy"}') and not MACHINE_PATH.search("a/tmp/b")
+
+
+@pytest.mark.parametrize("path", RESULT_JSON, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_result_records_its_command_and_a_commit_of_the_history(path):
+    report = json.loads(path.read_text())
     assert report["command"].startswith("python ")
-    assert report["code_version"]
+    for version in code_versions(report):
+        assert is_commit(version), f"{path.name}: code_version {version!r} is not a commit of the history"
+
+
+def is_commit(version):
+    found = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", f"{version}^{{commit}}"], cwd=REPO, capture_output=True
+    )
+    return bool(version) and found.returncode == 0
+
+
+def test_the_commit_guard_refuses_what_is_not_a_commit():
+    assert is_commit("HEAD") and not is_commit("unknown") and not is_commit("") and not is_commit("0123abc")
+
+
+@pytest.mark.parametrize("path", RESULT_JSON, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_results_table_stands_under_the_header_its_json_gives(path):
+    first = path.with_suffix(".md").read_text().split("\n\n")[0]
+    assert first == results_header(json.loads(path.read_text()))
+
+
+def test_the_seen_label_tables_are_rebuilt_from_their_json():
+    report = readme.load("seen_labels")
+    text = readme.RESULTS.joinpath("seen_labels.md").read_text()
+    assert text == f"{results_header(report)}\n\n{seen_labels.tables(report['results'], report['summary'])}\n"
 
 
 def test_the_front_page_has_four_columns_and_searches_live_in_the_write_ups():
