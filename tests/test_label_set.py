@@ -4,8 +4,7 @@ import keras
 import numpy as np
 import pytest
 
-from keras_labelemb.layers import GileHead, HybridHead, LabelHead, LexicalMatchHead, LinearHead
-from keras_labelemb.layers.label_set import LabelSet
+from keras_labelemb.layers import GileHead, HybridHead, LabelHead, LabelSet, LexicalMatchHead, LinearHead
 
 IDS = np.array([[3, 4, 0], [5, 0, 0]])
 

@@ -10,7 +10,8 @@ from keras_labelemb.layers.gile_head import GileHead, joint_dim_matching_linear
 from keras_labelemb.layers.hierarchical_attention import HierarchicalAttention
 from keras_labelemb.layers.hybrid_head import HybridHead
 from keras_labelemb.layers.label_encoder import LabelEncoder
-from keras_labelemb.layers.label_head import LabelHead, validate_label_ids
+from keras_labelemb.layers.label_head import LabelHead
+from keras_labelemb.layers.label_set import LabelSet, validate_label_ids
 from keras_labelemb.layers.lexical_match_head import LexicalMatchHead
 from keras_labelemb.layers.linear_head import LinearHead
 from keras_labelemb.layers.max_pool_encoder import MaxPoolEncoder
@@ -32,6 +33,7 @@ __all__ = [
     "HybridHead",
     "LabelEncoder",
     "LabelHead",
+    "LabelSet",
     "LexicalMatchHead",
     "LinearHead",
     "MaxPoolEncoder",
