@@ -481,7 +481,7 @@ def resumed(args):
     if config.get("dataset") != args.dataset or settings(config) != settings(mine):
         changed = sorted(k for k in settings(mine) if settings(config).get(k) != settings(mine)[k])
         raise SystemExit(f"--resume: the earlier {args.dataset} run had other settings: {changed}")
-    earlier = dict(earlier, config=config)
+    earlier = dict(earlier, config=config, kept_seeds=[r["seed"] for r in earlier["svm"]])
     print(f"--resume: keeping seeds {[r['seed'] for r in earlier['svm']]} of {earlier['command']}", flush=True)
     return earlier
 
@@ -507,11 +507,10 @@ def save(args, argv, task, runs, svm_runs, start, models, decision, earlier=None
         "word_vector_coverage": task.coverage,
     }
     if earlier:  # which run gave which seeds
-        kept = [r["seed"] for r in earlier["svm"]]
         results[args.dataset]["resumed_from"] = {
             "command": earlier["command"],
             "code_version": earlier["code_version"],
-            "seeds": kept,
+            "seeds": earlier["kept_seeds"],  # read before this run added its own
             **({"resumed_from": earlier["resumed_from"]} if "resumed_from" in earlier else {}),
         }
     all_summary[args.dataset] = summary
