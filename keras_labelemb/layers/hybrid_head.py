@@ -267,7 +267,8 @@ class HybridHead(LabelHead):
             if label_indices is not None:
                 columns = ops.take(columns, ops.convert_to_tensor(label_indices, "int32"), axis=0)
             return {"components": {}, "columns": columns}
-        ids = ops.convert_to_tensor(self._stored_label_ids(), dtype="int32")
+        self._stored_label_ids()  # raises without a label set
+        ids = self.label_set.tensor
         columns = ops.convert_to_tensor(self._stored_columns(), "int32")
         if label_indices is not None:
             ids = ops.take(ids, label_indices, axis=0)

@@ -264,7 +264,8 @@ class LabelHead(keras.layers.Layer):
 
     def stored_label_embeddings(self, label_indices=None):
         """`E` of the stored label set, or of its rows at `label_indices` (only those are encoded)."""
-        ids = ops.convert_to_tensor(self._stored_label_ids(), dtype="int32")
+        self._stored_label_ids()  # raises without a label set
+        ids = self.label_set.tensor
         if label_indices is not None:
             ids = ops.take(ids, label_indices, axis=0)
         return self.embed_label_ids(ids)
