@@ -55,10 +55,13 @@ def versions():
 
 
 def code_version():
-    """`<commit>` of the checkout, with `+changes` when tracked files outside the results differ from it."""
+    """`<commit>` of the checkout, with `+changes` when tracked files other than results and Markdown differ
+    from it (regenerating README tables while a benchmark starts does not change what it runs)."""
     try:
         commit = _git("rev-parse", "--short", "HEAD")
-        changed = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)benchmarks/results")
+        changed = _git(
+            "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)benchmarks/results", ":(exclude)*.md"
+        )
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
     return commit + ("+changes" if changed else "")
@@ -83,6 +86,12 @@ def relative(path):
         return str(path)
 
 
+def recorded_config(args):
+    """The parsed arguments as a report records them: JSON values, paths relative to the repository."""
+    config = {k: relative(v) if k.endswith(("dir", "output", "path")) and v else v for k, v in vars(args).items()}
+    return json.loads(json.dumps(config))
+
+
 def command_line(module, argv=None):
     """The command that reproduces this run: `python -m benchmarks.<name> <arguments>`."""
     arguments = sys.argv[1:] if argv is None else list(argv)
@@ -105,7 +114,7 @@ def write_report(output, benchmark, module, args, argv, results, summary, table,
             first imported, at the start of the run, so that edits of the checkout during a long run do
             not show in it).
     """
-    config = {k: relative(v) if k.endswith(("dir", "output", "path")) and v else v for k, v in vars(args).items()}
+    config = recorded_config(args)
     report = {
         "benchmark": benchmark,
         "command": command_line(module, argv),

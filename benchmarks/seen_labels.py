@@ -58,7 +58,7 @@ import tensorflow as tf
 
 from benchmarks.baselines import tuned_linear_svc
 from benchmarks.noise_rule import paired_comparison
-from benchmarks.report import RESULTS, VERSION_AT_START, command_line, write_report
+from benchmarks.report import RESULTS, VERSION_AT_START, command_line, recorded_config, write_report
 from benchmarks.tables import markdown_table
 from benchmarks.word_vectors import glove50
 from keras_labelemb.datasets import load_newsgroups, load_reuters
@@ -477,7 +477,7 @@ def resumed(args):
     if not earlier:
         raise SystemExit(f"--resume: {output} holds no run of {args.dataset}")
     config = earlier.get("config") or previous["config"]  # older files keep the last run's config only
-    mine = json.loads(json.dumps(vars(args)))
+    mine = recorded_config(args)
     if config.get("dataset") != args.dataset or settings(config) != settings(mine):
         changed = sorted(k for k in settings(mine) if settings(config).get(k) != settings(mine)[k])
         raise SystemExit(f"--resume: the earlier {args.dataset} run had other settings: {changed}")
@@ -503,7 +503,7 @@ def save(args, argv, task, runs, svm_runs, start, models, decision, earlier=None
         "svm": svm_runs,
         "command": command_line("benchmarks.seen_labels", argv),
         "code_version": VERSION_AT_START,
-        "config": json.loads(json.dumps(vars(args))),
+        "config": recorded_config(args),
         "word_vector_coverage": task.coverage,
     }
     if earlier:  # which run gave which seeds
