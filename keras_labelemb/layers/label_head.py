@@ -206,7 +206,7 @@ class LabelHead(keras.layers.Layer):
                 "This head reads no label descriptions (no shared `embedding`). "
                 f"Received: label_ids with shape {np.shape(label_ids)}"
             )
-        ids = self.label_set.set(label_ids, self.vocabulary_size, check=lambda ids: self._check_label_count(ids))
+        ids = self.label_set.set(label_ids, self.vocabulary_size, check=self._check_label_count)
         self._num_labels = int(ids.shape[0])
         self.label_set_changed()
 
