@@ -66,10 +66,7 @@ def smoothed_idf(df, n, ignored_ids=()):
     [0.0, 1.0, 1.693]
     """
     df = np.asarray(df, "float64")
-    idf = np.where(df > 0, np.log((1.0 + n) / (1.0 + df)) + 1.0, 0.0)
-    idf[0] = 0.0
-    idf[list(ignored_ids)] = 0.0
-    return idf.astype("float32")
+    return _matchable_only(np.log((1.0 + n) / (1.0 + df)) + 1.0, df, ignored_ids)
 
 
 def bm25_idf(df, n, ignored_ids=()):
@@ -82,7 +79,12 @@ def bm25_idf(df, n, ignored_ids=()):
     [0.0, 0.134, 0.981]
     """
     df = np.asarray(df, "float64")
-    idf = np.where(df > 0, np.log1p((n - df + 0.5) / (df + 0.5)), 0.0)
+    return _matchable_only(np.log1p((n - df + 0.5) / (df + 0.5)), df, ignored_ids)
+
+
+def _matchable_only(idf, df, ignored_ids):
+    """`idf` as float32, 0 for ids in no document, for `ignored_ids` and for padding (id 0)."""
+    idf = np.where(df > 0, idf, 0.0)
     idf[0] = 0.0
     idf[list(ignored_ids)] = 0.0
     return idf.astype("float32")

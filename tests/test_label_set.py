@@ -56,3 +56,16 @@ def test_a_head_without_descriptions_says_so_from_the_class_attribute():
     for call in (lambda: head.set_labels(IDS), lambda: head.embed_labels()):
         with pytest.raises(ValueError, match="LinearHead has one weight vector per label"):
             call()
+
+
+def test_a_compiled_step_captures_the_label_ids_instead_of_embedding_them_as_a_constant():
+    import tensorflow as tf
+
+    if keras.backend.backend() != "tensorflow":
+        pytest.skip("the captured tensor is TensorFlow's")
+    label_ids = np.tile(np.arange(1, 9, dtype="int32"), (512, 1))  # 4,096 ids: a constant would hold them
+    head = GileHead(keras.layers.Embedding(10, 4), label_ids=label_ids, joint_dim=3)
+    assert head.label_set.tensor is head.label_set.tensor  # made once, when the set was
+    graph = tf.function(lambda h: head(h)).get_concrete_function(tf.TensorSpec((None, 4), "float32")).graph
+    sizes = [op.get_attr("value").tensor_shape for op in graph.get_operations() if op.type == "Const"]
+    assert not any(len(shape.dim) == 2 and shape.dim[0].size == 512 for shape in sizes)
