@@ -32,6 +32,12 @@ Run time on 2 CPU cores: about 25 minutes with the defaults; `--quick` (10^4 lab
     python -m benchmarks.top_k_index                     # 10^4, 10^5 and 10^6 labels
     python -m benchmarks.top_k_index --quick
 
+On a machine without TensorFlow (the GPU machines here have JAX only), the
+text is turned into ids beforehand where TensorFlow is, and the run reads them:
+
+    python -m benchmarks.top_k_index --write-bundle top_k_bundle.npz     # here: ids, labels, GloVe rows
+    KERAS_BACKEND=jax python -m benchmarks.top_k_index --bundle top_k_bundle.npz
+
 Writes `benchmarks/results/top_k_index.json`, whose `summary` holds, for the
 largest `L`: `labels`, `recall_at_5`, `speedup_vs_exact`, `peak_memory_mb`
 (`{"exact", "index"}`), and the index kind they come from.
@@ -44,18 +50,14 @@ import time
 
 import keras
 import numpy as np
-import tensorflow as tf
 
 from benchmarks.memory import peak_memory
 from benchmarks.report import RESULTS, write_report
 from benchmarks.tables import markdown_table
-from benchmarks.word_vectors import glove50
-from keras_labelemb.datasets import load_reuters
 from keras_labelemb.evaluation import LabelIndex, predict_top_k, predict_top_k_encoded
 from keras_labelemb.evaluation.label_index import chunked_label_vectors, configure
 from keras_labelemb.evaluation.top_k_prediction import encoded_batches
 from keras_labelemb.models import gile_wan, set_labels, split_at_head
-from keras_labelemb.text import TextVectorizer
 
 # HNSW's grid reaches 2048: on 2026-11-26 its choice sat at 512, the edge, with recall 0.79 at 10^5 labels.
 SEARCH_GRIDS = {
@@ -83,6 +85,8 @@ def parse_args(argv=None):
     p.add_argument("--target-recall", type=float, default=0.99)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quick", action="store_true", help="10^4 labels, 1 epoch, 128 test documents")
+    p.add_argument("--write-bundle", help="write the token ids, label ids and GloVe rows to this .npz, then stop")
+    p.add_argument("--bundle", help="read them from this .npz (written by --write-bundle) instead of the text")
     p.add_argument("--output", default=str(RESULTS / "top_k_index.json"))
     args = p.parse_args(argv)
     if args.quick:
@@ -91,31 +95,50 @@ def parse_args(argv=None):
     return args
 
 
-def trained_model(args, data):
-    """GILE-WAN trained on Reuters (its 90 labels) and the vectorizer of its inputs."""
+def text_bundle(args):
+    """Reuters as arrays: token ids of the documents, label description ids, GloVe rows (needs TensorFlow)."""
+    import tensorflow as tf
+
+    from benchmarks.word_vectors import glove50
+    from keras_labelemb.datasets import load_reuters
+    from keras_labelemb.text import TextVectorizer
+
+    data = load_reuters().validation_split(0.1, seed=args.seed)
     vectorizer = TextVectorizer(max_tokens=args.max_tokens)
     vectorizer.adapt(data.train_texts, min_count=2)
     label_ids = vectorizer.encode_labels(data.label_descriptions, args.label_words)
     vectors, _ = glove50(vectorizer, label_ids)
+    return {
+        "train_ids": vectorizer(tf.constant(data.train_texts)).numpy(),
+        "train_targets": data.multi_hot("train").astype("uint8"),
+        "validation_ids": vectorizer(tf.constant(data.val_texts[: args.validation_documents])).numpy(),
+        "test_ids": vectorizer(tf.constant(data.test_texts[: args.test_documents])).numpy(),
+        "label_ids": np.asarray(label_ids, "int32"),
+        "word_vectors": np.asarray(vectors, "float32"),
+    }
+
+
+def trained_model(args, bundle):
+    """GILE-WAN trained on Reuters (its 90 labels)."""
     keras.utils.set_random_seed(args.seed)
     model = gile_wan(
-        vectorizer.vocabulary_size,
-        label_ids,
+        len(bundle["word_vectors"]),
+        bundle["label_ids"],
         max_tokens=args.max_tokens,
-        word_vectors=vectors,
+        word_vectors=bundle["word_vectors"],
         fine_tune_word_vectors="documents",
         head={"joint_dim": args.joint_dim, "activation": "tanh"},
     )
     model.compile(keras.optimizers.Adam(2e-3), keras.losses.BinaryCrossentropy(from_logits=True))
-    ids = vectorizer(tf.constant(data.train_texts)).numpy()
-    model.fit(ids, data.multi_hot("train"), batch_size=64, epochs=args.epochs, verbose=2)
-    return model, vectorizer, label_ids
+    targets = bundle["train_targets"].astype("float32")
+    model.fit(bundle["train_ids"], targets, batch_size=64, epochs=args.epochs, verbose=2)
+    return model
 
 
-def synthetic_labels(args, vectorizer, label_ids, data, count):
+def synthetic_labels(args, bundle, count):
     """The real label descriptions, then `count - 90` drawn: real lengths, spans of training documents' words."""
     rng = np.random.default_rng(args.seed)
-    ids = vectorizer(tf.constant(data.train_texts)).numpy()
+    label_ids, ids = bundle["label_ids"], bundle["train_ids"]
     words = ids[ids > 0]  # the training documents' words, one stream (a span may cross two documents)
     width = label_ids.shape[1]
     lengths = (label_ids > 0).sum(axis=1)
@@ -269,15 +292,22 @@ def table(args, rows):
 def main(argv=None):
     args = parse_args(argv)
     start = time.time()
-    data = load_reuters().validation_split(0.1, seed=args.seed)
-    model, vectorizer, label_ids = trained_model(args, data)
+    if args.bundle:
+        with np.load(args.bundle) as stored:
+            bundle = dict(stored)
+    else:
+        bundle = text_bundle(args)
+    if args.write_bundle:
+        np.savez_compressed(args.write_bundle, **bundle)
+        return
+    model = trained_model(args, bundle)
     documents = {
-        "validation": vectorizer(tf.constant(data.val_texts[: args.validation_documents])).numpy(),
-        "test": vectorizer(tf.constant(data.test_texts[: args.test_documents])).numpy(),
+        "validation": bundle["validation_ids"][: args.validation_documents],
+        "test": bundle["test_ids"][: args.test_documents],
     }
     rows = []
     for count in (int(v) for v in args.labels.split(",")):
-        set_labels(model, synthetic_labels(args, vectorizer, label_ids, data, count))
+        set_labels(model, synthetic_labels(args, bundle, count))
         rows.append(measure(args, model, documents, count))
         write_report(
             args.output,
