@@ -223,6 +223,11 @@ def predict_top_k(
     `cache_label_embeddings` (they are computed once, not once per batch).
     A `keras.utils.Progbar` over document batches shows progress.
 
+    Under JAX on an NVIDIA GPU, matrix products default to TF32, whose
+    rounding reorders near-tied scores: for the exact float32 top-k set
+    `jax.config.update("jax_default_matmul_precision", "highest")` (on an
+    H200 over 10^6 labels it was not slower; `benchmarks/README.md`).
+
     Args:
         model: a built Keras model whose output layer is a `LabelHead`
             (see `split_at_head`).
