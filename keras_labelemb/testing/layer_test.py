@@ -47,6 +47,23 @@ def _call(layer, inputs, mask, call_kwargs, training=None):
     return layer(inputs, **kwargs)
 
 
+def _concrete_call(layer, inputs, mask, call_kwargs, training=None):
+    """`_call` on arrays (see `_compiled`)."""
+    if not layer.built:  # variables are made outside a traced function
+        layer.build(_shape(inputs))
+    return _compiled(lambda x: _call(layer, x, mask, call_kwargs, training), inputs)
+
+
+def _compiled(function, inputs):
+    """`function(inputs)`; under JAX as one compiled function: op by op, JAX compiles every operation of a
+    layer for its shapes and dtypes, about 150 small XLA programs a layer on CPU."""
+    if keras.backend.backend() != "jax":
+        return function(inputs)
+    import jax
+
+    return jax.jit(function)(inputs)
+
+
 def _dtype(input_data):
     """The Keras dtype of a NumPy input: strings (for a text layer) are `"string"`."""
     return "string" if input_data.dtype.kind in "USO" else str(input_data.dtype)
@@ -119,7 +136,9 @@ def run_layer_test(
     """Checks a layer the same way for every layer of the library.
 
     1. builds from shapes and counts weights; `compute_output_shape` is right;
-    2. symbolic call (KerasTensors) and eager call give the expected shapes, finite values;
+    2. symbolic call (KerasTensors) and a call on arrays give the expected shapes, finite values
+       (eager under TensorFlow and PyTorch; under JAX one `jax.jit` of the call, the way JAX runs it
+       in a model, instead of a compile per operation);
     3. `get_config` is JSON-serializable, `from_config` + copied weights (and assets, where the
        layer keeps state outside both: a label head's label set) give identical outputs;
     4. a model holding it predicts (compiled) what the eager call gives, and saved to
@@ -165,7 +184,7 @@ def run_layer_test(
     symbolic_mask = None if mask is None else keras.Input(batch_shape=mask.shape, dtype="bool")
     symbolic = _call(_make(layer_cls, init_kwargs), symbolic_input, symbolic_mask, call_kwargs)
     assert [tuple(o.shape) for o in _as_list(symbolic)] == expected
-    eager = _call(layer, input_data, mask, call_kwargs)
+    eager = _concrete_call(layer, input_data, mask, call_kwargs)
     eager_values = _numpy(eager)
     assert [v.shape for v in eager_values] == expected
     for value in eager_values:
@@ -177,7 +196,7 @@ def run_layer_test(
     clone.build(_shape(input_data))
     clone.set_weights(layer.get_weights())
     _copy_assets(layer, clone)
-    _assert_close(_call(clone, input_data, mask, call_kwargs), eager, atol, "from_config changed the outputs")
+    _assert_close(_concrete_call(clone, input_data, mask, call_kwargs), eager, atol, "from_config changed the outputs")
 
     # 4. In a model: compiled prediction equals the eager call; saved and loaded, it computes the same.
     model, model_inputs = _model(layer, input_data, mask, call_kwargs)
@@ -186,9 +205,9 @@ def run_layer_test(
         path = os.path.join(tmp, "model.keras")
         model.save(path)
         loaded = keras.models.load_model(path)
-    # Eager, as the layer's own call above: bit for bit. (A second compiled `predict` cost a trace, under JAX
+    # Called as the layer itself was above: bit for bit. (A second compiled `predict` cost a trace, under JAX
     # an XLA compile, per case.)
-    _assert_close(loaded(model_inputs), eager, 0.0, ".keras round trip changed predictions")
+    _assert_close(_compiled(loaded, model_inputs), eager, 0.0, ".keras round trip changed predictions")
 
     # 5. One jit-compiled training step; gradients reach every weight.
     if run_training:
@@ -202,7 +221,7 @@ def run_layer_test(
     if mask is not None and check_mask_invariance:
         perturbed = _perturb_masked(input_data, mask, seed=0)
         _assert_close(
-            _call(layer, perturbed, mask, call_kwargs),
+            _concrete_call(layer, perturbed, mask, call_kwargs),
             eager,
             atol,
             "values at masked positions changed the outputs",
@@ -253,7 +272,7 @@ def _check_mixed_precision(layer_cls, init_kwargs, input_data, mask, call_kwargs
     keras.config.set_dtype_policy("mixed_float16")
     try:
         layer = _make(layer_cls, init_kwargs)
-        outputs = _numpy(_call(layer, input_data, mask, call_kwargs))
+        outputs = _numpy(_concrete_call(layer, input_data, mask, call_kwargs))
         assert layer.compute_dtype == "float16", layer.compute_dtype
         for value in outputs:
             assert np.all(np.isfinite(value)), f"{layer_cls.__name__} is not finite under mixed_float16"
