@@ -120,6 +120,9 @@ def parse_args(argv=None):
     )
     p.add_argument("--jit-rounds", type=int, default=5, help="round-robin rounds of the XLA timing")
     p.add_argument("--quick", action="store_true", help="2 epochs, 1 seed, C in {1}: checks the script end to end")
+    p.add_argument(
+        "--svm-c", help="the SVM's C grid, comma-separated (default baselines.C_GRID, 0.1-10; n-grams 1, 1-2, 1-3)"
+    )
     p.add_argument("--output", default=str(RESULTS / "reuters.json"))
     args = p.parse_args(argv)
     args.svm_c_grid = (1.0,) if args.quick else None
@@ -230,6 +233,8 @@ def train(setup, data, head, label_ids, vectors, jit_compile=True, joint_dim=Non
 def run_svm(setup, data):
     """The tuned tf-idf LinearSVC: C and n-gram range chosen on validation, threshold too."""
     grid = {} if setup.args.svm_c_grid is None else {"c_grid": setup.args.svm_c_grid, "ngram_grid": ((1, 1),)}
+    if setup.args.svm_c:
+        grid = {"c_grid": tuple(float(c) for c in setup.args.svm_c.split(","))}
     decision, info = tuned_linear_svc(
         data.train_texts, data.multi_hot("train"), data.val_texts, data.multi_hot("val"), multi_label=True, **grid
     )
