@@ -15,10 +15,10 @@ compiles with XLA (`jit_compile=True`); under PyTorch it runs eagerly, Keras'
 and takes minutes). A backend whose package is not installed is skipped
 (`make test` installs the CPU build of PyTorch where it can, see the Makefile).
 
-Run the script alone to debug a failure (backend `jax` or `torch`, group `layers` or `cnle`):
+Run the script alone to debug a failure (backend `jax` or `torch`, group `layers`, `cnle` or `all`):
 
     KERAS_BACKEND=jax JAX_PLATFORMS=cpu python tests/test_backends.py cnle
-    KERAS_BACKEND=torch python tests/test_backends.py layers
+    KERAS_BACKEND=torch python tests/test_backends.py all
 """
 
 import os
@@ -34,13 +34,14 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[1]
 SUBPROCESS_TIMEOUT_S = 480  # each group about 100 s on a quiet 2-core machine
 DONE_MARKER = "BACKEND CHECKS PASSED"
-BACKENDS = ("jax", "torch")
-GROUPS = ("layers", "cnle")
+GROUPS = ("layers", "cnle", "all")
+# JAX's two groups take 70 and 35 s, so pytest's two workers share them; PyTorch's cases take 4 s in all and
+# importing torch and the library most of each group's time, so one process runs them all.
+RUNS = (("jax", "layers"), ("jax", "cnle"), ("torch", "all"))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("group", GROUPS)
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("backend", "group"), RUNS)
 def test_every_public_layer_runs_under_another_backend(request, backend, group):
     pytest.importorskip(backend)
     env = dict(os.environ)
@@ -258,15 +259,15 @@ def main(group="layers"):
     import keras
 
     rng = np.random.default_rng(0)
-    checks = _layer_cases(group)
-    if group == "layers":
-        checks += [
+    checks = []
+    if group in ("layers", "all"):
+        checks += _layer_cases("layers") + [
             ("gile_han_end_to_end", lambda: _check_gile_han_end_to_end(rng)),
             ("sampled_training", lambda: _check_sampled_training(rng)),
             ("metrics_against_scikit_learn", lambda: _check_metrics_against_scikit_learn(rng)),
         ]
-    else:
-        checks.append(("cnle_end_to_end", lambda: _check_cnle_end_to_end(rng)))
+    if group in ("cnle", "all"):
+        checks += _layer_cases("cnle") + [("cnle_end_to_end", lambda: _check_cnle_end_to_end(rng))]
     failed = []
     for name, check in checks:  # run them all, so one failure does not hide the others
         start = time.perf_counter()
