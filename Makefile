@@ -1,6 +1,6 @@
 # The two set-up commands of the README: `make demo` and `make test`.
 PYTHON ?= python3
-# Where the environment sets PYTHONDONTWRITEBYTECODE (this machine and CI do), every Python process compiled
+# Where the environment sets PYTHONDONTWRITEBYTECODE (this machine does; CI's timings suggest CI does too), every Python process compiled
 # TensorFlow, Keras and JAX from source at each import: about 6 s of CPU per process, and the tests start about
 # 20 of them. The recipes here write bytecode into the venv and __pycache__ (ignored), as Python does by default.
 unexport PYTHONDONTWRITEBYTECODE

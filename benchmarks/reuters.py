@@ -125,7 +125,9 @@ def parse_args(argv=None):
     )
     p.add_argument("--output", default=str(RESULTS / "reuters.json"))
     args = p.parse_args(argv)
-    args.svm_c_grid = (1.0,) if args.quick else None
+    args.svm_c_grid = tuple(float(c) for c in args.svm_c.split(",")) if args.svm_c else None
+    if args.quick:
+        args.svm_c_grid = (1.0,)
     if args.quick:
         args.epochs, args.patience, args.seeds, args.jit_rounds = 2, 2, 1, 2
     for option, given, known in (
@@ -232,9 +234,9 @@ def train(setup, data, head, label_ids, vectors, jit_compile=True, joint_dim=Non
 
 def run_svm(setup, data):
     """The tuned tf-idf LinearSVC: C and n-gram range chosen on validation, threshold too."""
-    grid = {} if setup.args.svm_c_grid is None else {"c_grid": setup.args.svm_c_grid, "ngram_grid": ((1, 1),)}
-    if setup.args.svm_c:
-        grid = {"c_grid": tuple(float(c) for c in setup.args.svm_c.split(","))}
+    grid = {} if setup.args.svm_c_grid is None else {"c_grid": setup.args.svm_c_grid}
+    if setup.args.quick:
+        grid["ngram_grid"] = ((1, 1),)
     decision, info = tuned_linear_svc(
         data.train_texts, data.multi_hot("train"), data.val_texts, data.multi_hot("val"), multi_label=True, **grid
     )
