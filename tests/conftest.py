@@ -23,11 +23,20 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
 MISSING_DATA = "shared data missing"  # how every real-data skip begins, so the summary can count them
+MISSING_PACKAGE = "optional package missing"  # likewise for a test of an extra that `make test` does not install
 
 
 def skip_missing_data(what, path):
     """Skips a real-data test, in the one wording `pytest_terminal_summary` counts."""
     pytest.skip(f"{MISSING_DATA}: {what} not found at {path}")
+
+
+def import_or_skip(module, extra):
+    """`pytest.importorskip`, in the wording `pytest_terminal_summary` counts."""
+    try:
+        return __import__(module)
+    except ImportError:
+        pytest.skip(f"{MISSING_PACKAGE}: {module} (pip install -e '.[{extra}]')")
 
 
 @pytest.fixture(scope="session")
@@ -40,20 +49,19 @@ def data_dir():
 
 
 def pytest_terminal_summary(terminalreporter):
-    """Real-data tests never skip silently: say how many did, and why, in the summary."""
-    skipped = [
-        report
-        for report in terminalreporter.stats.get("skipped", [])
-        if isinstance(report.longrepr, tuple) and MISSING_DATA in str(report.longrepr[-1])
-    ]
-    if skipped:
-        reasons = sorted({str(report.longrepr[-1]).removeprefix("Skipped: ") for report in skipped})
-        terminalreporter.write_line(
-            f"REAL-DATA TESTS SKIPPED: {len(skipped)} (set KERAS_LABELEMB_DATA to the shared data folder): "
-            + "; ".join(reasons),
-            yellow=True,
-            bold=True,
-        )
+    """Real-data and optional-package tests never skip silently: say how many did, and why, in the summary."""
+    for wording, heading in (
+        (MISSING_DATA, "REAL-DATA TESTS SKIPPED: {} (set KERAS_LABELEMB_DATA to the shared data folder): "),
+        (MISSING_PACKAGE, "OPTIONAL-PACKAGE TESTS SKIPPED: {}: "),
+    ):
+        skipped = [
+            report
+            for report in terminalreporter.stats.get("skipped", [])
+            if isinstance(report.longrepr, tuple) and wording in str(report.longrepr[-1])
+        ]
+        if skipped:
+            reasons = sorted({str(report.longrepr[-1]).removeprefix("Skipped: ") for report in skipped})
+            terminalreporter.write_line(heading.format(len(skipped)) + "; ".join(reasons), yellow=True, bold=True)
 
 
 @pytest.fixture(scope="module")

@@ -243,12 +243,15 @@ def _check_cnle_end_to_end(rng):
     assert any(not np.array_equal(b, np.array(a)) for b, a in zip(before, model.get_weights())), "fit changed nothing"
     model.compile(jit_compile=_jit_compile())
     decoded = model.predict(ids, verbose=0)
-    np.testing.assert_array_equal(decoded, np.asarray(model(ids)))  # XLA decoding equals eager decoding
     assert set(np.unique(decoded)) <= {0.0, 1.0}
     from keras_labelemb.models import find_label_head
 
+    # Both modes compiled: under JAX an eager call decodes op by op (11 s of this check's 33). XLA decoding
+    # against eager decoding is tests/test_adaptive_label_decoder.py's, under TensorFlow.
     find_label_head(model).output_mode = "sequence"
-    sequence = np.asarray(model(ids))
+    model.compile(jit_compile=_jit_compile())
+    sequence = model.predict(ids, verbose=0)
+    assert sequence.dtype == "int32", sequence.dtype  # label indices, not the multi-hot of before
     np.testing.assert_array_equal(label_sequences_to_multi_hot(sequence, 3), decoded)
 
 

@@ -206,7 +206,27 @@ def test_max_pool_encoder_spec_builds_the_regularised_bilstm():
     ],
 )
 def test_encoder_spec_errors(encoder, flat, match):
+    sizes = {"max_tokens": 6} if flat else {"max_sentences": 2, "max_sentence_length": 3}
     with pytest.raises(ValueError, match=match):
-        document_classifier(
-            30, LABELS, flat=flat, max_tokens=6, max_sentences=2, max_sentence_length=3, encoder=encoder
-        )
+        document_classifier(30, LABELS, flat=flat, encoder=encoder, **sizes)
+
+
+@pytest.mark.parametrize(
+    "flat, sizes, named",
+    [
+        (False, {"max_tokens": 6}, "max_tokens=6"),
+        (True, {"max_tokens": 6, "max_sentences": 2}, "max_sentences=2"),
+        (True, {"max_sentence_length": 3}, "max_sentence_length=3"),
+    ],
+)
+def test_sizes_of_the_other_layout_are_an_error_not_ignored(flat, sizes, named):
+    with pytest.raises(ValueError, match=rf"flat={flat} reads documents sized by .*Received: .*{named}"):
+        document_classifier(30, LABELS, flat=flat, **sizes)
+
+
+def test_a_han_without_static_sizes_gives_a_token_reading_head_every_token():
+    model = document_classifier(30, LABELS, head={"type": "hybrid", "components": ["gile", "lexical"]})
+    ids = np.random.default_rng(0).integers(0, 30, size=(2, 3, 4)).astype("int32")
+    flat = model.get_layer("flat_token_ids")
+    assert tuple(flat.output.shape) == (None, None)
+    assert model.predict(ids, verbose=0).shape == (2, len(LABELS))

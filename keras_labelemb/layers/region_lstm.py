@@ -271,6 +271,8 @@ class RegionLSTM(keras.layers.Layer):
             dtype=self.dtype_policy,
             name="recurrence",
         )
+        # Its input: every direction's gate pre-activations and mask, (S, L, D * (width + 1)).
+        self.recurrence.build((None, None, num_directions * (width + 1)))
         self.region_pooling = None
         if self.pooling is not None:
             self.region_pooling = RegionPooling(

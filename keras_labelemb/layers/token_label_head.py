@@ -115,8 +115,7 @@ class TokenLabelHead(LabelHead):
                 f"{type(self).__name__} reads the document's tokens: its input is a dict with `token_ids` "
                 f"(B, T) (see LabelHead). Received: inputs with shape {input_shape}"
             )
-        if self.embedding is not None and not self.embedding.built:
-            self.embedding.build((None,))
+        self.build_label_side()
         initial = np.ones(self.vocabulary_size, "float32")
         initial[[0, *self.ignored_ids]] = 0.0
         self.idf = self.add_weight(

@@ -221,6 +221,14 @@ def document_classifier(
         embedding, label_embedding = word_embeddings(
             vocabulary_size, vectors, fine_tune, embedding_dim, embeddings_initializer, train_embeddings
         )
+    ignored = {"max_sentences": max_sentences, "max_sentence_length": max_sentence_length} if flat else {}
+    ignored = {name: value for name, value in (ignored or {"max_tokens": max_tokens}).items() if value is not None}
+    if ignored:
+        sizes = "`max_tokens`" if flat else "`max_sentences` and `max_sentence_length`"
+        raise ValueError(
+            f"flat={flat} reads documents sized by {sizes}: the sizes given belong to flat={not flat}. Received: "
+            + ", ".join(f"{name}={value!r}" for name, value in ignored.items())
+        )
     shape, kind = ((max_tokens,), "wan") if flat else ((max_sentences, max_sentence_length), "han")
     ids = keras.Input(shape=shape, dtype="int32", name="token_ids")
     words = embedding(ids)

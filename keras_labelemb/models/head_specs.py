@@ -195,10 +195,10 @@ def apply_head(head, pooled, token_ids=None, token_states=None, features=None):
             "Received: token_ids=None"
         )
     if len(token_ids.shape) == 3:
-        flat = token_ids.shape[1] * token_ids.shape[2]
-        token_ids = keras.layers.Reshape((flat,), name="flat_token_ids")(token_ids)
+        # -1: a HAN built without `max_sentences` or `max_sentence_length` has no static token count.
+        token_ids = keras.layers.Reshape((-1,), name="flat_token_ids")(token_ids)
         if token_states is not None:
-            token_states = keras.layers.Reshape((flat, token_states.shape[-1]), name="flat_token_states")(token_states)
+            token_states = keras.layers.Reshape((-1, token_states.shape[-1]), name="flat_token_states")(token_states)
     document = {"pooled": pooled, "token_ids": token_ids}
     if token_states is not None:
         document["token_states"] = token_states

@@ -141,15 +141,15 @@ def run_layer_test(
        in a model, instead of a compile per operation);
     3. `get_config` is JSON-serializable, `from_config` + copied weights (and assets, where the
        layer keeps state outside both: a label head's label set) give identical outputs;
-    4. a model holding it predicts (compiled) what the eager call gives, and saved to
+    4. a model holding it has every sublayer built, predicts (compiled) what the eager call gives, and saved to
        `.keras` and loaded computes identically;
     5. one `fit` step with `jit_compile=True` (XLA; under PyTorch, where that would mean
        `torch.compile`, Keras' default eager step) changes every trainable weight
        (gradients reach them) except those named in `frozen_weights`, and leaves every
        weight finite (no NaN gradient, e.g. from a square root at 0);
     6. under the `mixed_float16` policy it computes in float16 with finite outputs
-       and a finite training step (compiled with XLA under JAX, a graph under
-       TensorFlow, eager under PyTorch);
+       and a finite training step (compiled with XLA under JAX, eager under
+       TensorFlow and PyTorch);
     7. with a `mask` (include fully masked rows): outputs are finite, and changing
        the input at masked positions changes no output (`check_mask_invariance`).
 
@@ -200,6 +200,9 @@ def run_layer_test(
 
     # 4. In a model: compiled prediction equals the eager call; saved and loaded, it computes the same.
     model, model_inputs = _model(layer, input_data, mask, call_kwargs)
+    # The walk Keras' trainers make: one unbuilt sublayer and JAX's `predict` runs the model eagerly first.
+    unbuilt = [sublayer.name for sublayer in model._flatten_layers() if not sublayer.built]
+    assert not unbuilt, f"{layer_cls.__name__}.build() left sublayers unbuilt: {unbuilt}"
     _assert_close(model.predict(model_inputs, verbose=0), eager, atol, "predict differs from the eager call")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.keras")
@@ -237,12 +240,14 @@ def _copy_assets(layer, clone):
             clone.load_assets(tmp)
 
 
-def _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile):
+def _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile, run_eagerly=False):
     model, model_inputs = _model(layer, input_data, mask, call_kwargs)
     first_output = _as_list(model.outputs)[0]
     train_model = keras.Model(model.inputs, first_output)
     target = np.random.default_rng(0).normal(size=(_batch_size(input_data),) + tuple(first_output.shape[1:]))
-    train_model.compile(optimizer=keras.optimizers.Adam(1e-2), loss="mse", jit_compile=jit_compile)
+    train_model.compile(
+        optimizer=keras.optimizers.Adam(1e-2), loss="mse", jit_compile=jit_compile, run_eagerly=run_eagerly
+    )
     history = train_model.fit(
         model_inputs, target.astype("float32"), epochs=1, batch_size=_batch_size(input_data), verbose=0
     )
@@ -278,8 +283,10 @@ def _check_mixed_precision(layer_cls, init_kwargs, input_data, mask, call_kwargs
             assert np.all(np.isfinite(value)), f"{layer_cls.__name__} is not finite under mixed_float16"
         assert all(w.dtype == "float32" for w in layer.trainable_weights), "weights must stay float32"
         # XLA in float16 is checked under JAX, the backend of the GPU runs (tests/test_backends.py runs every
-        # case there); under TensorFlow this step is a graph: a second XLA compile per case was a third of the
-        # contract's time, and tests/test_sampled_label_model.py trains a whole model under XLA in float16.
-        _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile=keras.backend.backend() == "jax")
+        # case there); under TensorFlow this step runs eagerly: a second XLA compile per case was a third of the
+        # contract's time, tracing a graph a quarter, and tests/test_sampled_label_model.py trains a whole
+        # model under XLA in float16.
+        jax = keras.backend.backend() == "jax"
+        _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile=jax, run_eagerly=not jax)
     finally:
         keras.config.set_dtype_policy(previous)
