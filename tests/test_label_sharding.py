@@ -163,16 +163,30 @@ def _parallel(model):
     return keras.distribution.ModelParallel(layout_map=label_sharding_layout_map(model, mesh), batch_dim_name="batch")
 
 
-def _unsharded_and_sharded(build, x):
-    """`(sharded model, its logits, largest difference from the plain model's, plain model)`.
+def _jitted_forward(model):
+    """`model`'s call as a jitted function of its variables' values and the input, and those values: passed as
+    arguments, the variables keep their shardings (an eager call compiles every operation on its own)."""
+    import jax
 
-    Eager calls (the compiled paths are exercised by the training and top-k checks).
-    """
+    def forward(trainable, non_trainable, x):
+        return model.stateless_call(trainable, non_trainable, x)[0]
+
+    values = [[v.value for v in variables] for variables in (model.trainable_variables, model.non_trainable_variables)]
+    return jax.jit(forward), values
+
+
+def _compiled_call(model, x):
+    forward, values = _jitted_forward(model)
+    return forward(*values, x)
+
+
+def _unsharded_and_sharded(build, x):
+    """`(sharded model, its logits, largest difference from the plain model's, plain model)`."""
     plain = build()
-    expected = np.asarray(plain(x))
+    expected = np.asarray(_compiled_call(plain, x))
     with _parallel(plain).scope():
         model = build()
-        logits = model(x)
+        logits = _compiled_call(model, x)
     return model, logits, float(np.max(np.abs(np.asarray(logits) - expected))), plain
 
 
@@ -181,23 +195,13 @@ def _shards(model):
 
 
 def _scoring_memory(build, x):
-    import jax
-
-    from keras_labelemb.models import find_label_head
-
     memory = {}
     plain = build()
     for devices, distribution in ((1, None), (2, _parallel(plain))):
         keras.distribution.set_distribution(distribution)
         model = build()
-        trainable = [v.value for v in model.trainable_variables]
-        non_trainable = [v.value for v in model.non_trainable_variables]
-        find_label_head(model)
-
-        def forward(trainable, non_trainable, x):
-            return model.stateless_call(trainable, non_trainable, x)[0]
-
-        stats = jax.jit(forward).lower(trainable, non_trainable, x).compile().memory_analysis()
+        forward, values = _jitted_forward(model)
+        stats = forward.lower(*values, x).compile().memory_analysis()
         memory[str(devices)] = {"temp": stats.temp_size_in_bytes, "output": stats.output_size_in_bytes}
     keras.distribution.set_distribution(None)
     return memory

@@ -143,7 +143,7 @@ def run_layer_test(
        layer keeps state outside both: a label head's label set) give identical outputs;
     4. a model holding it has every sublayer built, predicts (compiled) what the eager call gives, and saved to
        `.keras` and loaded computes identically;
-    5. one `fit` step with `jit_compile=True` (XLA; under PyTorch, where that would mean
+    5. one training step (`train_on_batch`) with `jit_compile=True` (XLA; under PyTorch, where that would mean
        `torch.compile`, Keras' default eager step) changes every trainable weight
        (gradients reach them) except those named in `frozen_weights`, and leaves every
        weight finite (no NaN gradient, e.g. from a square root at 0);
@@ -240,7 +240,7 @@ def _copy_assets(layer, clone):
             clone.load_assets(tmp)
 
 
-def _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile, run_eagerly=False):
+def _train_one_step(layer, input_data, mask, call_kwargs, jit_compile, run_eagerly=False):
     model, model_inputs = _model(layer, input_data, mask, call_kwargs)
     first_output = _as_list(model.outputs)[0]
     train_model = keras.Model(model.inputs, first_output)
@@ -248,10 +248,7 @@ def _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile, run_eagerly
     train_model.compile(
         optimizer=keras.optimizers.Adam(1e-2), loss="mse", jit_compile=jit_compile, run_eagerly=run_eagerly
     )
-    history = train_model.fit(
-        model_inputs, target.astype("float32"), epochs=1, batch_size=_batch_size(input_data), verbose=0
-    )
-    loss = history.history["loss"][0]
+    loss = float(train_model.train_on_batch(model_inputs, target.astype("float32")))
     assert np.isfinite(loss), f"training loss is not finite: {loss}"
 
 
@@ -260,16 +257,16 @@ def _check_training_step(layer_cls, init_kwargs, input_data, mask, call_kwargs, 
     layer.build(_shape(input_data))
     initial = {w.path: ops.convert_to_numpy(w).copy() for w in layer.trainable_weights}
     # XLA where the backend compiles with it; PyTorch's torch.compile is another compiler, not checked here.
-    _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile=keras.backend.backend() != "torch")
+    _train_one_step(layer, input_data, mask, call_kwargs, jit_compile=keras.backend.backend() != "torch")
     not_finite = [w.path for w in layer.weights if not np.all(np.isfinite(ops.convert_to_numpy(w)))]
-    assert not not_finite, f"one fit step left non-finite weights (a NaN gradient): {not_finite}"
+    assert not not_finite, f"one training step left non-finite weights (a NaN gradient): {not_finite}"
     unchanged = [
         w.path
         for w in layer.trainable_weights
         if np.array_equal(initial[w.path], ops.convert_to_numpy(w))
         and not any(name in w.path for name in frozen_weights)
     ]
-    assert not unchanged, f"no gradient reached these weights in one fit step: {unchanged}"
+    assert not unchanged, f"no gradient reached these weights in one training step: {unchanged}"
 
 
 def _check_mixed_precision(layer_cls, init_kwargs, input_data, mask, call_kwargs):
@@ -287,6 +284,6 @@ def _check_mixed_precision(layer_cls, init_kwargs, input_data, mask, call_kwargs
         # contract's time, tracing a graph a quarter, and tests/test_sampled_label_model.py trains a whole
         # model under XLA in float16.
         jax = keras.backend.backend() == "jax"
-        _fit_one_step(layer, input_data, mask, call_kwargs, jit_compile=jax, run_eagerly=not jax)
+        _train_one_step(layer, input_data, mask, call_kwargs, jit_compile=jax, run_eagerly=not jax)
     finally:
         keras.config.set_dtype_policy(previous)
