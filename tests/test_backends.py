@@ -219,6 +219,26 @@ def _check_metrics_against_scikit_learn(rng):
     assert not wrong, wrong
 
 
+def _check_language_model(rng):
+    """A stateless `drill_lm` trains; a stateful one is refused by name (Keras' JAX and PyTorch trainers do not
+    carry an RNN's state between compiled steps)."""
+    import keras
+
+    from keras_labelemb.models import drill_lm
+
+    try:
+        drill_lm(20, batch_size=2, bptt=4, units=4, num_layers=1, head={"type": "drill", "depth": 1})
+    except ValueError as error:
+        assert "Received: stateful=True" in str(error), error
+    else:
+        raise AssertionError("a stateful drill_lm must be refused under this backend")
+    model = drill_lm(20, bptt=None, units=4, num_layers=1, head={"type": "drill", "depth": 1}, stateful=False)
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=_jit_compile())
+    ids = rng.integers(0, 20, size=(4, 5)).astype("int32")
+    loss = model.fit(ids[:, :-1], ids[:, 1:], batch_size=2, verbose=0).history["loss"][0]
+    assert np.isfinite(loss), loss
+
+
 def _check_cnle_end_to_end(rng):
     import keras
 
@@ -268,6 +288,7 @@ def main(group="layers"):
             ("gile_han_end_to_end", lambda: _check_gile_han_end_to_end(rng)),
             ("sampled_training", lambda: _check_sampled_training(rng)),
             ("metrics_against_scikit_learn", lambda: _check_metrics_against_scikit_learn(rng)),
+            ("language_model", lambda: _check_language_model(rng)),
         ]
     if group in ("cnle", "all"):
         checks += _layer_cases("cnle") + [("cnle_end_to_end", lambda: _check_cnle_end_to_end(rng))]

@@ -73,8 +73,10 @@ def drill_lm(
     to `(batch_size, bptt)`, batches must come in stream order
     (`keras_labelemb.datasets.bptt_dataset`), evaluation uses the same
     `batch_size`, and `keras_labelemb.training.ResetStates()` among the callbacks zeroes the state at
-    the start of every epoch, evaluation and prediction. With
-    `stateful=False` every batch starts from zero state and any batch shape works.
+    the start of every epoch, evaluation and prediction (TensorFlow backend
+    only: Keras' JAX and PyTorch trainers do not carry a stateful RNN's
+    state, so there it is a `ValueError`). With `stateful=False` every batch
+    starts from zero state and any batch shape works, under every backend.
 
     Outputs are logits `(B, T, |V|)`; train with
     `SparseCategoricalCrossentropy(from_logits=True)` and report `Perplexity()`.
@@ -123,6 +125,16 @@ def drill_lm(
     if stateful:
         check_positive_int("batch_size", batch_size)
         check_positive_int("bptt", bptt)
+        if keras.backend.backend() != "tensorflow":
+            # Measured with Keras 3's own stateful LSTM: under JAX the compiled steps neither read nor return
+            # the RNN's state variables (Keras creates them untracked), so fit and predict silently start every
+            # batch from zero state; under PyTorch, fit fails on the in-place update of the state.
+            raise ValueError(
+                "stateful=True (truncated BPTT, state carried between batches) works under the TensorFlow "
+                f"backend only: Keras' {keras.backend.backend()} trainer does not carry a stateful RNN's state "
+                "between compiled steps. Use KERAS_BACKEND=tensorflow, or stateful=False. "
+                f"Received: stateful=True under the {keras.backend.backend()} backend"
+            )
     embedding_dim = embedding_dim or units
 
     ids = keras.Input(batch_shape=(batch_size, bptt), dtype="int32", name="token_ids")
