@@ -9,15 +9,12 @@ os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
 
 import pathlib
 
-import keras
 import numpy as np
 import pytest
-from datasets_helpers import *  # noqa: F403
 
-from keras_labelemb.datasets import (
-    load_demo,
-    load_reuters,
-)
+# Keras and the library are imported inside the fixtures: with pytest-xdist the controlling process loads
+# this file too, and does no test work; importing TensorFlow there (and compiling its bytecode in a fresh
+# venv) came before either worker started.
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
@@ -68,6 +65,8 @@ def pytest_terminal_summary(terminalreporter):
 def top_k_setup():
     """A GILE-WAN over 23 labels and 37 documents with its dense predictions (the top-k tests' reference)."""
 
+    import keras
+
     from keras_labelemb.models import document_classifier
 
     VOCAB, TOKENS, NUM_LABELS, NUM_DOCS = 60, 7, 23, 37
@@ -99,9 +98,13 @@ def reuters_dir(data_dir):
 
 @pytest.fixture(scope="module")
 def reuters(reuters_dir):
+    from keras_labelemb.datasets import load_reuters
+
     return load_reuters(reuters_dir, download=False)
 
 
 @pytest.fixture(scope="module")
 def demo():
+    from keras_labelemb.datasets import load_demo
+
     return load_demo()

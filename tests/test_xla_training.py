@@ -1,11 +1,14 @@
 """Every reference model trains with `jit_compile=True` (TensorFlow) and follows graph-mode training.
 
 One case per reference model: GILE-HAN, GILE-WAN, DRILL classifier (HAN encoder),
-oh-2LSTMp (chopped one-hot RegionLSTM), CNLE (teacher forcing) and the DRILL
-language model. Each trains the same steps from the same initial weights once
-compiled with XLA and once in graph mode; the losses of every step and the weights
-they end at must agree (XLA fuses and reorders float32 arithmetic,
-hence a tolerance, not equality) and the loss must fall, so neither mode can
+a BiLSTM max-pooling classifier with a hybrid head (GILE, lexical, word-interaction,
+embedding-match and linear components), oh-2LSTMp (chopped one-hot RegionLSTM), CNLE
+(teacher forcing) and the DRILL language model: between them the layers of the layer
+contract (whose training step is eager under TensorFlow) but the multilingual variants,
+`WideHead` and the string layers, which XLA cannot compile. Each trains the same steps
+from the same initial weights once compiled with XLA and once in graph mode; the losses
+of every step and the weights they end at must agree (XLA fuses and reorders float32
+arithmetic, hence a tolerance, not equality) and the loss must fall, so neither mode can
 pass by not training. (Under JAX: tests/test_backends.py.)
 """
 
@@ -37,9 +40,9 @@ BCE = keras.losses.BinaryCrossentropy(from_logits=True)
 LEARNING_RATE = 2.0  # large, so that four steps move the loss far more than float32 rounding does
 
 
-def _classifier(build, x, y):
+def _classifier(build, x, y, learning_rate=LEARNING_RATE):
     """`make()` -> (model to train, its loss, inputs, targets, SGD learning rate)."""
-    return lambda: (build(), BCE, x, y, LEARNING_RATE)
+    return lambda: (build(), BCE, x, y, learning_rate)
 
 
 def _cnle():
@@ -99,6 +102,24 @@ CASES = {
         ),
         TOKENS.reshape(16, 3, 4),
         MULTI_HOT,
+    ),
+    # The encoder and heads no other case holds: MaxPoolEncoder (a BiLSTM) and a hybrid of every kind of head.
+    "max_pool_hybrid": _classifier(
+        lambda: document_classifier(
+            VOCABULARY,
+            LABEL_IDS,
+            flat=True,
+            max_tokens=12,
+            embedding_dim=8,
+            encoder={"type": "max_pool", "units": 4, "word_dropout": 0.0, "recurrent_dropout": 0.0},
+            head={
+                "type": "hybrid",
+                "components": [{"type": "gile", "joint_dim": 8}, "lexical", "interaction", "embedding", "linear"],
+            },
+        ),
+        TOKENS,
+        MULTI_HOT,
+        learning_rate=0.5,  # the hybrid's five components move its logits fast: 2.0 overshoots
     ),
     "oh_2lstmp": _classifier(
         lambda: oh_2lstmp(

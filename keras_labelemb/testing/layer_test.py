@@ -141,12 +141,13 @@ def run_layer_test(
        in a model, instead of a compile per operation);
     3. `get_config` is JSON-serializable, `from_config` + copied weights (and assets, where the
        layer keeps state outside both: a label head's label set) give identical outputs;
-    4. a model holding it has every sublayer built, predicts (compiled) what the eager call gives, and saved to
-       `.keras` and loaded computes identically;
-    5. one training step (`train_on_batch`) with `jit_compile=True` (XLA; under PyTorch, where that would mean
-       `torch.compile`, Keras' default eager step) changes every trainable weight
-       (gradients reach them) except those named in `frozen_weights`, and leaves every
-       weight finite (no NaN gradient, e.g. from a square root at 0);
+    4. a model holding it has every sublayer built, predicts what the eager call gives compiled
+       with XLA (`jit_compile=True`; under PyTorch eagerly), and saved to `.keras` and loaded
+       computes identically;
+    5. one training step (`train_on_batch`; compiled with XLA under JAX, eager under TensorFlow
+       and PyTorch) changes every trainable weight (gradients reach them) except those named in
+       `frozen_weights`, and leaves every weight finite (no NaN gradient, e.g. from a square
+       root at 0);
     6. under the `mixed_float16` policy it computes in float16 with finite outputs
        and a finite training step (compiled with XLA under JAX, eager under
        TensorFlow and PyTorch);
@@ -203,6 +204,8 @@ def run_layer_test(
     # The walk Keras' trainers make: one unbuilt sublayer and JAX's `predict` runs the model eagerly first.
     unbuilt = [sublayer.name for sublayer in model._flatten_layers() if not sublayer.built]
     assert not unbuilt, f"{layer_cls.__name__}.build() left sublayers unbuilt: {unbuilt}"
+    # Compiled with XLA where the backend has it (TensorFlow's "auto" is graph mode on a CPU).
+    model.compile(jit_compile=keras.backend.backend() != "torch")
     _assert_close(model.predict(model_inputs, verbose=0), eager, atol, "predict differs from the eager call")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.keras")
@@ -256,8 +259,11 @@ def _check_training_step(layer_cls, init_kwargs, input_data, mask, call_kwargs, 
     layer = _make(layer_cls, init_kwargs)
     layer.build(_shape(input_data))
     initial = {w.path: ops.convert_to_numpy(w).copy() for w in layer.trainable_weights}
-    # XLA where the backend compiles with it; PyTorch's torch.compile is another compiler, not checked here.
-    _train_one_step(layer, input_data, mask, call_kwargs, jit_compile=keras.backend.backend() != "torch")
+    # Under JAX compiled with XLA, as JAX trains; under TensorFlow eager: its XLA compile of the gradients was
+    # half of a case's time, the forward pass is compiled with XLA in step 4, and tests/test_xla_training.py
+    # trains reference models holding nearly every layer with XLA. PyTorch's torch.compile is not checked here.
+    jax = keras.backend.backend() == "jax"
+    _train_one_step(layer, input_data, mask, call_kwargs, jit_compile=jax, run_eagerly=not jax)
     not_finite = [w.path for w in layer.weights if not np.all(np.isfinite(ops.convert_to_numpy(w)))]
     assert not not_finite, f"one training step left non-finite weights (a NaN gradient): {not_finite}"
     unchanged = [
