@@ -135,7 +135,7 @@ def parse_args(argv=None):
     p.add_argument(
         "--svm-c",
         default="0.1,0.3,1,3,10,30",
-        help="C values tried on the validation split (1.0, the edge of 0.1-1, was chosen until 2026-11-26)",
+        help="C values tried on the validation split (until 2026-11-26 0.1-1, and both SVMs chose its edge)",
     )
     p.add_argument(
         "--headers",
