@@ -51,6 +51,12 @@ the README's run (`--epochs 8 --schedule cosine --speed-units 150,500`);
     python -m benchmarks.newsgroups --quick          # tiny smoke run (writes to the temporary folder)
     python -m benchmarks.newsgroups --parts svm      # one part; results are rewritten after each part
 
+The speed part also runs under JAX on a machine without TensorFlow (a GPU), from token ids written here:
+
+    python -m benchmarks.newsgroups --write-bundle newsgroups_bundle.npz
+    KERAS_BACKEND=jax python -m benchmarks.newsgroups --bundle newsgroups_bundle.npz --parts speed \
+        --speed-modes xla --speed-units 150,500 --output benchmarks/results/newsgroups_speed_h200.json
+
 Writes benchmarks/results/newsgroups.json (configuration, versions, machine,
 wall time, results, and `summary`: `error` {oh_2lstmp, oh_2lstmp_tv,
 oh_lstmp_full_gates, svm_bow, svm_123gram} as fractions, `speedup_no_gates`,
@@ -62,21 +68,19 @@ import json
 import pathlib
 import tempfile
 import time
+import types
 
 import keras
 import numpy as np
-import tensorflow as tf
 from keras import ops
 
 from benchmarks.baselines import tuned_linear_svc
-from benchmarks.report import RESULTS, write_report
+from benchmarks.report import RESULTS, relative, write_report
 from benchmarks.tables import markdown_table
 from benchmarks.timing import round_robin, speed_ratio
-from benchmarks.token_ids import token_ids
 from keras_labelemb.datasets import load_newsgroups
 from keras_labelemb.layers import RegionLSTM, RegionPooling
 from keras_labelemb.models import oh_2lstmp
-from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import train_tv_embeddings
 
 PARTS = ("svm", "supervised", "tv", "full", "speed")
@@ -150,7 +154,11 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quick", action="store_true", help="tiny configuration, to check the script end to end")
     p.add_argument("--output", default=str(RESULTS / "newsgroups.json"))
+    p.add_argument("--write-bundle", help="write the token ids the speed part reads to this .npz, then stop")
+    p.add_argument("--bundle", help="read them from this .npz instead of the text (`--parts speed` only)")
     args = p.parse_args(argv)
+    if args.bundle and args.parts != "speed":
+        p.error(f"--bundle holds the speed part's batches only: pass --parts speed. Received: --parts {args.parts}")
     if args.quick:
         args.epochs, args.tv_epochs, args.units, args.tv_units = 1, 1, 8, 8
         args.max_length, args.chop_size, args.batch_size = 100, 25, 50
@@ -160,6 +168,11 @@ def parse_args(argv=None):
         args.max_train, args.max_test = args.max_train or 400, args.max_test or 200
         if args.output == str(RESULTS / "newsgroups.json"):  # a smoke run never replaces the real results
             args.output = str(pathlib.Path(tempfile.gettempdir()) / "newsgroups_quick.json")
+    if keras.backend.backend() == "jax":  # JAX always compiles: without jit it compiles every operation alone
+        if args.quick:
+            args.speed_modes = "xla"
+        if "graph" in args.speed_modes.split(","):
+            p.error(f"graph mode is TensorFlow's; under JAX pass --speed-modes xla. Received: {args.speed_modes}")
     return args
 
 
@@ -168,6 +181,12 @@ class Setup:
 
     def __init__(self, args):
         self.args = args
+        if args.bundle:
+            self._read_bundle(args.bundle)
+            return
+        from benchmarks.token_ids import token_ids  # TensorFlow: tensorflow-text tokenising
+        from keras_labelemb.text import TextVectorizer
+
         data = load_newsgroups(
             args.data_dir, remove_headers=args.headers != "kept", keep_subject=args.headers == "subject"
         )
@@ -208,6 +227,25 @@ class Setup:
             "truncated_documents_fraction": round(float((lengths == args.max_length).mean()), 3),
             "vectorize_seconds": round(time.time() - start, 1),
         }
+        print(self.info, flush=True)
+
+    def write_bundle(self, path):
+        """What the speed part reads, as arrays: a machine without TensorFlow times the models from it."""
+        np.savez_compressed(
+            path,
+            train_ids=self.ids["train"],
+            train_y=self.y["train"],
+            vocabulary_size=self.vectorizer.vocabulary_size,
+            num_labels=self.data.num_labels,
+            info=json.dumps(self.info),
+        )
+
+    def _read_bundle(self, path):
+        with np.load(path) as stored:
+            self.ids, self.y = {"train": stored["train_ids"]}, {"train": stored["train_y"]}
+            self.vectorizer = types.SimpleNamespace(vocabulary_size=int(stored["vocabulary_size"]))
+            self.data = types.SimpleNamespace(num_labels=int(stored["num_labels"]))
+            self.info = {**json.loads(str(stored["info"])), "bundle": relative(path)}
         print(self.info, flush=True)
 
 
@@ -291,6 +329,8 @@ def training_batches(setup):
     """Shuffled full batches of the training split (a new order and a new left-out remainder each epoch)."""
     a = setup.args
     x, y = setup.ids["train"], setup.y["train"]
+    import tensorflow as tf
+
     data = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(len(x), seed=a.seed, reshuffle_each_iteration=True)
     return data.batch(a.batch_size, drop_remainder=True).prefetch(2)
 
@@ -653,6 +693,10 @@ def main(argv=None):
         raise SystemExit(f"unknown parts {sorted(unknown)}; choose from {PARTS}")
     start = time.time()
     setup = Setup(args)
+    if args.write_bundle:
+        setup.write_bundle(args.write_bundle)
+        print(f"Wrote {args.write_bundle}")
+        return
     results = {"data": setup.info, "models": {}, "svm": {}}
     # The report is rewritten after each part, so an interrupted run keeps what it measured.
     for part, run in (
