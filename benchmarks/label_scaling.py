@@ -55,7 +55,7 @@ import numpy as np
 from benchmarks.memory import peak_memory
 from benchmarks.report import REPO, RESULTS, write_report
 from benchmarks.tables import markdown_table
-from benchmarks.timing import round_robin, speed_ratio, train_steps
+from benchmarks.timing import on_accelerator, round_robin, speed_ratio, train_steps
 from keras_labelemb.layers import GileHead
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import gile_wan
@@ -177,19 +177,6 @@ def memory_probe(args, kind, num_labels, mode):
 
 def targets_for(mode, y):
     return positive_label_indices(y) if mode in SAMPLED and not mode.endswith("multi_hot") else y
-
-
-def on_accelerator():
-    """Whether Keras computes on a GPU (or TPU): step times are then wall clock alone."""
-    if keras.backend.backend() == "jax":
-        import jax
-
-        return jax.default_backend() != "cpu"
-    if keras.backend.backend() == "tensorflow":
-        import tensorflow as tf
-
-        return bool(tf.config.list_logical_devices("GPU"))
-    return False
 
 
 def runs_mode(args, mode, num_labels):

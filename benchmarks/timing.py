@@ -45,6 +45,19 @@ def round_robin(turns, rounds):
     return {"wall": median(wall), "cpu": median(cpu), "rounds": rounds}
 
 
+def on_accelerator():
+    """Whether Keras computes on a GPU (or TPU): step times are then wall clock alone."""
+    if keras.backend.backend() == "jax":
+        import jax
+
+        return jax.default_backend() != "cpu"
+    if keras.backend.backend() == "tensorflow":
+        import tensorflow as tf
+
+        return bool(tf.config.list_logical_devices("GPU"))
+    return False
+
+
 def speed_ratio(times, slow, fast, accelerator=False):
     """`slow / fast` from a `round_robin` result, from wall time unless wall time looks throttled.
 
