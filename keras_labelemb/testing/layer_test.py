@@ -48,15 +48,33 @@ def _call(layer, inputs, mask, call_kwargs, training=None):
 
 
 def _concrete_call(layer, inputs, mask, call_kwargs, training=None):
-    """`_call` on arrays (see `_compiled`)."""
-    if not layer.built:  # variables are made outside a traced function
-        layer.build(_shape(inputs))
-    return _compiled(lambda x: _call(layer, x, mask, call_kwargs, training), inputs)
+    """`_call` on arrays (see `_compiled_call`)."""
+    return _compiled_call(layer, mask, call_kwargs, training)(inputs)
+
+
+def _compiled_call(layer, mask, call_kwargs, training=None):
+    """A function of the input calling `layer`; under JAX one `jax.jit` of the whole call, reused for other
+    inputs of the same shapes: op by op, JAX compiles every operation of a layer for its shapes and dtypes,
+    about 150 small XLA programs a layer on CPU."""
+
+    def function(inputs):
+        return _call(layer, inputs, mask, call_kwargs, training)
+
+    if keras.backend.backend() == "jax":
+        import jax
+
+        function = jax.jit(function)
+
+    def call(inputs):
+        if not layer.built:  # variables are made outside a traced function
+            layer.build(_shape(inputs))
+        return function(inputs)
+
+    return call
 
 
 def _compiled(function, inputs):
-    """`function(inputs)`; under JAX as one compiled function: op by op, JAX compiles every operation of a
-    layer for its shapes and dtypes, about 150 small XLA programs a layer on CPU."""
+    """`function(inputs)`; under JAX as one compiled function (see `_compiled_call`)."""
     if keras.backend.backend() != "jax":
         return function(inputs)
     import jax
@@ -185,7 +203,8 @@ def run_layer_test(
     symbolic_mask = None if mask is None else keras.Input(batch_shape=mask.shape, dtype="bool")
     symbolic = _call(_make(layer_cls, init_kwargs), symbolic_input, symbolic_mask, call_kwargs)
     assert [tuple(o.shape) for o in _as_list(symbolic)] == expected
-    eager = _concrete_call(layer, input_data, mask, call_kwargs)
+    call_layer = _compiled_call(layer, mask, call_kwargs)
+    eager = call_layer(input_data)
     eager_values = _numpy(eager)
     assert [v.shape for v in eager_values] == expected
     for value in eager_values:
@@ -227,7 +246,7 @@ def run_layer_test(
     if mask is not None and check_mask_invariance:
         perturbed = _perturb_masked(input_data, mask, seed=0)
         _assert_close(
-            _concrete_call(layer, perturbed, mask, call_kwargs),
+            call_layer(perturbed),  # under JAX the program compiled for `eager`, same shapes
             eager,
             atol,
             "values at masked positions changed the outputs",
