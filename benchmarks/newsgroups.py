@@ -637,13 +637,15 @@ def table(results, args):
         r = results["svm"].get(key)
         if r:
             rows.append([f"{label}, C={r['C']:g}", f"{100 * r['error']:.2f}%", f"{100 * PAPER[key]:.2f}%", "-", "-"])
-    lines = [
-        f"20 Newsgroups bydate, {headers}, "
-        f"{args.units} units per direction, {args.max_length} tokens, chop {args.chop_size}, "
-        f"{args.epochs} epochs (test error at the best validation epoch)",
-        "",
-        markdown_table(["model", "test error", "paper (Table 3)", "s / epoch", "best epoch"], rows),
-    ]
+    lines = []
+    if rows:  # a speed-only run (`--bundle`) trains no model
+        lines = [
+            f"20 Newsgroups bydate, {headers}, "
+            f"{args.units} units per direction, {args.max_length} tokens, chop {args.chop_size}, "
+            f"{args.epochs} epochs (test error at the best validation epoch)",
+            "",
+            markdown_table(["model", "test error", "paper (Table 3)", "s / epoch", "best epoch"], rows),
+        ]
     speed = results.get("speed")
     if speed:
         columns = [(units, mode) for units, timed in speed["by_units"].items() for mode in timed["modes"]]
