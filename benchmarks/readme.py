@@ -262,9 +262,7 @@ def newsgroups_rows(s, gpu=None):
     speed = f"{s['speedup_no_gates']:.2f}× (CPU, 150 units)"
     ratio = s["speedup_no_gates"]
     if gpu is not None:
-        by_units = gpu["results"]["speed"]["by_units"]
-        units = "500" if "500" in by_units else max(by_units, key=int)
-        ratio = by_units[units]["modes"]["xla"]["speedup_no_gates"]
+        ratio, units = gpu["summary"]["speedup_no_gates"], gpu["results"]["speed"]["summary_units"]
         device = gpu["machine"]["gpus"][0]
         speed = f"{ratio:.2f}× (GPU, {device}, {units} units; CPU, 150 units: {s['speedup_no_gates']:.2f}×)"
     return [

@@ -1,3 +1,4 @@
+import importlib
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -31,7 +32,7 @@ def skip_missing_data(what, path):
 def import_or_skip(module, extra):
     """`pytest.importorskip`, in the wording `pytest_terminal_summary` counts."""
     try:
-        return __import__(module)
+        return importlib.import_module(module)
     except ImportError:
         pytest.skip(f"{MISSING_PACKAGE}: {module} (pip install -e '.[{extra}]')")
 

@@ -68,9 +68,9 @@ def label_encoder(rng):
 
 
 def _hierarchical(word_encoder, sentence_encoder, token_states=False):
-    # One recurrent case holds a bidirectional GRU and an LSTM: XLA compiling a recurrent case's loops is
-    # most of the contract's time; tests/test_bidirectional.py and
-    # tests/test_hierarchical_attention.py cover the other encoder kinds.
+    # One recurrent case holds a bidirectional GRU and an LSTM: XLA compiling a recurrent case's loops (the
+    # forward pass under TensorFlow, the training step under JAX) is most of the contract's time;
+    # tests/test_bidirectional.py and tests/test_hierarchical_attention.py cover the other encoder kinds.
     def case(rng):
         from keras_labelemb.layers import HierarchicalAttention
 
@@ -115,10 +115,11 @@ def hierarchical_attention_flat_with_scores(rng):
 
 
 def _max_pool_encoder(encoder, recurrent_dropout, token_states):
-    """LSTM_reg's encoder over a batch with a fully masked document; word dropout on, so the XLA fit step runs it.
+    """LSTM_reg's encoder over a batch with a fully masked document; word dropout on, so the training step runs it.
 
-    Recurrent dropout adds ~1.2 s per RNN direction to a case (XLA's CPU random numbers in the loop), more under
-    JAX: only the BiLSTM case, which runs under TensorFlow alone, runs it.
+    Recurrent dropout adds ~1.2 s per RNN direction to a case compiled with XLA (its CPU random numbers in the
+    loop): only the BiLSTM case runs it, under TensorFlow alone, where the training step is eager (recurrent
+    dropout under XLA is not checked).
     """
 
     def case(rng):
@@ -652,8 +653,8 @@ def co_attention_without_label_embedding(rng):
 def _adaptive_label_decoder(output_mode, teacher_forcing=False, encoder=True, text_to_label=True):
     """The decoder head, over the co-attentive encoder (inputs: word vectors) or alone (inputs: X_fin).
 
-    Only the encoder-free cases run the XLA fit steps: compiling the gradient of the encoder's four
-    BiLSTM passes takes ~30 s per step on 2 CPU cores. The encoder's gradients and mixed precision are
+    Only the encoder-free cases run the training steps: under JAX (XLA) compiling the gradient of the
+    encoder's four BiLSTM passes takes ~30 s per step on 2 CPU cores. The encoder's gradients and mixed precision are
     checked eagerly in tests/test_adaptive_label_decoder.py.
     """
 

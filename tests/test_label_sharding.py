@@ -181,7 +181,11 @@ def _compiled_call(model, x):
 
 
 def _unsharded_and_sharded(build, x):
-    """`(sharded model, its logits, largest difference from the plain model's, plain model)`."""
+    """`(sharded model, its logits, largest difference from the plain model's, plain model)`.
+
+    Compiled calls, as JAX runs models (`predict`, `fit`); a sharded model called eagerly, op by op, is not
+    checked here.
+    """
     plain = build()
     expected = np.asarray(_compiled_call(plain, x))
     with _parallel(plain).scope():

@@ -7,8 +7,9 @@ import keras
 import pytest
 from layer_cases import CASES, run_case
 
-# Cases that took more than ~5 s each on the 2-core CPU machine (pytest --durations, TF 2.21): the recurrent
-# encoders (XLA compiles their loops) and the decoder. Marked slow so `pytest -m "not slow"` keeps a quick
+# Cases that took more than ~5 s each on the 2-core CPU machine (pytest --durations, TF 2.21, when the training
+# step was compiled with XLA too; it is eager since 2026-11-26): the recurrent encoders (XLA compiles their
+# loops) and the decoder. Marked slow so `pytest -m "not slow"` keeps a quick
 # contract run of every other case; `make test` runs them all.
 SLOW_CASES = frozenset(
     {

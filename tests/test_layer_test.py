@@ -70,6 +70,15 @@ class LeakyMean(keras.layers.Layer):
         return (input_shape[0], input_shape[2])
 
 
+@keras.saving.register_keras_serializable(package="test_layer_test")
+class UnbuiltPart(Scale):
+    """Holds a sublayer its `build()` leaves unbuilt (as label heads left their label encoder)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.spare = keras.layers.Dense(2)
+
+
 DATA = np.random.default_rng(0).normal(size=(3, 4)).astype("float32")
 
 
@@ -92,3 +101,8 @@ def test_a_layer_that_reads_masked_positions_fails():
     mask = np.array([[True] * 5, [True, True, False, False, False]])
     with pytest.raises(AssertionError):
         run_layer_test(LeakyMean, {}, x, (2, 3), mask=mask, run_training=False, run_mixed_precision=False)
+
+
+def test_a_layer_that_leaves_a_sublayer_unbuilt_fails():
+    with pytest.raises(AssertionError, match=r"left sublayers unbuilt: \['dense_\d+'\]"):
+        run_layer_test(UnbuiltPart, {}, DATA, (3, 2), run_training=False, run_mixed_precision=False)

@@ -1,15 +1,17 @@
 """Every reference model trains with `jit_compile=True` (TensorFlow) and follows graph-mode training.
 
-One case per reference model: GILE-HAN, GILE-WAN, DRILL classifier (HAN encoder),
-a BiLSTM max-pooling classifier with a hybrid head (GILE, lexical, word-interaction,
-embedding-match and linear components), oh-2LSTMp (chopped one-hot RegionLSTM), CNLE
-(teacher forcing) and the DRILL language model: between them the layers of the layer
-contract (whose training step is eager under TensorFlow) but the multilingual variants,
-`WideHead` and the string layers, which XLA cannot compile. Each trains the same steps
-from the same initial weights once compiled with XLA and once in graph mode; the losses
-of every step and the weights they end at must agree (XLA fuses and reorders float32
-arithmetic, hence a tolerance, not equality) and the loss must fall, so neither mode can
-pass by not training. (Under JAX: tests/test_backends.py.)
+One case per reference model: GILE-HAN (dense encoders, and bidirectional GRUs), GILE-WAN, DRILL
+classifier (HAN encoder), a BiLSTM max-pooling classifier with a hybrid head (GILE, lexical,
+word-interaction, embedding-match and linear components), oh-2LSTMp (chopped one-hot RegionLSTM),
+CNLE (teacher forcing) and the DRILL language model. The layer contract's training step is eager
+under TensorFlow, so these are where TensorFlow's XLA compiles the layers' gradients: every layer
+class of the contract but `WideHead`, the multilingual variants and the string layers, each in the
+configuration named here (not every configuration of tests/layer_cases.py: recurrent dropout, greedy
+decoding in training and the ablation variants are trained with XLA only under JAX, in
+tests/test_backends.py, or not at all where that run skips them). Each trains the same steps from
+the same initial weights once compiled with XLA and once in graph mode; the losses of every step
+and the weights they end at must agree (XLA fuses and reorders float32 arithmetic, hence a
+tolerance, not equality) and the loss must fall, so neither mode can pass by not training.
 """
 
 import keras
@@ -77,6 +79,21 @@ CASES = {
             max_sentences=3,
             max_sentence_length=4,
             embedding_dim=8,
+            encoder_units=4,
+            head={"joint_dim": 8},
+            dropout=0.0,
+        ),
+        TOKENS.reshape(16, 3, 4),
+        MULTI_HOT,
+    ),
+    "gile_han_bigru": _classifier(
+        lambda: gile_han(
+            VOCABULARY,
+            LABEL_IDS,
+            max_sentences=3,
+            max_sentence_length=4,
+            embedding_dim=8,
+            encoder="bigru",
             encoder_units=4,
             head={"joint_dim": 8},
             dropout=0.0,

@@ -221,8 +221,11 @@ def document_classifier(
         embedding, label_embedding = word_embeddings(
             vocabulary_size, vectors, fine_tune, embedding_dim, embeddings_initializer, train_embeddings
         )
-    ignored = {"max_sentences": max_sentences, "max_sentence_length": max_sentence_length} if flat else {}
-    ignored = {name: value for name, value in (ignored or {"max_tokens": max_tokens}).items() if value is not None}
+    if flat:
+        other_layout = {"max_sentences": max_sentences, "max_sentence_length": max_sentence_length}
+    else:
+        other_layout = {"max_tokens": max_tokens}
+    ignored = {name: value for name, value in other_layout.items() if value is not None}
     if ignored:
         sizes = "`max_tokens`" if flat else "`max_sentences` and `max_sentence_length`"
         raise ValueError(

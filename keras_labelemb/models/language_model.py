@@ -123,8 +123,6 @@ def drill_lm(
     check_rate("dropout", dropout)
     spec = lm_head_spec(head)
     if stateful:
-        check_positive_int("batch_size", batch_size)
-        check_positive_int("bptt", bptt)
         if keras.backend.backend() != "tensorflow":
             # Measured with Keras 3's own stateful LSTM: under JAX the compiled steps neither read nor return
             # the RNN's state variables (Keras creates them untracked), so fit and predict silently start every
@@ -135,6 +133,8 @@ def drill_lm(
                 "between compiled steps. Use KERAS_BACKEND=tensorflow, or stateful=False. "
                 f"Received: stateful=True under the {keras.backend.backend()} backend"
             )
+        check_positive_int("batch_size", batch_size)
+        check_positive_int("bptt", bptt)
     embedding_dim = embedding_dim or units
 
     ids = keras.Input(batch_shape=(batch_size, bptt), dtype="int32", name="token_ids")

@@ -53,17 +53,8 @@ def _concrete_call(layer, inputs, mask, call_kwargs, training=None):
 
 
 def _compiled_call(layer, mask, call_kwargs, training=None):
-    """A function of the input calling `layer`; under JAX one `jax.jit` of the whole call, reused for other
-    inputs of the same shapes: op by op, JAX compiles every operation of a layer for its shapes and dtypes,
-    about 150 small XLA programs a layer on CPU."""
-
-    def function(inputs):
-        return _call(layer, inputs, mask, call_kwargs, training)
-
-    if keras.backend.backend() == "jax":
-        import jax
-
-        function = jax.jit(function)
+    """A function of the input calling `layer` (see `_jitted`), reusable for other inputs of the same shapes."""
+    function = _jitted(lambda inputs: _call(layer, inputs, mask, call_kwargs, training))
 
     def call(inputs):
         if not layer.built:  # variables are made outside a traced function
@@ -73,13 +64,14 @@ def _compiled_call(layer, mask, call_kwargs, training=None):
     return call
 
 
-def _compiled(function, inputs):
-    """`function(inputs)`; under JAX as one compiled function (see `_compiled_call`)."""
+def _jitted(function):
+    """`function`; under JAX one `jax.jit` of it: op by op, JAX compiles every operation of a layer for its
+    shapes and dtypes, about 150 small XLA programs a layer on CPU."""
     if keras.backend.backend() != "jax":
-        return function(inputs)
+        return function
     import jax
 
-    return jax.jit(function)(inputs)
+    return jax.jit(function)
 
 
 def _dtype(input_data):
@@ -220,7 +212,8 @@ def run_layer_test(
 
     # 4. In a model: compiled prediction equals the eager call; saved and loaded, it computes the same.
     model, model_inputs = _model(layer, input_data, mask, call_kwargs)
-    # The walk Keras' trainers make: one unbuilt sublayer and JAX's `predict` runs the model eagerly first.
+    # Keras' trainers decide with this (private) walk, which reaches sublayers held as attributes (the public
+    # `walk_layers` does not): one unbuilt sublayer and JAX's `predict` runs the whole model eagerly first.
     unbuilt = [sublayer.name for sublayer in model._flatten_layers() if not sublayer.built]
     assert not unbuilt, f"{layer_cls.__name__}.build() left sublayers unbuilt: {unbuilt}"
     # Compiled with XLA where the backend has it (TensorFlow's "auto" is graph mode on a CPU).
@@ -232,9 +225,9 @@ def run_layer_test(
         loaded = keras.models.load_model(path)
     # Called as the layer itself was above: bit for bit. (A second compiled `predict` cost a trace, under JAX
     # an XLA compile, per case.)
-    _assert_close(_compiled(loaded, model_inputs), eager, 0.0, ".keras round trip changed predictions")
+    _assert_close(_jitted(loaded)(model_inputs), eager, 0.0, ".keras round trip changed predictions")
 
-    # 5. One jit-compiled training step; gradients reach every weight.
+    # 5. One training step (XLA under JAX, eager elsewhere); gradients reach every weight.
     if run_training:
         _check_training_step(layer_cls, init_kwargs, input_data, mask, call_kwargs, frozen_weights)
 
