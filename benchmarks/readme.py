@@ -125,6 +125,10 @@ ZERO_SHOT_RUNS = {
         "selected",
         "scorer chosen on held-out seen labels (untrained matching or a trained standardised hybrid), fresh splits",
     ),
+    "zero_shot_fusion_fresh": (
+        "hybrid_fusion",
+        "fusion trained end to end (z-scored tf-idf and word-vector matching, weighed), fresh splits",
+    ),
 }
 # What a hybrid must beat: the untrained matchers, and each of its components alone where the run has it.
 ZERO_SHOT_BARS = ("tfidf_match", "untrained_fusion", "embedding_cosine", "gile", "interaction")
