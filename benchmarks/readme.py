@@ -129,6 +129,10 @@ ZERO_SHOT_RUNS = {
         "hybrid_fusion",
         "fusion trained end to end (z-scored tf-idf and word-vector matching, weighed), fresh splits",
     ),
+    "zero_shot_fusion_interaction_fresh": (
+        "hybrid_fusion_interaction",
+        "fusion trained end to end with the word interaction beside it (starting at weight 0), fresh splits",
+    ),
 }
 # What a hybrid must beat: the untrained matchers, and each of its components alone where the run has it.
 ZERO_SHOT_BARS = ("tfidf_match", "untrained_fusion", "embedding_cosine", "gile", "interaction")
