@@ -72,35 +72,24 @@ def _language_model():
 
 
 CASES = {
-    "gile_han": _classifier(
-        lambda: gile_han(
-            VOCABULARY,
-            LABEL_IDS,
-            max_sentences=3,
-            max_sentence_length=4,
-            embedding_dim=8,
-            encoder_units=4,
-            head={"joint_dim": 8},
-            dropout=0.0,
-        ),
-        TOKENS.reshape(16, 3, 4),
-        MULTI_HOT,
-    ),
-    "gile_han_bigru": _classifier(
-        lambda: gile_han(
-            VOCABULARY,
-            LABEL_IDS,
-            max_sentences=3,
-            max_sentence_length=4,
-            embedding_dim=8,
-            encoder="bigru",
-            encoder_units=4,
-            head={"joint_dim": 8},
-            dropout=0.0,
-        ),
-        TOKENS.reshape(16, 3, 4),
-        MULTI_HOT,
-    ),
+    **{
+        name: _classifier(
+            lambda encoder=encoder: gile_han(
+                VOCABULARY,
+                LABEL_IDS,
+                max_sentences=3,
+                max_sentence_length=4,
+                embedding_dim=8,
+                encoder=encoder,
+                encoder_units=4,
+                head={"joint_dim": 8},
+                dropout=0.0,
+            ),
+            TOKENS.reshape(16, 3, 4),
+            MULTI_HOT,
+        )
+        for name, encoder in (("gile_han", "dense"), ("gile_han_bigru", "bigru"))
+    },
     "gile_wan": _classifier(
         lambda: gile_wan(VOCABULARY, LABEL_IDS, max_tokens=12, embedding_dim=8, encoder_units=4, dropout=0.0),
         TOKENS,

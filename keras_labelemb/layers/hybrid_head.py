@@ -238,6 +238,9 @@ class HybridHead(LabelHead):
             self._columns = self.columns_of(self._stored_label_ids())
         return self._columns
 
+    def held_layers(self):
+        return super().held_layers() + [layer for c in self.components for layer in [c, *c.held_layers()]]
+
     def held_label_sets(self):
         return [self.seen_label_set, self.label_set]  # the seen set first: it gives the label set's columns
 

@@ -181,6 +181,10 @@ class LabelHead(keras.layers.Layer):
             width = self.embedding.output_dim if self.embedding is not None else self.label_dim
             self.label_encoder.build((None, None, width))
 
+    def held_layers(self):
+        """The layers the head holds beside its own weights, all built by its `build()` (subclasses add theirs)."""
+        return [layer for layer in (self.embedding, self.label_encoder) if layer is not None]
+
     # -- the label set ------------------------------------------------------------
     @property
     def label_ids(self):
