@@ -228,3 +228,10 @@ def test_config_round_trip():
     restored.set_weights(layer.get_weights())
     for key, value in restored(x, mask=mask).items():
         np.testing.assert_array_equal(numpy(value), numpy(expected[key]))
+
+
+def test_build_builds_every_sublayer():
+    """An unbuilt sublayer makes Keras' JAX `predict` run the whole model eagerly first."""
+    encoder = MaxPoolEncoder("bilstm", units=4)
+    encoder.build((2, 5, 3))
+    assert encoder.rnn.built and encoder.pooling.built

@@ -412,3 +412,10 @@ def test_token_ids_outside_the_vocabulary():
     as_padding = ids.copy()
     as_padding[0, 1] = 0
     np.testing.assert_allclose(model.predict(wrong, verbose=0), model.predict(as_padding, verbose=0), atol=1e-6)
+
+
+def test_build_builds_the_recurrence_and_the_pooling():
+    """An unbuilt sublayer makes Keras' JAX `predict` run the whole model eagerly first."""
+    layer = RegionLSTM(4, 20, chop_size=3)
+    layer.build((2, 6))
+    assert layer.recurrence.built and layer.region_pooling.built
