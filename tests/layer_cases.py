@@ -559,6 +559,44 @@ def hybrid_head(rng):
     )
 
 
+def tiny_bert(vocabulary_size=16, width=8, length=6):
+    """A one-layer randomly initialised keras-hub BERT, the pretrained encoder's stand-in in the tests."""
+    import keras_hub
+
+    return keras_hub.models.BertBackbone(
+        vocabulary_size=vocabulary_size, num_layers=1, num_heads=2, hidden_dim=width, intermediate_dim=16,
+        max_sequence_length=length,
+    )  # fmt: skip
+
+
+def sentence_encoder(rng):
+    """A keras-hub backbone, mean-pooled; the all-padding document pools to zeros; fine-tuned, so it trains."""
+    from keras_labelemb.layers import SentenceEncoder
+
+    ids = rng.integers(1, 16, size=(3, 6)).astype("int32")
+    ids[0, 4:] = 0
+    ids[2] = 0
+    return SentenceEncoder, dict(
+        init_kwargs=lambda: {"backbone": tiny_bert(), "fine_tune": True},
+        input_data=ids,
+        expected_output_shape={"pooled": (3, 8), "token_states": (3, 6, 8), "token_ids": (3, 6), "token_mask": (3, 6)},
+        # BERT's pooler (a dense layer over the first token) is what mean pooling replaces.
+        frozen_weights=("pooled_dense/",),
+    )
+
+
+def sentence_match_head(rng):
+    """Cosine of pooled sentence vectors against descriptions read by the same (frozen) encoder."""
+    from keras_labelemb.layers import SentenceEncoder, SentenceMatchHead
+
+    return SentenceMatchHead, dict(
+        init_kwargs=lambda: {"embedding": SentenceEncoder(tiny_bert()), "label_ids": GILE_LABELS},
+        input_data=rng.normal(size=(3, 8)).astype("float32"),
+        expected_output_shape=(3, 4),
+        expected_num_trainable_weights=2,  # scale and bias: the encoder is frozen
+    )
+
+
 CASES = {
     "attention_pooling": attention_pooling,
     "attention_pooling_with_scores": attention_pooling_with_scores,
@@ -579,6 +617,8 @@ CASES = {
     "word_interaction_head_states": word_interaction_head_states,
     "embedding_match_head": embedding_match_head,
     "hybrid_head": hybrid_head,
+    "sentence_encoder": sentence_encoder,
+    "sentence_match_head": sentence_match_head,
     **{f"drill_head_{v}": _drill_head_baseline(v) for v in ("bilinear", "dual")},
     "drill_head_tied": drill_head_tied,
     "drill_head_descriptions": drill_head_descriptions,

@@ -17,6 +17,8 @@ from keras_labelemb.layers.linear_head import LinearHead
 from keras_labelemb.layers.max_pool_encoder import MaxPoolEncoder
 from keras_labelemb.layers.region_lstm import RegionLSTM
 from keras_labelemb.layers.region_pooling import RegionPooling
+from keras_labelemb.layers.sentence_encoder import SentenceEncoder
+from keras_labelemb.layers.sentence_match_head import SentenceMatchHead
 from keras_labelemb.layers.token_label_head import TokenLabelHead
 from keras_labelemb.layers.wide_head import WideHead
 from keras_labelemb.layers.word_interaction_head import WordInteractionHead
@@ -39,6 +41,8 @@ __all__ = [
     "MaxPoolEncoder",
     "RegionLSTM",
     "RegionPooling",
+    "SentenceEncoder",
+    "SentenceMatchHead",
     "TokenLabelHead",
     "WideHead",
     "WordInteractionHead",

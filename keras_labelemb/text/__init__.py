@@ -17,6 +17,7 @@ from keras_labelemb.text.pretrained_vectors import (
     load_glove_6b,
     load_word_vectors,
 )
+from keras_labelemb.text.sentence_encoders import load_minilm
 from keras_labelemb.text.split_sentences import split_sentences
 from keras_labelemb.text.target_vocabulary import STOP_WORDS, target_vocabulary
 from keras_labelemb.text.text_vectorizer import TextVectorizer
@@ -48,6 +49,7 @@ __all__ = [
     "label_sequences",
     "label_sequences_to_multi_hot",
     "load_glove_6b",
+    "load_minilm",
     "load_vocabulary",
     "load_word_vectors",
     "make_dataset",

