@@ -57,7 +57,6 @@ from keras_labelemb.models import set_labels
 from keras_labelemb.text import load_minilm
 
 DOCUMENT_PIECES, DESCRIPTION_PIECES = 256, 64
-IGNORED = (100, 101, 102)  # [UNK], [CLS], [SEP]
 HYBRID = "hybrid_sentence"
 BARS = (
     "tfidf_match",
@@ -77,9 +76,9 @@ def parse_args(argv=None):
 class Encoded:
     """The frozen encoder's outputs for every text of a dataset, computed once: pooled vectors and word pieces."""
 
-    def __init__(self, encoder, tokenize, texts, batch_size=64):
+    def __init__(self, encoder, vectorizer, texts, batch_size=64):
         unique = list(dict.fromkeys(texts))
-        self.ids = tokenize(unique)
+        self.ids = np.concatenate([vectorizer(unique[i : i + 1024]).numpy() for i in range(0, len(unique), 1024)])
         ids = keras.Input((self.ids.shape[1],), dtype="int32")
         pooled = keras.Model(ids, encoder(ids)["pooled"])
         pooled.jit_compile = True  # XLA: half the encoder's CPU time
@@ -91,16 +90,16 @@ class Encoded:
         return {"pooled": self.pooled[rows], "token_ids": self.ids[rows]}
 
 
-def descriptions(tokenize, texts):
+def descriptions(vectorizer, texts):
     """Word-piece ids of the label descriptions, trailing padding columns dropped (the label side runs each step)."""
-    ids = tokenize(texts)[:, :DESCRIPTION_PIECES]
+    ids = vectorizer.encode_labels(texts, DESCRIPTION_PIECES)
     return ids[:, : int((ids != 0).sum(axis=1).max())]
 
 
-def sentence_hybrid(encoder, label_ids, train_ids):
+def sentence_hybrid(encoder, ignored_ids, label_ids, train_ids):
     head = HybridHead(
         [
-            LexicalMatchHead(encoder, ignored_ids=IGNORED, name="wordpiece_lexical"),
+            LexicalMatchHead(encoder, ignored_ids=ignored_ids, name="wordpiece_lexical"),
             SentenceMatchHead(encoder, name="sentence"),
         ],
         label_ids=label_ids,
@@ -133,7 +132,7 @@ def run_split(name, data, seed, args, state):
     test = state["encoded"].documents(test_texts)
     train = state["encoded"].documents(split.kept.train_texts)
     pieces = state["descriptions"]
-    untrained = sentence_hybrid(state["encoder"], pieces[split.seen], train["token_ids"])
+    untrained = sentence_hybrid(state["encoder"], state["ignored_ids"], pieces[split.seen], train["token_ids"])
     set_labels(untrained, pieces[split.unseen])
     parts = scores_of(untrained, test)
     scores.update(
@@ -143,7 +142,7 @@ def run_split(name, data, seed, args, state):
     )
     started = time.time()
     keras.utils.set_random_seed(1000 * seed)
-    model = sentence_hybrid(state["encoder"], pieces[split.seen], train["token_ids"])
+    model = sentence_hybrid(state["encoder"], state["ignored_ids"], pieces[split.seen], train["token_ids"])
     model.compile(keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True))
     model.fit(train, split.train_targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0)
     set_labels(model, pieces[split.unseen])
@@ -189,7 +188,7 @@ def summarise(name, splits):
 
 def main(argv=None):
     args = parse_args(argv)
-    backbone, tokenize = load_minilm(sequence_length=DOCUMENT_PIECES)
+    backbone, vectorizer = load_minilm(sequence_length=DOCUMENT_PIECES)
     encoder = SentenceEncoder(backbone)
     datasets = {}
 
@@ -198,8 +197,9 @@ def main(argv=None):
             print(f"{name}: encoding {len(data.train_texts) + len(data.test_texts)} documents", flush=True)
             datasets[name] = {
                 "encoder": encoder,
-                "encoded": Encoded(encoder, tokenize, list(data.train_texts) + list(data.test_texts)),
-                "descriptions": descriptions(tokenize, data.label_descriptions),
+                "ignored_ids": vectorizer.special_ids,  # [UNK], [CLS], [SEP]
+                "encoded": Encoded(encoder, vectorizer, list(data.train_texts) + list(data.test_texts)),
+                "descriptions": descriptions(vectorizer, data.label_descriptions),
             }
         return run_split(name, data, seed, args, datasets[name])
 

@@ -407,6 +407,23 @@ def _text_vectorizer(flat):
     return case
 
 
+def word_piece_vectorizer(rng):
+    """Raw strings to `[CLS] pieces [SEP]` ids of a keras-hub tokenizer, in-graph; its vocabulary is an asset."""
+    import keras_hub
+
+    from keras_labelemb.text import WordPieceVectorizer
+
+    pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "wheat", "price", "##s", "rose", "grain", "bank"]
+    return WordPieceVectorizer, dict(
+        init_kwargs=lambda: {"tokenizer": keras_hub.models.BertTokenizer(pieces, lowercase=True), "sequence_length": 6},
+        input_data=np.array(["Wheat prices rose. Grain fell!", "", "the bank raised 3 rates"], dtype=object),
+        expected_output_shape=(3, 6),
+        expected_num_trainable_weights=0,
+        run_training=False,
+        run_mixed_precision=False,  # no weights; integer outputs
+    )
+
+
 def tfidf_vectorizer(rng):
     """Raw strings to l2-normalised tf-idf of words and bigrams (dense output; terms given, so they are config)."""
     from keras_labelemb.text import TfidfVectorizer
@@ -628,11 +645,14 @@ CASES = {
     **{f"region_pooling_{m}": _region_pooling(m) for m in ("max", "average")},
     **{f"text_vectorizer_{name}": _text_vectorizer(flat) for name, flat in (("flat", True), ("hierarchical", False))},
     "tfidf_vectorizer": tfidf_vectorizer,
+    "word_piece_vectorizer": word_piece_vectorizer,
 }
 
 
 # Cases of TensorFlow-only layers (tensorflow-text string ops), left out of the JAX-backend run.
-TENSORFLOW_ONLY = frozenset(name for name in CASES if name.startswith(("text_vectorizer", "tfidf_vectorizer")))
+TENSORFLOW_ONLY = frozenset(
+    name for name in CASES if name.startswith(("text_vectorizer", "tfidf_vectorizer", "word_piece"))
+)
 
 
 def run_case(name, seed=0):

@@ -129,3 +129,55 @@ def test_bad_arguments_name_the_argument():
         head(np.zeros((2, 5), "float32"))
     with pytest.raises(ValueError, match="label_ids"):
         head.set_labels(np.array([[2, V + 3]]))  # outside the encoder's vocabulary
+
+
+PIECES = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "wheat", "corn", "oil", "price", "rose", "fell", "bank"]
+PIECES += ["rate", "##s", "grain", "crude"]
+
+
+def vectorizer(length=T):
+    from keras_labelemb.text import WordPieceVectorizer
+
+    return WordPieceVectorizer(keras_hub.models.BertTokenizer(PIECES, lowercase=True), length)
+
+
+def test_word_piece_vectorizer_packs_and_round_trips(tmp_path):
+    layer = vectorizer()
+    ids = layer(["Wheat prices rose", "", "crude oil bank rate fell sharply"]).numpy()
+    np.testing.assert_array_equal(ids[0], [2, 5, 8, 13, 9, 3])  # [CLS] wheat price ##s rose [SEP]
+    np.testing.assert_array_equal(ids[1], [2, 3, 0, 0, 0, 0])  # an empty text: no pieces, padding after
+    assert ids[2, -1] == 3 and ids.dtype == np.int32  # truncated, still ends with [SEP]
+    assert layer.special_ids == (1, 2, 3)
+    np.testing.assert_array_equal(layer.encode_labels(["grain", "crude oil"], 4), [[2, 14, 3, 0], [2, 15, 7, 3]])
+    copy = type(layer).from_config(layer.get_config())  # the vocabulary is an asset of the tokenizer, not config
+    with pytest.raises(ValueError, match="vocabulary"):
+        copy(["Wheat prices rose"])
+    layer.save_assets(str(tmp_path))
+    copy.load_assets(str(tmp_path))
+    np.testing.assert_array_equal(copy(["Wheat prices rose"]), ids[:1])
+    with pytest.raises(ValueError, match="tokenizer"):
+        type(layer)(keras.layers.Dense(2), 6)
+    with pytest.raises(ValueError, match="sequence_length"):
+        vectorizer(length=2)
+
+
+def test_a_sentence_model_serves_raw_strings_and_labels_sent_with_the_request(tmp_path):
+    from keras_labelemb.export import export_text_classifier, load_text_classifier
+
+    words = vectorizer()
+    layer = encoder()
+    labels = words.encode_labels(["grain", "crude oil", "bank rate"], 4)
+    model = model_of(layer, labels)
+    texts = ["wheat prices rose", "crude oil fell", ""]
+    model.layers[-1].adapt(words(texts).numpy())
+    served = load_text_classifier(export_text_classifier(model, words, str(tmp_path / "served")))
+    expected = keras.ops.sigmoid(model.predict(words(texts), verbose=0))
+    np.testing.assert_allclose(served.serve(texts)["scores"], expected, atol=1e-5)
+
+    new = ["corn", "oil price"]
+    set_labels(model, words.encode_labels(new, 4))
+    np.testing.assert_allclose(
+        served.serve_with_labels(texts, new)["scores"],
+        keras.ops.sigmoid(model.predict(words(texts), verbose=0)),
+        atol=1e-5,
+    )

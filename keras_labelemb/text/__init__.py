@@ -32,6 +32,7 @@ from keras_labelemb.text.vocabulary import (
     save_vocabulary,
     vocabulary_from_counts,
 )
+from keras_labelemb.text.word_piece_vectorizer import WordPieceVectorizer
 
 __all__ = [
     "NUM_TOKEN",
@@ -40,6 +41,7 @@ __all__ = [
     "TextVectorizer",
     "TfidfVectorizer",
     "UNK_TOKEN",
+    "WordPieceVectorizer",
     "WordVectorCoverage",
     "build_vocabulary",
     "count_tokens",

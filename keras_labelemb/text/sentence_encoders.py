@@ -6,6 +6,8 @@ import os
 import zipfile
 from pathlib import Path
 
+from keras_labelemb.text.word_piece_vectorizer import WordPieceVectorizer
+
 MINILM_PACKAGE = "all_minilm_l6_v2"
 
 
@@ -28,15 +30,16 @@ def load_minilm(sequence_length=256, cache_dir=None):
             `~/.keras/models/all-MiniLM-L6-v2`.
 
     Returns:
-        `(backbone, tokenize)`: `tokenize(texts)` maps a list of strings to
+        `(backbone, vectorizer)`: the `WordPieceVectorizer` maps strings to
         `(N, sequence_length)` int32 word-piece ids, 0-padded: the ids the
-        encoder reads for documents and for label descriptions alike.
+        encoder reads for documents and (`encode_labels`) for label
+        descriptions alike; `export_text_classifier` serves through it.
 
     Example:
 
-    >>> backbone, tokenize = load_minilm(sequence_length=16)  # doctest: +SKIP
-    >>> tokenize(["wheat exports"]).shape  # doctest: +SKIP
-    (1, 16)
+    >>> backbone, vectorizer = load_minilm(sequence_length=16)  # doctest: +SKIP
+    >>> vectorizer(["wheat exports"]).shape  # doctest: +SKIP
+    TensorShape([1, 16])
     """
     if importlib.util.find_spec(MINILM_PACKAGE) is None:
         raise ValueError(
@@ -46,7 +49,6 @@ def load_minilm(sequence_length=256, cache_dir=None):
     if not 2 < int(sequence_length) <= 512:
         raise ValueError(f"`sequence_length` must lie in (2, 512]. Received: sequence_length={sequence_length!r}")
     import keras_hub
-    import numpy as np
 
     folder = Path(cache_dir or os.path.join(os.path.expanduser("~"), ".keras", "models", "all-MiniLM-L6-v2"))
     if not (folder / "vocab.txt").exists():
@@ -57,11 +59,5 @@ def load_minilm(sequence_length=256, cache_dir=None):
         pieces = json.loads((folder / "tokenizer.json").read_text())["model"]["vocab"]
         (folder / "vocab.txt").write_text("\n".join(sorted(pieces, key=pieces.get)) + "\n")
     backbone = keras_hub.models.BertBackbone.from_preset(str(folder))
-    preprocessor = keras_hub.models.BertTextClassifierPreprocessor(
-        keras_hub.models.BertTokenizer.from_preset(str(folder)), sequence_length=int(sequence_length)
-    )
-
-    def tokenize(texts):
-        return np.asarray(preprocessor(list(texts))["token_ids"], dtype="int32")
-
-    return backbone, tokenize
+    tokenizer = keras_hub.models.BertTokenizer.from_preset(str(folder))  # lower-cases, as the checkpoint says
+    return backbone, WordPieceVectorizer(tokenizer, int(sequence_length))
