@@ -354,15 +354,20 @@ def summarise(name, splits):
             key: comparisons[f"{first} vs tfidf_match"][key] for key in ("mean_gain", "p_value", "positive_splits")
         }
     summary["comparisons"] = comparisons
+    return summary, dataset_section(name, splits, avgpr, comparisons)
+
+
+def dataset_section(name, splits, avgpr, comparisons, more=""):
+    """A dataset's part of the report: its scorers split by split and the verdicts (`more`: said in the title)."""
     lines = [
         f"### {name}: {len(splits)} zero-shot splits "
-        f"({', '.join(str(info['test_documents']) for _, info in splits)} test documents)",
+        f"({', '.join(str(info['test_documents']) for _, info in splits)} test documents{more})",
         "",
         markdown_table(["scorer", "unseen avg precision (mean ± sd)", "per split"], scorer_rows(avgpr)),
         "",
         verdict_table(comparisons),
     ]
-    return summary, "\n".join(lines)
+    return "\n".join(lines)
 
 
 def main(argv=None):

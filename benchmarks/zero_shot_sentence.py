@@ -49,8 +49,7 @@ import numpy as np
 from benchmarks.baselines import random_ranking_expectation
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.seeds import mean_std
-from benchmarks.tables import markdown_table
-from benchmarks.zero_shot import Split, common_arguments, run_datasets, scorer_rows, untrained_scores, verdict_table
+from benchmarks.zero_shot import Split, common_arguments, dataset_section, run_datasets, untrained_scores
 from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.layers import HybridHead, LexicalMatchHead, SentenceEncoder, SentenceMatchHead
 from keras_labelemb.models import set_labels
@@ -174,16 +173,10 @@ def summarise(name, splits):
         },
         "comparisons": comparisons,
     }
-    lines = [
-        f"### {name}: {len(splits)} zero-shot splits "
-        f"({', '.join(str(info['test_documents']) for _, info in splits)} test documents; blend weights "
-        f"[word pieces, sentence] {'; '.join(str(info['blend_weights']) for _, info in splits)})",
-        "",
-        markdown_table(["scorer", "unseen avg precision (mean ± sd)", "per split"], scorer_rows(avgpr)),
-        "",
-        verdict_table(comparisons),
-    ]
-    return summary, "\n".join(lines)
+    weights = "; ".join(str(info["blend_weights"]) for _, info in splits)
+    return summary, dataset_section(
+        name, splits, avgpr, comparisons, f"; blend weights [word pieces, sentence] {weights}"
+    )
 
 
 def main(argv=None):
