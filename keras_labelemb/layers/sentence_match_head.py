@@ -24,8 +24,16 @@ class SentenceMatchHead(LabelHead):
 
     The description side is frozen unless `fine_tune_labels` (gradients do
     not reach the encoder through it), as `fine_tune_word_vectors="documents"`
-    freezes the label side of the word-vector heads. An empty description
-    scores `b`.
+    freezes the label side of the word-vector heads. A description of
+    padding only is refused by the label-set checks; `WordPieceVectorizer`
+    encodes an empty text as `[CLS] [SEP]`, which the encoder reads as it
+    reads any text (a finite cosine).
+
+    Cost: each call encodes the whole label set with the transformer (frozen
+    or not), so for many labels or many calls compute `head.embed_labels()`
+    once and pass it as `label_embeddings=` (what chunked top-k scoring
+    does per chunk). Builders do not make this head: their encoders read
+    words, not word pieces; build the model as in the README.
 
     Args:
         embedding: the shared `SentenceEncoder`.
@@ -48,8 +56,6 @@ class SentenceMatchHead(LabelHead):
     ((1, 2), True)
     """
 
-    spec_options = ("fine_tune_labels", "scale_initializer")
-
     def __init__(
         self,
         embedding=None,
@@ -64,7 +70,10 @@ class SentenceMatchHead(LabelHead):
                 "SentenceMatchHead reads descriptions with the documents' `SentenceEncoder`: pass it as "
                 f"`embedding`. Received: embedding={embedding!r}"
             )
-        kwargs.pop("label_encoder", None)
+        if kwargs.pop("label_encoder", None) is not None:
+            raise ValueError(
+                "SentenceMatchHead's label encoder is its SentenceEncoder. Received: a `label_encoder` argument"
+            )
         self.fine_tune_labels = check_bool("fine_tune_labels", fine_tune_labels)
         self.scale_initializer = keras.initializers.get(scale_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)

@@ -67,8 +67,11 @@ class WordPieceVectorizer(keras.layers.Layer):
 
     def _pack(self, strings, length):
         self._check_tokens()
+        strings = tf.convert_to_tensor(strings, tf.string)
+        if strings.shape.rank == 2 and strings.shape[-1] == 1:  # `keras.Input((1,), dtype="string")`
+            strings = tf.squeeze(strings, -1)
         # In a graph: keras-hub tokenizers turn ragged outputs into Python lists when run eagerly.
-        return _pack(self.tokenizer, tf.convert_to_tensor(strings, tf.string), length)
+        return _pack(self.tokenizer, strings, length)
 
     def vectorize(self, strings):
         """`(B,)` strings -> `(B, sequence_length)` int32 ids."""
@@ -76,6 +79,11 @@ class WordPieceVectorizer(keras.layers.Layer):
 
     def vectorize_labels(self, descriptions, description_length):
         """`(L,)` descriptions -> `(L, description_length)` int32 ids (what `export_text_classifier` serves)."""
+        if not isinstance(description_length, int) or description_length < 3:
+            raise ValueError(
+                "`description_length` must be an int >= 3 ([CLS], a word piece, [SEP]). "
+                f"Received: description_length={description_length!r}"
+            )
         return self._pack(descriptions, description_length)
 
     def encode_labels(self, descriptions, description_length):
