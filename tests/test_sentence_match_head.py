@@ -46,6 +46,9 @@ def test_pooled_vectors_and_scores_equal_numpy():
     np.testing.assert_allclose(head(document["pooled"]), expected, atol=1e-5)
     assert np.isclose(np.asarray(head(document["pooled"]))[0, 0], 1.5, atol=1e-5)  # the same text: cosine 1
     assert np.isfinite(np.asarray(head(document["pooled"]))[:, 2]).all()  # an empty text, [CLS] [SEP]: finite
+    # Inner products, bias folded in: what a maximum-inner-product index (LabelIndex) searches.
+    inner = np.asarray(head.query_vectors(document["pooled"])) @ np.asarray(head.label_vectors()).T
+    np.testing.assert_allclose(inner, expected, atol=1e-5)
 
 
 def model_of(layer, labels=LABELS):

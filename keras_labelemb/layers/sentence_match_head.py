@@ -56,6 +56,9 @@ class SentenceMatchHead(LabelHead):
     ((1, 2), True)
     """
 
+    # Logits are `query_vectors(h) @ label_vectors().T`: a maximum-inner-product index (`LabelIndex`) serves it.
+    scores_are_inner_products = True
+
     def __init__(
         self,
         embedding=None,
@@ -114,6 +117,16 @@ class SentenceMatchHead(LabelHead):
         cosine = ops.matmul(documents, ops.transpose(ops.cast(label_embeddings, "float32")))
         logits = ops.cast(self.scale, "float32") * cosine + ops.cast(self.bias, "float32")
         return ops.cast(logits, self.compute_dtype)
+
+    def query_vectors(self, inputs):
+        """The document side `(B, d + 1)`: `scale * unit(h)` and `b` (see `label_vectors`)."""
+        documents = ops.cast(self.scale, "float32") * unit_vectors(ops.cast(inputs, "float32"))
+        return ops.concatenate([documents, ops.cast(self.bias, "float32") * ops.ones_like(documents[..., :1])], -1)
+
+    def label_vectors_of(self, label_embeddings, label_indices=None):
+        """The label side `(L, d + 1)`: each description's unit sentence vector and a 1 that meets `b`."""
+        vectors = ops.cast(label_embeddings, "float32")
+        return ops.concatenate([vectors, ops.ones_like(vectors[:, :1])], axis=-1)
 
     def get_config(self):
         config = super().get_config()
