@@ -1,0 +1,52 @@
+"""SentenceEncoder: sentence-transformers' mean pooling against NumPy, all-padding rows, gradients only where
+fine-tuning lets them through, and clear errors for what a backbone cannot read."""
+
+import keras
+import numpy as np
+import pytest
+from sentence_helpers import DOCUMENTS, LABELS, T, V, encoder, gradient_tape, tiny_bert, unit_means
+
+from keras_labelemb.layers import SentenceEncoder, SentenceMatchHead
+
+
+def test_pooled_vectors_equal_numpy():
+    layer = encoder()
+    document = layer(DOCUMENTS)
+    np.testing.assert_allclose(document["pooled"], unit_means(layer.backbone, DOCUMENTS), atol=1e-5)
+    assert np.all(np.asarray(document["pooled"])[2] == 0.0)  # all padding: zeros, not NaN
+    np.testing.assert_array_equal(document["token_mask"], DOCUMENTS != 0)
+    np.testing.assert_allclose(layer.encode(LABELS), unit_means(layer.backbone, LABELS), atol=1e-5)
+
+
+def test_fine_tuning_reaches_the_encoder_through_documents_only():
+    keras.utils.set_random_seed(0)
+    layer = SentenceEncoder(tiny_bert(V, 8, T), fine_tune=True)
+    head = SentenceMatchHead(layer, LABELS)
+    ids = keras.Input((T,), dtype="int32")
+    model = keras.Model(ids, head(layer(ids)["pooled"]))
+    with gradient_tape() as tape:
+        documents_only = model(DOCUMENTS[:2], training=True)
+        loss = keras.ops.sum(documents_only)
+    grads = tape.gradient(loss, [w.value for w in layer.backbone.trainable_weights])
+    assert any(g is not None and np.any(np.asarray(g) != 0) for g in grads)
+    # The label side alone: no gradient reaches the encoder unless `fine_tune_labels`.
+    for fine_tune_labels, reaches in ((False, False), (True, True)):
+        head = SentenceMatchHead(layer, LABELS, fine_tune_labels=fine_tune_labels)
+        fixed = keras.ops.convert_to_tensor(np.eye(8, dtype="float32")[:2])
+        with gradient_tape() as tape:
+            loss = keras.ops.sum(head(fixed))
+        grads = tape.gradient(loss, [w.value for w in layer.backbone.trainable_weights])
+        assert any(g is not None and np.any(np.asarray(g) != 0) for g in grads) == reaches
+
+
+def test_bad_arguments_name_the_argument():
+    with pytest.raises(ValueError, match="backbone"):
+        SentenceEncoder(keras.layers.Dense(3))
+    ids = keras.Input((4,), dtype="int32")
+    with pytest.raises(ValueError, match="backbone"):  # a functional model, but no token embedding
+        SentenceEncoder(keras.Model({"token_ids": ids, "padding_mask": ids}, keras.layers.Embedding(9, 2)(ids)))
+    layer = encoder()
+    with pytest.raises(ValueError, match=r"token_ids.*\(2, 9\)"):  # longer than the backbone's 6 positions
+        layer(np.ones((2, 9), "int32"))
+    with pytest.raises(ValueError, match="token_ids"):
+        layer(np.ones((2, 3, 4), "int32"))
