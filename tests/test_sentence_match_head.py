@@ -30,6 +30,7 @@ def model_of(layer, labels=LABELS):
         [LexicalMatchHead(layer, ignored_ids=(1, 2, 3), name="lexical"), SentenceMatchHead(layer, name="sentence")],
         label_ids=labels,
         standardize=True,
+        name="hybrid",  # weight paths below do not depend on how many hybrids the process made before
     )
     ids = keras.Input((T,), dtype="int32")
     return keras.Model(ids, head(layer(ids)))
@@ -40,8 +41,8 @@ def test_a_frozen_encoder_stays_frozen_while_the_blend_trains(tmp_path):
     model = model_of(layer)
     model.layers[-1].adapt(DOCUMENTS)
     assert sorted(w.path for w in model.trainable_weights) == sorted(
-        ["hybrid_head/component_weights", "hybrid_head/bias", "hybrid_head/lexical/scale", "hybrid_head/lexical/bias",
-         "hybrid_head/sentence/scale", "hybrid_head/sentence/bias"]
+        ["hybrid/component_weights", "hybrid/bias", "hybrid/lexical/scale", "hybrid/lexical/bias",
+         "hybrid/sentence/scale", "hybrid/sentence/bias"]
     )  # fmt: skip
     before = [np.array(w) for w in layer.backbone.weights]
     blend = np.array(model.layers[-1].weights_by_component)
