@@ -4,13 +4,7 @@ import keras
 from keras import ops
 
 from keras_labelemb.argument_checks import check_bool
-from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead, unit_vectors
-
-
-def _mean_unit(vectors, weights):
-    """The weighted mean of `vectors` `(..., n, d)` over `n`, l2-normalised (zero where no weight)."""
-    weights = ops.expand_dims(weights, -1)
-    return unit_vectors(ops.sum(vectors * weights, axis=-2) / ops.maximum(ops.sum(weights, axis=-2), 1e-12))
+from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead, unit_mean
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -86,11 +80,11 @@ class EmbeddingMatchHead(TokenLabelHead):
     def embed_label_ids(self, label_ids):
         """`{"vectors"}` `(L, d)`: each description's unit mean word vector."""
         ids, keep = self.matching_ids(ops.convert_to_tensor(label_ids, "int32"))
-        return {"vectors": _mean_unit(ops.cast(self.embedding(ids), "float32"), self._weights(ids, keep))}
+        return {"vectors": unit_mean(ops.cast(self.embedding(ids), "float32"), self._weights(ids, keep))}
 
     def compute_logits(self, inputs, label_embeddings, label_indices=None, training=None):
         ids, keep = self.document_ids(inputs)
-        documents = _mean_unit(ops.cast(self.embedding(ids), "float32"), self._weights(ids, keep))
+        documents = unit_mean(ops.cast(self.embedding(ids), "float32"), self._weights(ids, keep))
         cosine = ops.matmul(documents, ops.transpose(ops.cast(label_embeddings["vectors"], "float32")))
         logits = ops.cast(self.scale, "float32") * cosine + ops.cast(self.bias, "float32")
         return ops.cast(logits, self.compute_dtype)

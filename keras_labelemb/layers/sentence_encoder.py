@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 from keras_labelemb.argument_checks import check_bool
-from keras_labelemb.layers.token_label_head import unit_vectors
+from keras_labelemb.layers.token_label_head import unit_mean
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -105,9 +105,7 @@ class SentenceEncoder(keras.layers.Layer):
 
     def call(self, token_ids, training=None):
         states, ids, mask = self._states(token_ids, training)
-        weights = ops.expand_dims(ops.cast(mask, "float32"), -1)
-        total = ops.sum(ops.cast(states, "float32") * weights, axis=1)
-        pooled = unit_vectors(total / ops.maximum(ops.sum(weights, axis=1), 1.0))
+        pooled = unit_mean(ops.cast(states, "float32"), ops.cast(mask, "float32"))
         return {"pooled": pooled, "token_states": states, "token_ids": ids, "token_mask": mask}
 
     def compute_output_shape(self, input_shape):

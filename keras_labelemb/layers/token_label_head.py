@@ -26,6 +26,12 @@ def unit_vectors(vectors):
     return ops.where(norm > 1e-12, vectors / norm, 0.0)
 
 
+def unit_mean(vectors, weights):
+    """The weighted mean of `vectors` `(..., n, d)` over `n`, l2-normalised (zero where no weight)."""
+    weights = ops.expand_dims(weights, -1)
+    return unit_vectors(ops.sum(vectors * weights, axis=-2) / ops.maximum(ops.sum(weights, axis=-2), 1e-12))
+
+
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class TokenLabelHead(LabelHead):
     """A `LabelHead` that scores labels from the document's token ids (`reads_tokens = True`).
