@@ -152,7 +152,7 @@ def test_label_columns(label_ids, seen, expected):
 # ---------------------------------------------------------------------------
 
 
-def hybrid_model(components, flat=True, labels=LABELS):
+def hybrid_model(components, flat=True, labels=LABELS, standardize=False):
     keras.utils.set_random_seed(0)
     shape = {"flat": True, "max_tokens": T} if flat else {"max_sentences": 2, "max_sentence_length": T // 2}
     components = [{"type": "gile", "joint_dim": 4} if c == "gile" else c for c in components]
@@ -161,7 +161,7 @@ def hybrid_model(components, flat=True, labels=LABELS):
         labels,
         embedding_dim=DIM,
         encoder_units=4,
-        head={"type": "hybrid", "components": components},
+        head={"type": "hybrid", "components": components, "standardize": standardize},
         **shape,
     )
 
@@ -267,3 +267,23 @@ def test_a_hybrid_rebuilt_from_its_config_asks_for_its_seen_labels_before_relabe
     clone.set_seen_labels(LABELS)
     clone.set_labels(LABELS[::-1])
     assert clone.columns_of(LABELS[::-1]).tolist() == list(range(len(LABELS)))[::-1]
+
+
+@pytest.mark.parametrize("standardize", [True, False], ids=["standardized", "plain"])
+def test_a_standardising_hybrid_freezes_the_weights_its_z_scores_cancel(standardize):
+    # Their gradients are rounding noise there, which Adam turned into full-size steps (a lexical scale went
+    # 1 -> 0.22 in 100 epochs on random labels and could cross 0, flipping the component's sign).
+    model = hybrid_model(["gile", "lexical", "interaction", "linear"], standardize=standardize)
+    head = find_label_head(model)
+    cancelled = [w for c in head.components for w in c.shift_and_scale_weights()]
+    named = [(type(c).__name__, w.name) for c in head.components for w in c.shift_and_scale_weights()]
+    assert named == [("GileHead", "bias"), ("LexicalMatchHead", "scale"), ("LexicalMatchHead", "bias")] + [
+        ("WordInteractionHead", "bias")
+    ]
+    trainable = {w.path for w in model.trainable_weights}
+    assert all((w.path in trainable) != standardize for w in cancelled)
+    before = [ops.convert_to_numpy(w) for w in cancelled] + [ops.convert_to_numpy(head.weights_by_component)]
+    model.compile(optimizer=keras.optimizers.Adam(0.1), loss="binary_crossentropy")
+    model.fit(documents(16), RNG.integers(0, 2, (16, len(LABELS))), epochs=2, verbose=0)
+    after = [ops.convert_to_numpy(w) for w in cancelled] + [ops.convert_to_numpy(head.weights_by_component)]
+    assert [np.array_equal(b, a) for b, a in zip(before, after)] == [standardize] * len(cancelled) + [False]

@@ -371,6 +371,9 @@ class DrillHead(LabelHead):
             self.bias = self._add("bias", (), self.bias_initializer)
         self.built = True
 
+    def shift_and_scale_weights(self):
+        return [self.bias] if self.bias_mode == "shared" else []
+
     # -- forward ---------------------------------------------------------------
     def label_network(self, label_embeddings, training=None):
         """`E_k` of eqs. 9-10 (with eq. 12's dropout) for label embeddings `E` `(L, d)`."""

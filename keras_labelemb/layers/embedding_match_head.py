@@ -71,6 +71,9 @@ class EmbeddingMatchHead(TokenLabelHead):
         super().build(input_shape)
         self.scale = self.add_weight(name="scale", shape=(), initializer=self.scale_initializer)
 
+    def shift_and_scale_weights(self):
+        return [self.scale, *super().shift_and_scale_weights()]
+
     def _weights(self, ids, keep):
         weights = ops.cast(keep, "float32")
         if self.idf_weighted:

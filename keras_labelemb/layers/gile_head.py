@@ -257,6 +257,9 @@ class GileHead(LabelHead):
             self.input_kernel = self._add("input_kernel", (d_h, d))
         self.bias = self._add("bias", () if self.num_languages == 1 else (self.num_languages,), self.bias_initializer)
 
+    def shift_and_scale_weights(self):
+        return [self.bias]  # one per language: a document has one
+
     # -- forward --------------------------------------------------------------
     def call(self, inputs, label_ids=None, label_embeddings=None, language=None, training=None):
         self._check_language_argument(language)

@@ -93,7 +93,9 @@ class HybridHead(LabelHead):
     label set at once (`scores_depend_on_label_set`), and one label alone
     scores `b`. A dropped per-label component adds 0 before standardising,
     so after it the unseen labels get that component's z-score of 0 (the
-    mean of the others).
+    mean of the others). The components' own scale and shared bias
+    (`shift_and_scale_weights`) cancel in the z-scores: a standardising
+    hybrid freezes them when it builds (they stay frozen in the component).
 
     The hybrid holds the label set; its components are used for their
     equations and weights (their own label sets are not read, except the
@@ -309,6 +311,10 @@ class HybridHead(LabelHead):
                     f"Received: keys {sorted(input_shape)}"
                 )
             component.build(tuple(input_shape[part]))
+        if self.standardize:
+            for component in self.components:
+                for weight in component.shift_and_scale_weights():
+                    weight.trainable = False  # z-scores cancel them (`LabelHead.shift_and_scale_weights`)
         self.weights_by_component = self.add_weight(
             name="component_weights", shape=(len(self.components),), initializer=self.weight_initializer
         )

@@ -181,6 +181,15 @@ class LabelHead(keras.layers.Layer):
             width = self.embedding.output_dim if self.embedding is not None else self.label_dim
             self.label_encoder.build((None, None, width))
 
+    def shift_and_scale_weights(self):
+        """The weights that move all of a document's logits alike: a positive scale, a bias shared by the labels.
+
+        A `HybridHead(standardize=True)` freezes them: z-scoring over the labels cancels them, so their
+        gradients are rounding noise, which Adam's normalised steps turn into full-size moves (a scale can
+        cross 0 and flip the component's sign). Default: none (subclasses name theirs).
+        """
+        return []
+
     def held_layers(self):
         """The layers the head holds beside its own weights, all built by its `build()` (subclasses add theirs)."""
         return [layer for layer in (self.embedding, self.label_encoder) if layer is not None]

@@ -118,6 +118,9 @@ class LexicalMatchHead(TokenLabelHead):
         if self.weighting == "bm25":
             self.average_length = self.add_weight(name="average_length", shape=(), initializer="ones", trainable=False)
 
+    def shift_and_scale_weights(self):
+        return [self.scale, *super().shift_and_scale_weights()]
+
     def set_idf(self, df, n, average_length=None):
         """tf-idf: scikit-learn's smoothed idf; BM25: Lucene's idf and the documents' mean length."""
         super().set_idf(df, n, average_length)

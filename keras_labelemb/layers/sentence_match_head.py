@@ -95,6 +95,9 @@ class SentenceMatchHead(LabelHead):
         self.scale = self.add_weight(name="scale", shape=(), initializer=self.scale_initializer)
         self.bias = self.add_weight(name="bias", shape=(), initializer=self.bias_initializer)
 
+    def shift_and_scale_weights(self):
+        return [self.scale, self.bias]
+
     def embed_label_ids(self, label_ids):
         """`(L, d)` unit sentence vectors of the descriptions."""
         vectors = self.embedding.encode(label_ids)

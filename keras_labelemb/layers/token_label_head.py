@@ -129,6 +129,9 @@ class TokenLabelHead(LabelHead):
         )
         self.bias = self.add_weight(name="bias", shape=(), initializer=self.bias_initializer)
 
+    def shift_and_scale_weights(self):
+        return [self.bias]
+
     def adapt(self, documents):
         """Sets `idf` from documents of token ids (an array `(N, T)` / `(N, K, T)` or an iterable of batches).
 
