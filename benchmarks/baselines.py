@@ -10,9 +10,11 @@
 
 import time
 
+import keras
 import numpy as np
 
 from keras_labelemb.evaluation import choose_threshold, classification_report
+from keras_labelemb.layers.hybrid_head import standardize_over_labels
 
 C_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)
 NGRAM_GRID = ((1, 1), (1, 2), (1, 3))
@@ -160,16 +162,14 @@ def random_ranking_expectation(y_true):
     }
 
 
-def standardize_per_document(scores):
-    """Scores shifted and scaled to mean 0, std 1 over each document's labels (so scorers can be added)."""
-    scores = np.asarray(scores, dtype="float64")
-    std = scores.std(axis=1, keepdims=True)
-    return (scores - scores.mean(axis=1, keepdims=True)) / np.where(std > 0, std, 1.0)
-
-
 def blend_scores(learned, lexical, weight):
-    """`(1 - weight)` × learned + `weight` × lexical, each standardized over a document's labels."""
-    return (1.0 - weight) * standardize_per_document(learned) + weight * standardize_per_document(lexical)
+    """`(1 - weight)` × learned + `weight` × lexical, each z-scored over a document's labels.
+
+    The z-scores of `HybridHead(standardize=True)` (`standardize_over_labels`): this blend is that hybrid's
+    logits with weights `(1 - weight, weight)`, over scores computed once.
+    """
+    z = (1.0 - weight) * standardize_over_labels(learned) + weight * standardize_over_labels(lexical)
+    return keras.ops.convert_to_numpy(z)
 
 
 def choose_blend_weight(y_true, learned, lexical, weights=np.linspace(0.0, 1.0, 11)):

@@ -136,11 +136,6 @@ def split_labels(name, data, seed):
     return aapd_zero_shot_labels(data, num_unseen=14, min_test_documents=5, seed=seed)
 
 
-def standardize(scores):
-    """Per document (row), z-scores over the labels scored."""
-    return (scores - scores.mean(axis=1, keepdims=True)) / (scores.std(axis=1, keepdims=True) + 1e-9)
-
-
 LOSSES = {
     "bce": keras.losses.BinaryCrossentropy(from_logits=True),
     # Listwise: a softmax over the labels towards the document's positives, shared equally (targets

@@ -79,3 +79,19 @@ def test_tuned_linear_svc_selects_on_validation():
     )
     assert info["selected_on"] == "validation accuracy" and info["val_score"] == 1.0
     assert "threshold" not in info
+
+
+def test_blend_is_the_weighted_sum_of_per_document_z_scores():
+    rng = np.random.default_rng(3)
+    learned, lexical = rng.normal(size=(4, 6)), rng.exponential(size=(4, 6))
+    lexical[1] = 0.0  # a document no description word matches: z-scores 0, not NaN
+
+    def z(s):
+        return (s - s.mean(axis=1, keepdims=True)) / (s.std(axis=1, keepdims=True) + 1e-6)
+
+    np.testing.assert_allclose(
+        baselines.blend_scores(learned, lexical, 0.3), 0.7 * z(learned) + 0.3 * z(lexical), atol=1e-5
+    )
+    y = np.eye(6)[[0, 1, 2, 3]]
+    weight, curve = baselines.choose_blend_weight(y, learned, y * 5)  # lexical scores that rank each positive first
+    assert curve[1.0] == curve[weight] == 1.0 and curve[0.0] < 1.0

@@ -1,16 +1,9 @@
-"""Pieces of the zero-shot benchmarks: the per-document z-scores, the inner held-out draw, listwise targets."""
+"""Pieces of the zero-shot benchmarks: the inner held-out draw, listwise targets."""
 
 import numpy as np
 
-from benchmarks.zero_shot import inner_held_out, standardize
+from benchmarks.zero_shot import inner_held_out
 from benchmarks.zero_shot_episodic import listwise_targets
-
-
-def test_standardize_z_scores_each_document_over_its_labels():
-    scores = np.array([[1.0, 2.0, 3.0], [5.0, 5.0, 5.0]])
-    z = standardize(scores)
-    np.testing.assert_allclose(z[0], (scores[0] - 2.0) / np.std(scores[0]), rtol=1e-6)
-    assert np.all(z[1] == 0.0)  # ties: all zero, not NaN
 
 
 def test_inner_held_out_draws_trained_labels_outside_the_most_frequent():

@@ -26,6 +26,20 @@ def _sharing_scope():
     return serialization_lib.ObjectSharingScope()
 
 
+def standardize_over_labels(scores):
+    """Per document, z-scores over the labels (the last axis) in float32: `(s - mean) / (std + 1e-6)`; ties give 0.
+
+    What `HybridHead(standardize=True)` weighs; the benchmarks' score blends use it too.
+
+    >>> z = standardize_over_labels(np.array([[1.0, 2.0, 3.0], [5.0, 5.0, 5.0]]))
+    >>> np.round(ops.convert_to_numpy(z).astype("float64"), 3).tolist()
+    [[-1.225, 0.0, 1.225], [0.0, 0.0, 0.0]]
+    """
+    scores = ops.cast(scores, "float32")
+    centred = scores - ops.mean(scores, axis=-1, keepdims=True)
+    return centred / (safe_sqrt(ops.mean(ops.square(centred), axis=-1, keepdims=True)) + 1e-6)
+
+
 def _trimmed(row):
     row = np.asarray(row)
     nonzero = np.flatnonzero(row)
@@ -349,10 +363,7 @@ class HybridHead(LabelHead):
         total = ops.cast(self.bias, self.compute_dtype)
         for i, scores in enumerate(self._component_logits(inputs, label_embeddings, label_indices, training).values()):
             if self.standardize:
-                scores = ops.cast(scores, "float32")
-                centred = scores - ops.mean(scores, axis=-1, keepdims=True)
-                deviation = safe_sqrt(ops.mean(ops.square(centred), axis=-1, keepdims=True))
-                scores = ops.cast(centred / (deviation + 1e-6), self.compute_dtype)
+                scores = ops.cast(standardize_over_labels(scores), self.compute_dtype)
             total = total + weights[i] * scores
         return total
 
