@@ -138,6 +138,9 @@ class LabelHead(keras.layers.Layer):
     reads_tokens = False
     # Whether the head reads the document's sparse features (`"features"`, the wide path's tf-idf) instead of `h`.
     reads_features = False
+    # Whether the head's shared embedding is a `SentenceEncoder` (it reads sentence vectors, not word vectors):
+    # `sentence_classifier` builds it, `document_classifier` (a word table) cannot.
+    reads_sentence_vectors = False
     # Whether a label's score depends on the other labels scored with it (a hybrid that standardises over the
     # labels): chunked top-k then scores the whole label set at once.
     scores_depend_on_label_set = False

@@ -32,8 +32,8 @@ class SentenceMatchHead(LabelHead):
     Cost: each call encodes the whole label set with the transformer (frozen
     or not), so for many labels or many calls compute `head.embed_labels()`
     once and pass it as `label_embeddings=` (what chunked top-k scoring
-    does per chunk). Builders do not make this head: their encoders read
-    words, not word pieces; build the model as in the README.
+    does per chunk). `keras_labelemb.models.sentence_classifier` builds a
+    model around it (`head="sentence"`, or a hybrid with `"lexical"`).
 
     Args:
         embedding: the shared `SentenceEncoder`.
@@ -58,6 +58,8 @@ class SentenceMatchHead(LabelHead):
 
     # Logits are `query_vectors(h) @ label_vectors().T`: a maximum-inner-product index (`LabelIndex`) serves it.
     scores_are_inner_products = True
+    reads_sentence_vectors = True
+    spec_options = ("fine_tune_labels", "scale_initializer")
 
     def __init__(
         self,

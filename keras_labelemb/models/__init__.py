@@ -6,6 +6,7 @@ from keras_labelemb.models.cnle import cnle
 from keras_labelemb.models.document_classifier import document_classifier, gile_han, gile_wan, han, wan
 from keras_labelemb.models.language_model import drill_lm, stateless_language_model
 from keras_labelemb.models.oh_2lstmp import oh_2lstmp
+from keras_labelemb.models.sentence_classifier import sentence_classifier
 
 __all__ = [
     "cnle",
@@ -16,6 +17,7 @@ __all__ = [
     "gile_wan",
     "han",
     "oh_2lstmp",
+    "sentence_classifier",
     "set_labels",
     "split_at_head",
     "stateless_language_model",

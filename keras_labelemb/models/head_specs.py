@@ -14,6 +14,8 @@ from keras_labelemb.layers import (
     HybridHead,
     LexicalMatchHead,
     LinearHead,
+    SentenceEncoder,
+    SentenceMatchHead,
     WideHead,
     WordInteractionHead,
 )
@@ -28,6 +30,7 @@ HEAD_CLASSES = {
     "embedding": EmbeddingMatchHead,
     "hybrid": HybridHead,
     "wide": WideHead,
+    "sentence": SentenceMatchHead,
 }
 # Set by the builder (the shared embedding, the label set, the output-bias start, a hybrid's components built
 # from their own specs) or belonging to another setting (languages), never by a spec.
@@ -58,6 +61,10 @@ TOKEN_HEAD_NAMES = {
 HEAD_TYPES = tuple(HEAD_CLASSES)
 # Heads with one weight vector per label, built from the label count (they read no descriptions).
 PER_LABEL_HEADS = ("linear", "wide")
+# Heads over a `SentenceEncoder` (`sentence_classifier`), and the heads that can share one with them: those that
+# look up no word vectors in the shared embedding (it gives sentence vectors).
+SENTENCE_HEADS = tuple(name for name, cls in HEAD_CLASSES.items() if cls.reads_sentence_vectors)
+OVER_SENTENCE_ENCODER = SENTENCE_HEADS + ("lexical", "linear", "hybrid")
 
 
 def head_spec(head):
@@ -155,6 +162,19 @@ def build_head(spec, embedding, document_width, label_ids, num_labels, bias_init
         name = name or f"{options.get('variant', 'gile')}_head"
         return GileHead(
             embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer, name=name, **options
+        )
+    if kind in SENTENCE_HEADS:
+        if not isinstance(embedding, SentenceEncoder):
+            raise ValueError(
+                f"A {kind!r} head reads descriptions with the documents' SentenceEncoder: build the model with "
+                f"`sentence_classifier`. Received: embedding={embedding!r}"
+            )
+        return HEAD_CLASSES[kind](
+            embedding=embedding,
+            label_ids=label_ids,
+            bias_initializer=bias_initializer,
+            name=name or f"{kind}_head",
+            **options,
         )
     if kind in TOKEN_HEAD_NAMES:
         cls = HEAD_CLASSES[kind]

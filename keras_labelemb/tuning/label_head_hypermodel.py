@@ -6,7 +6,7 @@ import keras_tuner
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
 from keras_labelemb.models.document_classifier import document_classifier, head_spec
-from keras_labelemb.models.head_specs import HEAD_CLASSES, PER_LABEL_HEADS
+from keras_labelemb.models.head_specs import HEAD_CLASSES, PER_LABEL_HEADS, SENTENCE_HEADS
 from keras_labelemb.tuning._search_space import (
     _check_jit_compile,
     _check_logit_metrics,
@@ -18,9 +18,10 @@ from keras_labelemb.tuning._search_space import (
     _range,
 )
 
-# Every head of the registry that scores labels from their descriptions (the linear and wide heads have a weight
-# per label).
-HEADS = tuple(name for name in HEAD_CLASSES if name not in PER_LABEL_HEADS)
+# Every head of the registry that scores labels from their descriptions over the word table of
+# `document_classifier` (the linear and wide heads have a weight per label; the sentence heads read a
+# `SentenceEncoder`).
+HEADS = tuple(name for name in HEAD_CLASSES if name not in PER_LABEL_HEADS + SENTENCE_HEADS)
 DEFAULT_HEADS = ("gile", "drill")
 # The option each head has searched (`LabelHead.searched_option`); `_SEARCHED` names the argument with its values.
 SEARCHED_OPTIONS = {name: cls.searched_option for name, cls in HEAD_CLASSES.items() if cls.searched_option}

@@ -1,0 +1,52 @@
+"""sentence_classifier: the builder's model scores as the layers put together by hand, refuses heads that need word
+vectors, and the word-table builder refuses the sentence head, each error naming what to use."""
+
+import keras
+import numpy as np
+import pytest
+from sentence_helpers import DOCUMENTS, LABELS, T, encoder, unit_means
+
+from keras_labelemb.layers import HybridHead, LexicalMatchHead, SentenceMatchHead
+from keras_labelemb.models import document_classifier, find_label_head, sentence_classifier
+from keras_labelemb.tuning import HEADS
+
+FUSION = {"type": "hybrid", "components": [{"type": "lexical", "ignored_ids": [1, 2, 3]}, "sentence"]}
+
+
+def test_sentence_head_scores_numpy_cosines():
+    layer = encoder()
+    model = sentence_classifier(layer, LABELS, sequence_length=T)
+    expected = unit_means(layer.backbone, DOCUMENTS) @ unit_means(layer.backbone, LABELS).T
+    np.testing.assert_allclose(model.predict(DOCUMENTS, verbose=0), expected, atol=1e-5)
+    assert isinstance(find_label_head(model), SentenceMatchHead) and not layer.trainable_weights  # frozen
+
+
+def test_fusion_equals_the_hybrid_built_by_hand(tmp_path):
+    layer = encoder()
+    model = sentence_classifier(layer, LABELS, head={**FUSION, "standardize": True})
+    head = find_label_head(model)
+    head.adapt(DOCUMENTS)
+    by_hand = HybridHead(
+        [LexicalMatchHead(layer, ignored_ids=(1, 2, 3), name="words"), SentenceMatchHead(layer)],
+        label_ids=LABELS,
+        standardize=True,
+    )
+    by_hand(layer(DOCUMENTS))  # builds it
+    by_hand.adapt(DOCUMENTS)
+    expected = by_hand(layer(DOCUMENTS))
+    np.testing.assert_allclose(model.predict(DOCUMENTS, verbose=0), expected, atol=1e-5)
+    assert sorted(w.name for w in model.trainable_weights) == ["bias", "component_weights"]  # the blend alone
+    model.save(tmp_path / "fusion.keras")
+    loaded = keras.models.load_model(tmp_path / "fusion.keras")
+    np.testing.assert_allclose(loaded.predict(DOCUMENTS, verbose=0), expected, atol=1e-5)
+
+
+def test_heads_that_need_word_vectors_are_refused_by_name():
+    layer = encoder()
+    with pytest.raises(ValueError, match=r"sentence vectors, not word vectors.*\['gile'\]"):
+        sentence_classifier(layer, LABELS, head={"type": "hybrid", "components": ["gile", "sentence"]})
+    with pytest.raises(ValueError, match="`encoder` must be a SentenceEncoder"):
+        sentence_classifier(keras.layers.Embedding(16, 8), LABELS)
+    with pytest.raises(ValueError, match="build the model with `sentence_classifier`"):
+        document_classifier(16, LABELS, head="sentence", flat=True, max_tokens=T, embedding_dim=4)
+    assert "sentence" not in HEADS and "lexical" in HEADS  # the hypermodel searches heads over a word table
