@@ -119,10 +119,33 @@ def test_the_front_page_has_four_columns_and_searches_live_in_the_write_ups():
 
 
 def test_the_front_page_shows_the_zero_shot_protocol_run_and_the_sentence_encoder_the_write_ups_every_other():
-    front, attempts = readme.summary_table(), readme.zero_shot_attempts_table()
-    assert "10 splits (seeds 0-9)" in front and "10 splits (seeds 50-59)" in front  # the protocol run, attempt 7
+    front, claims, attempts = readme.summary_table(), readme.claims_table(), readme.zero_shot_attempts_table()
+    assert "10 splits (seeds 0-9)" in claims and "10 splits (seeds 50-59)" in claims  # the protocol run, attempt 7
     assert "MiniLM" in front and "MiniLM" not in attempts
-    assert "(seeds 10-19)" not in front and "(seeds 10-19)" in attempts
+    assert "(seeds 10-19)" not in claims and "(seeds 10-19)" in attempts
     assert "fresh splits" in attempts and "learned word interaction" in attempts
-    assert "hybrid head (GILE + lexical + interaction" in front and "hybrid head (GILE + lexical" not in attempts
-    assert "](#zero-shot-over-many-splits" in attempts  # links re-rooted at benchmarks/README.md
+    assert "hybrid head (GILE + lexical + interaction" in claims and "hybrid head (GILE + lexical" not in attempts
+    assert "](#zero-shot-over-many-splits" in attempts and "](#zero-shot-over-many-splits" in claims
+
+
+def test_the_front_page_keeps_one_short_line_per_cell_and_the_write_ups_the_full_row():
+    row = [
+        "Task: F1 (vectors)",
+        "ours 0.9 (3 seeds; std 0.1)",
+        "SVM 0.8 (C 10); linear 0.85",
+        "0.95 (Table 2)",
+        "above the SVM (noise rule): **not met** (+0.1, p 0.2); level: met",
+        "[x](y)",
+        "Task: F1",
+    ]
+    assert readme.brief_columns(row) == [
+        "Task: F1 ([x](y))",
+        "ours 0.9 against SVM 0.8",
+        "above the SVM",
+        "**not met**",
+    ]
+    assert readme.four_columns(row)[1] == "ours 0.9 (3 seeds; std 0.1); against SVM 0.8 (C 10); linear 0.85"
+    rows = readme.summary_rows()
+    front = readme.summary_table().splitlines()[2:]
+    assert len(front) == len(rows) and all(len(line) < 300 for line in front)
+    assert readme.claims_table() in readme.BENCHMARKS_README.read_text()
