@@ -19,8 +19,8 @@ import numpy as np
 
 from benchmarks.noise_rule import level_with, paired_comparison
 from benchmarks.report import REPO, RESULTS
+from benchmarks.search_budget import search_budget
 from benchmarks.tables import markdown_table, mean_pm_std
-from tuning.tuners import search_budget
 
 BENCHMARKS_README = REPO / "benchmarks" / "README.md"
 TUNING_RESULTS = REPO / "tuning" / "results"

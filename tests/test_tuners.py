@@ -7,7 +7,8 @@ import keras_tuner
 import numpy as np
 import pytest
 
-from tuning.tuners import TUNERS, add_tuner_arguments, make_tuner, search_budget
+from benchmarks.search_budget import search_budget
+from tuning.tuners import TUNERS, add_tuner_arguments, make_tuner
 
 
 def _args(*argv):

@@ -39,13 +39,14 @@ import keras_tuner
 import tensorflow as tf
 
 from benchmarks.report import REPO, RESULTS
+from benchmarks.search_budget import search_budget
 from benchmarks.tables import markdown_table
 from keras_labelemb.datasets import load_ptb
 from keras_labelemb.training import ResetStates
 from keras_labelemb.tuning import DrillLanguageModelHyperModel
 from tuning.search_arguments import floats, ints
 from tuning.search_report import report_search, trial_table
-from tuning.tuners import add_tuner_arguments, make_tuner, search_budget
+from tuning.tuners import add_tuner_arguments, make_tuner
 
 
 def parse_args(argv=None):

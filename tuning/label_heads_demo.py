@@ -30,6 +30,7 @@ import keras_tuner
 import tensorflow as tf
 
 from benchmarks.report import REPO, write_report
+from benchmarks.search_budget import search_budget
 from benchmarks.tables import markdown_table
 from keras_labelemb.datasets import load_demo, remove_unseen_from_train, restrict_labels
 from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid
@@ -37,7 +38,7 @@ from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
 from keras_labelemb.tuning import LabelHeadHyperModel
 from tuning.search_report import trial_table
-from tuning.tuners import add_tuner_arguments, make_tuner, search_budget
+from tuning.tuners import add_tuner_arguments, make_tuner
 
 SENTENCES, WORDS, LABEL_WORDS, DIM = 12, 24, 16, 64
 

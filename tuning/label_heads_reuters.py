@@ -35,13 +35,14 @@ import keras_tuner
 
 from benchmarks import reuters
 from benchmarks.report import REPO, RESULTS
+from benchmarks.search_budget import search_budget
 from benchmarks.tables import markdown_table
 from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid
 from keras_labelemb.training import BestValidationF1
 from keras_labelemb.tuning import LabelHeadHyperModel
 from tuning.search_arguments import ints
 from tuning.search_report import report_search, trial_table
-from tuning.tuners import add_tuner_arguments, make_tuner, search_budget
+from tuning.tuners import add_tuner_arguments, make_tuner
 
 
 def parse_args(argv=None):

@@ -41,11 +41,12 @@ import tensorflow as tf
 
 from benchmarks import newsgroups
 from benchmarks.report import REPO, RESULTS
+from benchmarks.search_budget import search_budget
 from benchmarks.tables import markdown_table
 from keras_labelemb.tuning import RegionLSTMHyperModel
 from tuning.search_arguments import floats, ints
 from tuning.search_report import report_search, trial_table
-from tuning.tuners import add_tuner_arguments, make_tuner, search_budget
+from tuning.tuners import add_tuner_arguments, make_tuner
 
 
 def parse_args(argv=None):

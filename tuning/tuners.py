@@ -12,6 +12,8 @@ configurations than a fixed number of full trials would.
 
 import tempfile
 
+from benchmarks.search_budget import bayesian_initial_points
+
 TUNERS = ("random", "bayesian", "hyperband")
 
 
@@ -29,7 +31,7 @@ def add_tuner_arguments(parser, default="random", trials=6):
 
 def make_tuner(args, hypermodel, objective, project_name, directory=None):
     """The tuner `args.tuner` names, seeded with `args.seed`, writing under `directory` (a fresh temporary one)."""
-    import keras_tuner  # here, so that `search_budget` (read by benchmarks.readme) imports no TensorFlow
+    import keras_tuner  # here, so that reading `--help` imports no TensorFlow
 
     common = dict(
         objective=objective,
@@ -45,22 +47,3 @@ def make_tuner(args, hypermodel, objective, project_name, directory=None):
             hypermodel, max_trials=args.trials, num_initial_points=bayesian_initial_points(args.trials), **common
         )
     return keras_tuner.RandomSearch(hypermodel, max_trials=args.trials, **common)
-
-
-def bayesian_initial_points(trials):
-    """Random trials before the Gaussian process proposes: half the budget, at least 2 (the fit needs two)."""
-    return min(trials, max(2, trials // 2))
-
-
-def search_budget(config):
-    """`"6 trials × 3 epochs, random search"`: the budget of a recorded search (its report's `config`).
-
-    Searches recorded before `--tuner` existed were random searches.
-    """
-    tuner = config.get("tuner", "random")
-    if tuner == "hyperband":
-        return f"Hyperband, at most {config['epochs']} epochs a configuration, factor {config['hyperband_factor']}"
-    if tuner == "random":
-        return f"{config['trials']} trials × {config['epochs']} epoch(s), random search"
-    guided = config["trials"] - bayesian_initial_points(config["trials"])
-    return f"{config['trials']} trials × {config['epochs']} epoch(s), Bayesian optimisation ({guided} proposed by it)"
