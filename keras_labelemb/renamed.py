@@ -7,6 +7,7 @@ The README's changelog lists the same changes. Keyed by where the old name was u
 MOVED = {
     "keras_labelemb.evaluation.BestValidationF1": "keras_labelemb.training.BestValidationF1",
     "keras_labelemb.text.pretrain_word_vectors": "keras_labelemb.training.pretrain_word_vectors",
+    "keras_labelemb.models.stateless_language_model": "keras_labelemb.export.stateless_language_model",
 }
 # (function or class, old argument) -> what to pass instead.
 RENAMED_ARGUMENTS = {

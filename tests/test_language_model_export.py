@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_labelemb.export import export_language_model
-from keras_labelemb.models import drill_lm, stateless_language_model
+from keras_labelemb.export import export_language_model, stateless_language_model
+from keras_labelemb.models import drill_lm
 
 WORDS = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran", "<eos>", "<unk>"]
 TEXTS = ["the cat sat on", "a dog", "the zebra ran", "mat"]  # "zebra" is not a word of the model

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_labelemb.export import export_language_model, export_text_classifier
+from keras_labelemb.export import export_language_model, export_text_classifier, stateless_language_model
 from keras_labelemb.models import (
     cnle,
     document_classifier,
@@ -19,7 +19,6 @@ from keras_labelemb.models import (
     gile_han,
     oh_2lstmp,
     split_at_head,
-    stateless_language_model,
 )
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.text.label_sequences import label_sequences

@@ -4,7 +4,7 @@ import keras
 import tensorflow as tf
 
 from keras_labelemb.argument_checks import check_positive_int
-from keras_labelemb.models.language_model import stateless_language_model
+from keras_labelemb.export.stateless_language_model import stateless_language_model
 
 
 def _check_vocabulary(vocabulary, vocabulary_size):

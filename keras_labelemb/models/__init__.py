@@ -4,9 +4,10 @@ from keras_labelemb.layers.label_head_access import find_label_head, set_labels,
 from keras_labelemb.layers.walk_layers import walk_layers
 from keras_labelemb.models.cnle import cnle
 from keras_labelemb.models.document_classifier import document_classifier, gile_han, gile_wan, han, wan
-from keras_labelemb.models.language_model import drill_lm, stateless_language_model
+from keras_labelemb.models.language_model import drill_lm
 from keras_labelemb.models.oh_2lstmp import oh_2lstmp
 from keras_labelemb.models.sentence_classifier import sentence_classifier
+from keras_labelemb.renamed import moved_attribute
 
 __all__ = [
     "cnle",
@@ -20,7 +21,10 @@ __all__ = [
     "sentence_classifier",
     "set_labels",
     "split_at_head",
-    "stateless_language_model",
     "walk_layers",
     "wan",
 ]
+
+
+def __getattr__(name):  # names moved elsewhere say where (keras_labelemb/renamed.py)
+    return moved_attribute(__name__, name)

@@ -104,7 +104,7 @@ class DrillLanguageModelHyperModel(keras_tuner.HyperModel):
     against that (another `batch_size`, `shuffle=True`, a row count that is
     not a multiple of `batch_size`, `validation_split`) raises a `ValueError`.
     `tuner.get_best_models()` then returns stateful models of that batch
-    shape; `keras_labelemb.models.stateless_language_model(model)` copies one
+    shape; `keras_labelemb.export.stateless_language_model(model)` copies one
     for any batch shape.
 
     The tuner's objective: `"val_loss"` (mean validation cross-entropy) or,
