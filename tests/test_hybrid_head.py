@@ -287,3 +287,9 @@ def test_a_standardising_hybrid_freezes_the_weights_its_z_scores_cancel(standard
     model.fit(documents(16), RNG.integers(0, 2, (16, len(LABELS))), epochs=2, verbose=0)
     after = [ops.convert_to_numpy(w) for w in cancelled] + [ops.convert_to_numpy(head.weights_by_component)]
     assert [np.array_equal(b, a) for b, a in zip(before, after)] == [standardize] * len(cancelled) + [False]
+    # Freezing and thawing the model (the usual fine-tuning pattern) leaves them as the hybrid wants them.
+    model.trainable = False
+    assert not model.trainable_weights
+    model.trainable = True
+    trainable = {w.path for w in model.trainable_weights}
+    assert all((w.path in trainable) != standardize for w in cancelled) and head.weights_by_component.trainable

@@ -50,3 +50,20 @@ def test_heads_that_need_word_vectors_are_refused_by_name():
     with pytest.raises(ValueError, match="build the model with `sentence_classifier`"):
         document_classifier(16, LABELS, head="sentence", flat=True, max_tokens=T, embedding_dim=4)
     assert "sentence" not in HEADS and "lexical" in HEADS  # the hypermodel searches heads over a word table
+
+
+def test_a_head_layer_brings_its_labels_and_reads_with_the_models_encoder():
+    layer = encoder()
+    own = SentenceMatchHead(layer, label_ids=LABELS[:2])
+    model = sentence_classifier(layer, head=own, sequence_length=T)
+    assert model.predict(DOCUMENTS, verbose=0).shape == (len(DOCUMENTS), 2)
+    with pytest.raises(ValueError, match=r"brings its own label set.*label_ids=True"):
+        sentence_classifier(layer, LABELS, head=SentenceMatchHead(layer, label_ids=LABELS[:2]))
+    with pytest.raises(ValueError, match=r"model's own `encoder`.*\['stranger'\]"):
+        sentence_classifier(layer, head=SentenceMatchHead(encoder(), label_ids=LABELS, name="stranger"))
+    hybrid = HybridHead(
+        [LexicalMatchHead(layer, name="words"), SentenceMatchHead(encoder(), name="other")], label_ids=LABELS
+    )
+    with pytest.raises(ValueError, match=r"\['other'\]"):
+        sentence_classifier(layer, head=hybrid)
+

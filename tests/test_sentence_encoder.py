@@ -39,6 +39,19 @@ def test_fine_tuning_reaches_the_encoder_through_documents_only():
         assert any(g is not None and np.any(np.asarray(g) != 0) for g in grads) == reaches
 
 
+@pytest.mark.parametrize("fine_tune", [False, True])
+def test_fine_tune_holds_through_freezing_and_thawing_the_model(fine_tune):
+    layer = SentenceEncoder(tiny_bert(V, 8, T), fine_tune=fine_tune)
+    ids = keras.Input((T,), dtype="int32")
+    model = keras.Model(ids, keras.layers.Dense(2)(layer(ids)["pooled"]))
+    backbone = {w.path for w in layer.backbone.weights}
+    for _ in range(2):
+        assert bool(backbone & {w.path for w in model.trainable_weights}) == fine_tune
+        model.trainable = False
+        assert not model.trainable_weights
+        model.trainable = True
+
+
 def test_bad_arguments_name_the_argument():
     with pytest.raises(ValueError, match="backbone"):
         SentenceEncoder(keras.layers.Dense(3))

@@ -122,7 +122,10 @@ class HybridHead(LabelHead):
         seen_label_ids: the label set of the per-label components (default
             `label_ids`).
         standardize: z-score each component's logits over the labels (per
-            document) before weighing them. Default False.
+            document) before weighing them. Default False. The z-scores
+            cancel each component's own scale and shared bias, so these are
+            kept fixed (not trainable, also through `model.trainable =
+            True`); a component shared with another model is fixed there too.
         weight_initializer: initial `a`. Default ones.
         bias_initializer: initial `b`. Default zeros.
 
@@ -325,14 +328,31 @@ class HybridHead(LabelHead):
                     f"Received: keys {sorted(input_shape)}"
                 )
             component.build(tuple(input_shape[part]))
-        if self.standardize:
-            for component in self.components:
-                for weight in component.shift_and_scale_weights():
-                    weight.trainable = False  # z-scores cancel them (`LabelHead.shift_and_scale_weights`)
+        self._freeze_shift_and_scale()
         self.weights_by_component = self.add_weight(
             name="component_weights", shape=(len(self.components),), initializer=self.weight_initializer
         )
         self.bias = self.add_weight(name="bias", shape=(), initializer=self.bias_initializer)
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        keras.layers.Layer.trainable.fset(self, value)  # sets every sublayer's weights, components' included
+        self._freeze_shift_and_scale()  # so `model.trainable = True` after a freeze does not thaw them
+
+    def _freeze_shift_and_scale(self):
+        """Standardising: the components' scales and shared biases stay put, since z-scores cancel them
+        (`LabelHead.shift_and_scale_weights`); trained, their gradients are rounding noise that Adam turns
+        into full steps."""
+        if not getattr(self, "standardize", False):
+            return
+        for component in self.components:
+            if component.built:
+                for weight in component.shift_and_scale_weights():
+                    weight.trainable = False
 
     def _component_input(self, component, inputs):
         if component.reads_tokens:

@@ -64,6 +64,16 @@ class SentenceEncoder(keras.layers.Layer):
         self.backbone.trainable = self.fine_tune
 
     @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        keras.layers.Layer.trainable.fset(self, value)
+        if hasattr(self, "fine_tune"):  # `fine_tune=False` holds through `model.trainable = True`
+            self.backbone.trainable = bool(value) and self.fine_tune
+
+    @property
     def input_dim(self):
         return int(self.backbone.token_embedding.input_dim)
 

@@ -7,7 +7,15 @@ import numpy as np
 
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers import HierarchicalAttention, LabelHead, MaxPoolEncoder
-from keras_labelemb.models.head_specs import HEAD_CLASSES, HEAD_OPTIONS, HEAD_TYPES, apply_head, build_head, head_spec
+from keras_labelemb.models.head_specs import (
+    HEAD_CLASSES,
+    HEAD_OPTIONS,
+    HEAD_TYPES,
+    apply_head,
+    build_head,
+    check_no_label_set_beside,
+    head_spec,
+)
 from keras_labelemb.models.word_embeddings import check_word_vectors, word_embeddings
 from keras_labelemb.renamed import refuse_arguments
 
@@ -173,11 +181,7 @@ def document_classifier(
     refuse_arguments("document_classifier", renamed)
     if isinstance(head, LabelHead):
         layer, spec = head, None
-        if label_ids is not None or num_labels is not None:
-            raise ValueError(
-                "A LabelHead layer brings its own label set: leave `label_ids` and `num_labels` unset. "
-                f"Received: label_ids={label_ids is not None}, num_labels={num_labels!r}"
-            )
+        check_no_label_set_beside(head, label_ids, num_labels)
     else:
         layer, spec = None, with_wide_path(head_spec(head), wide_features)
     if layer is not None and wide_features is not None and not _reads_features(layer):

@@ -67,6 +67,15 @@ SENTENCE_HEADS = tuple(name for name, cls in HEAD_CLASSES.items() if cls.reads_s
 OVER_SENTENCE_ENCODER = SENTENCE_HEADS + ("lexical", "linear", "hybrid")
 
 
+def check_no_label_set_beside(head, label_ids, num_labels):
+    """A builder given a `LabelHead` layer takes its label set from it: a second one beside it is an error."""
+    if label_ids is not None or num_labels is not None:
+        raise ValueError(
+            "A LabelHead layer brings its own label set: leave `label_ids` and `num_labels` unset. "
+            f"Received: label_ids={label_ids is not None}, num_labels={num_labels!r} with head={head.name!r}"
+        )
+
+
 def head_spec(head):
     """A head given as a name or a dict, checked: `{"type": ..., **options}` (see `document_classifier`).
 
@@ -167,7 +176,7 @@ def build_head(spec, embedding, document_width, label_ids, num_labels, bias_init
         if not isinstance(embedding, SentenceEncoder):
             raise ValueError(
                 f"A {kind!r} head reads descriptions with the documents' SentenceEncoder: build the model with "
-                f"`sentence_classifier`. Received: embedding={embedding!r}"
+                f"`sentence_classifier`. Received: head={kind!r} over a {type(embedding).__name__}"
             )
         return HEAD_CLASSES[kind](
             embedding=embedding,

@@ -4,7 +4,13 @@ import keras
 
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers import SentenceEncoder
-from keras_labelemb.models.head_specs import OVER_SENTENCE_ENCODER, apply_head, build_head, head_spec
+from keras_labelemb.models.head_specs import (
+    OVER_SENTENCE_ENCODER,
+    apply_head,
+    build_head,
+    check_no_label_set_beside,
+    head_spec,
+)
 
 
 def _types(spec):
@@ -57,6 +63,15 @@ def sentence_classifier(encoder, label_ids=None, num_labels=None, head="sentence
         )
     sequence_length = check_positive_int("sequence_length", sequence_length, allow_none=True)
     if isinstance(head, keras.layers.Layer):
+        check_no_label_set_beside(head, label_ids, num_labels)
+        parts = [head, *getattr(head, "components", [])]
+        others = [p.name for p in parts if getattr(p, "embedding", None) not in (None, encoder)]
+        if others or all(getattr(p, "embedding", None) is None for p in parts):
+            raise ValueError(
+                "A head layer must read labels with the model's own `encoder` (as its `embedding`), or its label "
+                f"vectors live in another space. Received: head={head.name!r}, reading with another embedding: "
+                f"{others or 'none'}"
+            )
         layer = head
     else:
         spec = head_spec(head)
