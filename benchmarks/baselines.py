@@ -96,11 +96,22 @@ def _masked_decision(model, x, untrained):
     return scores
 
 
-def svm_classification_report(decision, info, texts, y_true):
-    """`classification_report` of a multi-label `tuned_linear_svc` on `texts`, at its validation threshold."""
-    report = classification_report(y_true, decision(texts), info["threshold"])
+def tuned_svm(train_texts, y_train, val_texts, y_val, test_texts, y_test, multi_label, **grid):
+    """The benchmarks' one SVM runner: `tuned_linear_svc` (with `grid`: `c_grid`, `ngram_grid`), scored on test.
+
+    Returns `(decision, report)`: the selected model's decision function, and its test scores with the
+    selection (`info` of `tuned_linear_svc`): multi-label (`y_*` multi-hot), the `classification_report` at the
+    validation threshold; else (`y_*` class ids) `accuracy` and `error` of the top class.
+    """
+    decision, info = tuned_linear_svc(train_texts, y_train, val_texts, y_val, multi_label, **grid)
+    scores = decision(test_texts)
+    if multi_label:
+        report = classification_report(y_test, scores, info["threshold"])
+    else:
+        accuracy = float((scores.argmax(axis=1) == np.asarray(y_test)).mean())
+        report = {"accuracy": accuracy, "error": 1.0 - accuracy}
     report.update({k: v for k, v in info.items() if k != "grid"}, grid=info["grid"])
-    return report
+    return decision, report
 
 
 def tfidf_match_scores(fit_texts, documents, label_descriptions):

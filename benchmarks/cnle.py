@@ -50,11 +50,12 @@ import keras
 import numpy as np
 
 from benchmarks import reuters as reuters_benchmark
-from benchmarks.baselines import svm_classification_report, tuned_linear_svc
+from benchmarks.baselines import tuned_svm
 from benchmarks.report import RESULTS, code_version, command_line, results_header, write_report
 from benchmarks.tables import markdown_table
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
 from benchmarks.token_ids import token_ids
+from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import glove50
 from keras_labelemb.datasets import load_newsgroups, load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
@@ -220,26 +221,26 @@ def train_cnle(setup, model_name, vectors_kind):
     )
     metric = "micro_f1" if setup.multi_label else "accuracy"
     best = DecodedValidation(model, setup.ids["val"], setup.y["val"], metric=metric, patience=a.patience)
-    timer = EpochTimer()
-    start = time.time()
-    history = training.fit(
+    timer = EpochTimer()  # after `best`: an epoch's time includes its decoded validation
+    history, fitted = fit_best_epoch(
+        training,
         {"token_ids": setup.ids["train"], "label_sequence": setup.sequences},
         setup.sequences,
-        batch_size=a.batch_size,
+        best=best,
         epochs=setup.epochs,
         callbacks=[best, timer],
-        verbose=2,
+        batch_size=a.batch_size,
     )
     decoded = model.predict(setup.ids["test"], batch_size=256, verbose=0)
     info = {
         "word_vectors": vectors_kind,
-        "train_seconds": round(time.time() - start, 1),
+        "train_seconds": fitted["train_seconds"],
         "epoch_seconds": [round(s, 1) for s in timer.seconds],
-        "epochs_run": len(history.history["loss"]),
-        "best_epoch": best.best_epoch + 1,
+        "epochs_run": fitted["epochs_run"],
+        "best_epoch": fitted["best_epoch"],
         f"val_{metric}": best.best_score,
-        f"val_{metric}_curve": [round(v, 4) for v in history.history[f"val_decoded_{metric}"]],
-        "loss_curve": [round(v, 4) for v in history.history["loss"]],
+        f"val_{metric}_curve": [round(v, 4) for v in history[f"val_decoded_{metric}"]],
+        "loss_curve": [round(v, 4) for v in history["loss"]],
         "parameters": int(model.count_params()),
         "trainable_parameters": int(sum(np.prod(w.shape) for w in model.trainable_weights)),
         **decoded_set_scores(setup.y["test"], decoded),
@@ -253,13 +254,9 @@ def train_cnle(setup, model_name, vectors_kind):
 def run_svm(setup):
     """The tuned tf-idf LinearSVC: C and n-gram range chosen on validation (threshold too on Reuters)."""
     d = setup.data
-    if setup.multi_label:
-        decision, info = tuned_linear_svc(d.train_texts, setup.y["train"], d.val_texts, setup.y["val"], True)
-        return svm_classification_report(decision, info, d.test_texts, setup.y["test"])
-    y = {s: setup.y[s].argmax(axis=1) for s in ("train", "val", "test")}
-    decision, info = tuned_linear_svc(d.train_texts, y["train"], d.val_texts, y["val"], multi_label=False)
-    accuracy = float((decision(d.test_texts).argmax(axis=1) == y["test"]).mean())
-    return {"accuracy": accuracy, **{k: v for k, v in info.items() if k != "grid"}}
+    y = {s: setup.y[s] if setup.multi_label else setup.y[s].argmax(axis=1) for s in ("train", "val", "test")}
+    texts = (d.train_texts, y["train"], d.val_texts, y["val"], d.test_texts, y["test"])
+    return tuned_svm(*texts, setup.multi_label)[1]
 
 
 def run_gile_han(args):

@@ -60,6 +60,7 @@ from benchmarks.report import RESULTS, write_report
 from benchmarks.seeds import seed_summary
 from benchmarks.tables import mean_pm_std
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
+from benchmarks.training_loop import fit_best_epoch
 from keras_labelemb.datasets import load_ptb, load_wikitext2
 from keras_labelemb.datasets.language_modeling import num_bptt_batches
 from keras_labelemb.metrics import Perplexity
@@ -209,9 +210,9 @@ def train(args, data, name, epochs, steps_per_epoch, seed=None):
     compile_model(model, args, epochs * steps_per_epoch)
     dataset = data.bptt_dataset("train", args.batch_size, args.bptt).take(steps_per_epoch)
     timer = EpochTimer()
-    start = time.perf_counter()
-    history = model.fit(dataset, epochs=epochs, shuffle=False, callbacks=[ResetStates(), timer], verbose=2).history
-    train_seconds = time.perf_counter() - start
+    history, fitted = fit_best_epoch(
+        model, dataset, best=None, epochs=epochs, callbacks=[ResetStates(), timer], shuffle=False
+    )
     evaluator = build(args, data.vocabulary_size, name, args.eval_batch_size)
     evaluator.set_weights(model.get_weights())
     val_ce, _ = token_cross_entropy(evaluator, data, "val", args)
@@ -220,9 +221,9 @@ def train(args, data, name, epochs, steps_per_epoch, seed=None):
         "val_ppl": round(float(np.exp(val_ce.mean())), 3),
         "test_ppl": round(float(np.exp(test_ce.mean())), 3),
         "train_ppl_last_epoch": round(float(history["perplexity"][-1]), 3),
-        "parameters": int(model.count_params()),
+        "parameters": fitted["parameters"],
         "head_parameters": head_parameters(model),
-        "train_seconds": round(train_seconds, 1),
+        "train_seconds": fitted["train_seconds"],
         "epoch_seconds": [round(s, 1) for s in timer.seconds],
         "first_batch_seconds": round(timer.first_batch or 0.0, 1),
         "seconds_per_epoch": round(timer.steady_seconds(), 1),

@@ -74,10 +74,11 @@ import keras
 import numpy as np
 from keras import ops
 
-from benchmarks.baselines import tuned_linear_svc
+from benchmarks.baselines import tuned_svm
 from benchmarks.report import RESULTS, relative, write_report
 from benchmarks.tables import markdown_table
 from benchmarks.timing import on_accelerator, round_robin, speed_ratio
+from benchmarks.training_loop import fit_best_epoch
 from keras_labelemb.datasets import load_newsgroups
 from keras_labelemb.layers import RegionLSTM, RegionPooling
 from keras_labelemb.models import oh_2lstmp
@@ -262,17 +263,18 @@ def run_svm(setup, results):
     c_grid = tuple(float(v) for v in setup.args.svm_c.split(","))
     for name, ngrams in (("svm_bow", (1, 1)), ("svm_123gram", (1, 3))):
         print(f"\n== LinearSVC, tf-idf {ngrams} ==", flush=True)
-        decision, info = tuned_linear_svc(
+        _, report = tuned_svm(
             data.train_texts,
             y["train"],
             data.val_texts,
             y["val"],
+            data.test_texts,
+            y["test"],
             multi_label=False,
             c_grid=c_grid,
             ngram_grid=(ngrams,),
         )
-        error = float((decision(data.test_texts).argmax(axis=1) != y["test"]).mean())
-        results["svm"][name] = {"error": error, "val_error": 1.0 - info["val_score"], **info}
+        results["svm"][name] = {"error": report["error"], "val_error": 1.0 - report["val_score"], **report}
         print({k: v for k, v in results["svm"][name].items() if k != "grid"}, flush=True)
 
 
@@ -356,29 +358,27 @@ def train(setup, name, gates="no_io", direction="bidirectional", side_encoders=N
     best = keras.callbacks.EarlyStopping(
         monitor="val_accuracy", mode="max", patience=a.epochs, restore_best_weights=True
     )
-    start = time.time()
-    history = model.fit(
+    history, fitted = fit_best_epoch(
+        model,
         training_batches(setup),
+        best=best,
         epochs=a.epochs,
-        callbacks=[best],
-        verbose=2,
         validation_data=pad_to_batches(setup.ids["val"], setup.y["val"], a.eval_batch_size),
         validation_batch_size=a.eval_batch_size,
     )
-    train_seconds = time.time() - start
     start = time.time()
     logits = predict(model, setup.ids["test"], a.eval_batch_size)
     test_error = float((logits.argmax(-1) != setup.y["test"].argmax(-1)).mean())
-    val_accuracy = history.history["val_accuracy"]
+    val_accuracy = history["val_accuracy"]
     info = {
         "error": test_error,
-        "best_epoch": int(np.argmax(val_accuracy)) + 1,
+        "best_epoch": fitted["best_epoch"],
         "val_error_curve": [round(1 - v, 4) for v in val_accuracy],
-        "train_loss_curve": [round(v, 4) for v in history.history["loss"]],
-        "train_seconds": round(train_seconds, 1),
-        "seconds_per_epoch": round(train_seconds / len(val_accuracy), 1),
+        "train_loss_curve": [round(v, 4) for v in history["loss"]],
+        "train_seconds": fitted["train_seconds"],
+        "seconds_per_epoch": round(fitted["train_seconds"] / fitted["epochs_run"], 1),
         "test_predict_seconds": round(time.time() - start, 1),
-        "parameters": int(model.count_params()),
+        "parameters": fitted["parameters"],
         "trainable_parameters": int(sum(np.prod(w.shape) for w in model.trainable_weights)),
         "gates": gates,
         "direction": direction,

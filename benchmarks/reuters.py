@@ -46,14 +46,14 @@ from benchmarks.baselines import (
     choose_blend_weight,
     embedding_cosine_scores,
     random_ranking_expectation,
-    svm_classification_report,
     tfidf_match_scores,
-    tuned_linear_svc,
+    tuned_svm,
 )
 from benchmarks.report import RESULTS, write_report
 from benchmarks.seeds import seed_summary
 from benchmarks.tables import markdown_table, mean_pm_std
 from benchmarks.timing import round_robin, speed_ratio, train_steps
+from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
 from keras_labelemb.datasets import (
     labels_without_training_documents,
@@ -212,24 +212,14 @@ def train(setup, data, head, label_ids, vectors, jit_compile=True, joint_dim=Non
         jit_compile=jit_compile,
     )
     best = BestValidationF1(setup.ids(data.val_texts), data.multi_hot("val"), patience=a.patience)
-    start = time.time()
-    history = model.fit(
-        setup.ids(data.train_texts),
-        data.multi_hot("train"),
-        batch_size=a.batch_size,
-        epochs=a.epochs,
-        callbacks=[best],
-        verbose=2,
+    history, info = fit_best_epoch(
+        model, setup.ids(data.train_texts), data.multi_hot("train"), best=best, epochs=a.epochs, batch_size=a.batch_size
     )
-    info = {
-        "train_seconds": round(time.time() - start, 1),
-        "epochs_run": len(history.history["loss"]),
-        "best_epoch": best.best_epoch + 1,
-        "val_micro_f1": best.best_f1,
-        "threshold": best.threshold,
-        "val_micro_f1_curve": [round(v, 4) for v in history.history["val_micro_f1"]],
-        "parameters": int(model.count_params()),
-    }
+    info.update(
+        val_micro_f1=best.best_f1,
+        threshold=best.threshold,
+        val_micro_f1_curve=[round(v, 4) for v in history["val_micro_f1"]],
+    )
     return model, info
 
 
@@ -238,10 +228,9 @@ def run_svm(setup, data):
     grid = {} if setup.args.svm_c_grid is None else {"c_grid": setup.args.svm_c_grid}
     if setup.args.quick:
         grid["ngram_grid"] = ((1, 1),)
-    decision, info = tuned_linear_svc(
-        data.train_texts, data.multi_hot("train"), data.val_texts, data.multi_hot("val"), multi_label=True, **grid
-    )
-    return svm_classification_report(decision, info, data.test_texts, data.multi_hot("test"))
+    split = ("train", "val", "test")
+    texts, targets = [getattr(data, f"{s}_texts") for s in split], [data.multi_hot(s) for s in split]
+    return tuned_svm(texts[0], targets[0], texts[1], targets[1], texts[2], targets[2], True, **grid)[1]
 
 
 def run_seen(setup, results):

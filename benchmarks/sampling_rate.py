@@ -47,11 +47,12 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from benchmarks.baselines import svm_classification_report, tuned_linear_svc
+from benchmarks.baselines import tuned_svm
 from benchmarks.report import RESULTS, write_report
 from benchmarks.seeds import seed_summary
 from benchmarks.tables import markdown_table, mean_pm_std
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
+from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
 from keras_labelemb.datasets import load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
@@ -157,22 +158,23 @@ def train(setup, head, rate, seed):
         trainer.compile(optimizer, keras.losses.BinaryCrossentropy(from_logits=True))
     best = BestValidationF1(setup.ids["val"], data.multi_hot("val"))
     timer = EpochTimer()
-    history = trainer.fit(
+    history, fitted = fit_best_epoch(
+        trainer,
         setup.ids["train"],
         data.multi_hot("train"),
-        batch_size=a.batch_size,
+        best=best,
         epochs=a.epochs,
-        callbacks=[timer, best],
-        verbose=2,
-    ).history
+        callbacks=[timer],
+        batch_size=a.batch_size,
+    )
     scores = sigmoid(model.predict(setup.ids["test"], batch_size=256, verbose=0))
     y_test = data.multi_hot("test")
     result = classification_report(y_test, scores, best.threshold)
     result.update(
-        train_seconds=round(sum(timer.seconds), 2),
+        train_seconds=round(sum(timer.seconds), 2),  # the epochs alone, without the validation scoring
         epoch_seconds=[round(s, 2) for s in timer.seconds],
         seconds_per_epoch=round(timer.steady_seconds(), 3),  # the first epoch also traces and compiles
-        best_epoch=best.best_epoch + 1,
+        best_epoch=fitted["best_epoch"],
         val_micro_f1=best.best_f1,
         threshold=best.threshold,
         accuracy=float(np.mean(y_test[np.arange(len(y_test)), scores.argmax(axis=1)] > 0)),
@@ -202,15 +204,11 @@ def run_svm(setup):
     """The tuned tf-idf LinearSVC on the same split: multi-label with a threshold, or multi-class."""
     data = setup.data
     y_test = data.multi_hot("test")
-    if setup.name == "reuters":
-        decision, info = tuned_linear_svc(
-            data.train_texts, data.multi_hot("train"), data.val_texts, data.multi_hot("val"), multi_label=True
-        )
-        report = svm_classification_report(decision, info, data.test_texts, y_test)
-    else:
-        y = {split: data.multi_hot(split).argmax(axis=1) for split in ("train", "val")}
-        decision, info = tuned_linear_svc(data.train_texts, y["train"], data.val_texts, y["val"], multi_label=False)
-        report = dict(info)
+    multi_label = setup.name == "reuters"
+    y = {s: data.multi_hot(s) if multi_label else data.multi_hot(s).argmax(axis=1) for s in ("train", "val", "test")}
+    decision, report = tuned_svm(
+        data.train_texts, y["train"], data.val_texts, y["val"], data.test_texts, y["test"], multi_label
+    )
     top = decision(data.test_texts).argmax(axis=1)
     report["accuracy"] = float(np.mean(y_test[np.arange(len(y_test)), top] > 0))
     report["precision_at_1"] = report["accuracy"]

@@ -56,10 +56,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from benchmarks.baselines import tuned_linear_svc
+from benchmarks.baselines import tuned_svm
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.report import RESULTS, VERSION_AT_START, command_line, recorded_config, write_report
 from benchmarks.tables import markdown_table
+from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import glove50
 from keras_labelemb.datasets import load_newsgroups, load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
@@ -242,29 +243,19 @@ def train(task, name, seed, wide_model=None):
         best = BestEpochStopping("val_accuracy", patience)
         metrics = [keras.metrics.CategoricalAccuracy(name="accuracy")]
     model.compile(optimizer, loss, metrics=metrics)
-    start = time.time()
-    history = model.fit(
+    _, fitted = fit_best_epoch(
+        model,
         task.inputs("train", wide, deep),
         task.targets("train"),
-        batch_size=a.batch_size,
+        best=best,
         epochs=epochs,
+        callbacks=callbacks,
+        batch_size=a.batch_size,
         validation_data=None if task.multi_label else (x_val, task.targets("val")),
-        callbacks=callbacks + [best],
-        verbose=2,
     )
-    seconds = time.time() - start
-    epochs_run = len(history.history["loss"])
     logits = model.predict(task.inputs("test", wide, deep), batch_size=256, verbose=0)
     threshold = getattr(best, "threshold", None)
-    report = {
-        metric_name(task): task.score(logits, threshold),
-        "best_epoch": best.best_epoch + 1,
-        "epochs_run": epochs_run,
-        "train_seconds": round(seconds, 1),
-        "seconds_to_best_epoch": round(seconds / epochs_run * (best.best_epoch + 1), 1),
-        "parameters": int(model.count_params()),
-        "seed": seed,
-    }
+    report = {metric_name(task): task.score(logits, threshold), **fitted, "seed": seed}
     if threshold is not None:
         report["threshold"] = float(threshold)
     print(name, report, flush=True)
@@ -298,22 +289,23 @@ def blend(task, name, seed, models, reports):
 
 
 def run_svm(task, seed):
-    decision, info = tuned_linear_svc(
+    decision, scored = tuned_svm(
         task.texts["train"],
         task.y["train"],
         task.texts["val"],
         task.y["val"],
+        task.texts["test"],
+        task.y["test"],
         multi_label=task.multi_label,
         c_grid=task.args.c_grid,
         ngram_grid=task.args.ngram_grid,
     )
-    logits = decision(task.texts["test"])
+    value = scored["micro_f1" if task.multi_label else "error"]
+    chosen = scored["C"]
+    selection = ("C", "ngram_range", "val_score", "selected_on", "features", "seconds", "threshold")
+    report = {metric_name(task): value, "seed": seed, **{k: scored[k] for k in selection if k in scored}}
     if task.multi_label:
-        value = classification_report(task.y["test"], logits, info["threshold"])["micro_f1"]
-    else:
-        value = float((logits.argmax(axis=1) != task.y["test"]).mean())
-    chosen = info["C"]
-    report = {metric_name(task): value, "seed": seed, **{k: v for k, v in info.items() if k != "grid"}}
+        report["labels_without_training_documents"] = scored["labels_without_training_documents"]
     report["c_at_grid_edge"] = chosen in (min(task.args.c_grid), max(task.args.c_grid)) and len(task.args.c_grid) > 1
     print("svm", report, flush=True)
     return decision, report

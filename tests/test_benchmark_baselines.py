@@ -81,6 +81,33 @@ def test_tuned_linear_svc_selects_on_validation():
     assert "threshold" not in info
 
 
+def test_tuned_svm_scores_the_selected_model_on_test_as_scikit_learn_does():
+    from sklearn.metrics import accuracy_score
+
+    rng = np.random.default_rng(3)
+    words = [f"w{i}" for i in range(40)]
+
+    def corpus(n):
+        labels = rng.integers(0, 3, n)  # noisy: a third of the documents carry another topic's word
+        noise = np.where(rng.random(n) < 0.3, rng.integers(0, 3, n), labels)
+        texts = [f"topic{a} " + " ".join(rng.choice(words, 6)) for a in noise]
+        return texts, np.eye(3, dtype="float32")[labels]
+
+    (train, y_train), (val, y_val), (test, y_test) = corpus(90), corpus(45), corpus(60)
+    grid = {"c_grid": (0.1, 1.0), "ngram_grid": ((1, 1),)}
+    decision, report = baselines.tuned_svm(train, y_train, val, y_val, test, y_test, True, **grid)
+    expected = baselines.classification_report(y_test, decision(test), report["threshold"])
+    assert {k: report[k] for k in expected} == expected and report["C"] in grid["c_grid"]
+    assert len(report["grid"]) == 2
+    labels = {name: y.argmax(axis=1) for name, y in (("train", y_train), ("val", y_val), ("test", y_test))}
+    decision, report = baselines.tuned_svm(
+        train, labels["train"], val, labels["val"], test, labels["test"], False, **grid
+    )
+    accuracy = accuracy_score(labels["test"], decision(test).argmax(axis=1))
+    assert report["accuracy"] == pytest.approx(accuracy) and report["error"] == pytest.approx(1 - accuracy)
+    assert 0.0 < report["error"] < 1.0 and "threshold" not in report
+
+
 def test_blend_is_the_weighted_sum_of_per_document_z_scores():
     rng = np.random.default_rng(3)
     learned, lexical = rng.normal(size=(4, 6)), rng.exponential(size=(4, 6))

@@ -66,4 +66,3 @@ def test_a_head_layer_brings_its_labels_and_reads_with_the_models_encoder():
     )
     with pytest.raises(ValueError, match=r"\['other'\]"):
         sentence_classifier(layer, head=hybrid)
-
