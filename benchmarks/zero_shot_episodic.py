@@ -44,11 +44,10 @@ from benchmarks.zero_shot import (
     common_arguments,
     inner_held_out,
     run_datasets,
-    scorer_rows,
     split_info,
     untrained_scores,
-    verdict_table,
 )
+from benchmarks.zero_shot_tables import scorer_rows, verdict_table
 from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.models import set_labels, split_at_head
 

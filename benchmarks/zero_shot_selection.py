@@ -47,11 +47,10 @@ from benchmarks.zero_shot import (
     Split,
     common_arguments,
     run_datasets,
-    scorer_rows,
     split_info,
     untrained_scores,
-    verdict_table,
 )
+from benchmarks.zero_shot_tables import scorer_rows, verdict_table
 from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.models import set_labels
 

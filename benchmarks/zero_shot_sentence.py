@@ -49,14 +49,13 @@ import numpy as np
 from benchmarks.baselines import random_ranking_expectation
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.seeds import mean_std
+from benchmarks.sentence_hybrid import DOCUMENT_PIECES, HYBRID, descriptions, head_scores, sentence_hybrid
 from benchmarks.zero_shot import Split, common_arguments, dataset_section, run_datasets, untrained_scores
 from keras_labelemb.evaluation import ranking_report
-from keras_labelemb.layers import HybridHead, LexicalMatchHead, SentenceEncoder, SentenceMatchHead
+from keras_labelemb.layers import SentenceEncoder
 from keras_labelemb.models import set_labels
 from keras_labelemb.text import load_minilm
 
-DOCUMENT_PIECES, DESCRIPTION_PIECES = 256, 64
-HYBRID = "hybrid_sentence"
 BARS = (
     "tfidf_match",
     "untrained_fusion",
@@ -89,41 +88,6 @@ class Encoded:
         return {"pooled": self.pooled[rows], "token_ids": self.ids[rows]}
 
 
-def descriptions(vectorizer, texts):
-    """Word-piece ids of the label descriptions, trailing padding columns dropped (the label side runs each step)."""
-    ids = vectorizer.encode_labels(texts, DESCRIPTION_PIECES)
-    return ids[:, : int((ids != 0).sum(axis=1).max())]
-
-
-def sentence_hybrid(encoder, ignored_ids, label_ids, train_ids):
-    head = HybridHead(
-        [
-            LexicalMatchHead(encoder, ignored_ids=ignored_ids, name="wordpiece_lexical"),
-            SentenceMatchHead(encoder, name="sentence"),
-        ],
-        label_ids=label_ids,
-        standardize=True,
-    )
-    inputs = {
-        "pooled": keras.Input((encoder.output_dim,), name="pooled"),
-        "token_ids": keras.Input((DOCUMENT_PIECES,), dtype="int32", name="token_ids"),
-    }
-    model = keras.Model(inputs, head(inputs))
-    head.adapt(train_ids)  # idf of the word pieces from the split's kept training documents
-    return model
-
-
-def scores_of(model, documents):
-    parts = {"total": []}
-    head = model.layers[-1]
-    for start in range(0, len(documents["token_ids"]), 256):
-        batch = {key: value[start : start + 256] for key, value in documents.items()}
-        for name, value in head.component_logits(batch).items():
-            parts.setdefault(name, []).append(np.asarray(value))
-        parts["total"].append(np.asarray(model(batch)))
-    return {name: np.concatenate(chunks) for name, chunks in parts.items()}
-
-
 def run_split(name, data, seed, args, state):
     split = Split.drawn(name, data, seed)
     scores = untrained_scores(split, split.train_ids, split.label_ids[split.unseen], split.test_ids)
@@ -133,7 +97,7 @@ def run_split(name, data, seed, args, state):
     pieces = state["descriptions"]
     untrained = sentence_hybrid(state["encoder"], state["ignored_ids"], pieces[split.seen], train["token_ids"])
     set_labels(untrained, pieces[split.unseen])
-    parts = scores_of(untrained, test)
+    parts = head_scores(untrained.layers[-1], test)
     scores.update(
         component_sentence=parts["sentence"],
         component_wordpiece_lexical=parts["wordpiece_lexical"],
@@ -145,7 +109,7 @@ def run_split(name, data, seed, args, state):
     model.compile(keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True))
     model.fit(train, split.train_targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0)
     set_labels(model, pieces[split.unseen])
-    scores[HYBRID] = scores_of(model, test)["total"]
+    scores[HYBRID] = head_scores(model.layers[-1], test)["total"]
     weights = [round(float(w), 4) for w in np.asarray(model.layers[-1].weights_by_component)]
     print(f"{name} split {seed}: {HYBRID} trained and scored in {time.time() - started:.0f} s; blend {weights}")
     reports = {"random": random_ranking_expectation(split.y_true)}
