@@ -148,12 +148,19 @@ ZERO_SHOT_RUNS = {
         "hybrid_fusion_interaction",
         "fusion trained end to end with the word interaction beside it (starting at weight 0), fresh splits",
     ),
+    "zero_shot_fine_tune": (
+        "hybrid_sentence_fine_tuned",
+        "MiniLM + word-piece tf-idf hybrid, encoder fine-tuned end to end from the frozen hybrid, fresh splits",
+        "all-MiniLM-L6-v2 on a GPU; baselines GloVe 50-d",
+    ),
 }
 # What a hybrid must beat: the untrained matchers, and each of its components alone where the run has it.
 ZERO_SHOT_BARS = ("tfidf_match", "untrained_fusion", "embedding_cosine", "gile", "interaction")
 # The untrained fusion of a hybrid's own components, where a run has it: whether training added anything (said
 # beside the verdict, not one of the issue's bars).
 OWN_UNTRAINED = "untrained_sentence_fusion"
+# The same hybrid with its encoder frozen, where a run trains the encoder too: whether that adds anything.
+FROZEN = "hybrid_sentence"
 
 
 def zero_shot_rows(report, hybrid, what, vectors="GloVe 50-d", brief=None):
@@ -178,6 +185,13 @@ def zero_shot_rows(report, hybrid, what, vectors="GloVe 50-d", brief=None):
                 f"; its components' untrained fusion {mean[OWN_UNTRAINED]:.4f} (training "
                 f"{'adds' if own['met'] else 'adds nothing'} under the rule: "
                 f"{own['mean_gain']:+.3f}, p {own['p_value']:.2g})"
+            )
+        if FROZEN in avgpr and hybrid != FROZEN:
+            frozen = paired_comparison(avgpr[hybrid], avgpr[FROZEN])
+            trained += (
+                f"; the same hybrid with the encoder frozen {mean[FROZEN]:.4f} (training the encoder "
+                f"{'adds' if frozen['met'] else 'adds nothing'} under the rule: "
+                f"{frozen['mean_gain']:+.3f}, p {frozen['p_value']:.2g})"
             )
         rows.append(
             [

@@ -21,8 +21,8 @@ The protocol, fixed before this script's first run:
 - Verdicts: `benchmarks.noise_rule.paired_comparison` over the splits, stage 2 against stage 1 (does
   training the encoder add anything), against each component, both untrained fusions and tf-idf.
 - MiniLM's weights travel as float16 (the GPU machine receives at most 64 MiB of files; float32 is 91 MB)
-  and are read back as float32: every MiniLM scorer of the run uses the same rounded weights, and
-  `component_sentence` beside attempt 7's shows what the rounding moved.
+  and are read back as float32: every MiniLM scorer of the run uses the same rounded weights (what the
+  rounding moves is not measured: attempt 7 ran on other splits).
 
 Two steps, since the GPU machine has no TensorFlow: here the text becomes word-piece ids, the splits their
 rows, and the word scorers (tf-idf, GloVe, BM25: the library's TensorFlow text pipeline) their reports;
@@ -33,8 +33,8 @@ there the MiniLM models are trained and scored.
     KERAS_BACKEND=jax python -m benchmarks.zero_shot_fine_tune --bundle .device_data/fine_tune --quick   # a check
 
 Writes benchmarks/results/zero_shot_fine_tune.json and .md (after every split, so a stopped run keeps what it
-did). Its code version is the bundle's, which was written from a clean checkout of the same commit (the GPU
-machine's copy of the tree is not a git checkout).
+did). Its code version is the bundle's: write the bundle from a clean checkout of the commit the GPU machine
+runs (its copy of the tree does not read as that commit).
 """
 
 import argparse
@@ -277,7 +277,11 @@ def summarise(name, splits):
 def run_bundle(args, argv):
     start = time.time()
     run = Run(args.bundle)
-    version = VERSION_AT_START if not VERSION_AT_START.startswith("unknown") else run.meta["code_version"]
+    # The GPU machine's copy of the tree is no faithful checkout (it read itself as the session's first commit
+    # "+changes"): the run's code is the bundle's, written from a clean checkout of the commit sent there.
+    version = run.meta["code_version"]
+    if VERSION_AT_START != version:
+        print(f"recording the bundle's code version {version} (this checkout reads {VERSION_AT_START})")
     header = (
         "all-MiniLM-L6-v2 (keras-hub BertBackbone, mean-pooled, weights rounded to float16) trained end to end "
         f"on the seen labels ({args.epochs} epochs, Adam {args.learning_rate:g}, batch {args.batch_size}) from "

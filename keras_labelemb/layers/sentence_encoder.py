@@ -32,6 +32,9 @@ class SentenceEncoder(keras.layers.Layer):
             `sequence_output`.
         fine_tune: train the backbone's weights. Default False: they are
             frozen and the backbone runs in inference mode (no dropout).
+            For labels never seen keep it False: trained on the seen
+            labels, all-MiniLM-L6-v2 ranked held-out labels worse
+            (`benchmarks/README.md`, zero-shot attempt 8).
 
     Example:
 
