@@ -8,6 +8,14 @@ from keras_labelemb.layers import HybridHead, LexicalMatchHead, SentenceMatchHea
 
 DOCUMENT_PIECES, DESCRIPTION_PIECES = 256, 64
 HYBRID = "hybrid_sentence"
+# What the trained hybrid must beat: tf-idf, the GloVe fusion, each of its components and their untrained fusion.
+BARS = (
+    "tfidf_match",
+    "untrained_fusion",
+    "component_sentence",
+    "component_wordpiece_lexical",
+    "untrained_sentence_fusion",
+)
 
 
 def descriptions(vectorizer, texts):

@@ -49,20 +49,13 @@ import numpy as np
 from benchmarks.baselines import random_ranking_expectation
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.seeds import mean_std
-from benchmarks.sentence_hybrid import DOCUMENT_PIECES, HYBRID, descriptions, head_scores, sentence_hybrid
-from benchmarks.zero_shot import Split, common_arguments, dataset_section, run_datasets, untrained_scores
+from benchmarks.sentence_hybrid import BARS, DOCUMENT_PIECES, HYBRID, descriptions, head_scores, sentence_hybrid
+from benchmarks.zero_shot import Split, common_arguments, run_datasets, untrained_scores
+from benchmarks.zero_shot_tables import dataset_section
 from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.layers import SentenceEncoder
 from keras_labelemb.models import set_labels
 from keras_labelemb.text import load_minilm
-
-BARS = (
-    "tfidf_match",
-    "untrained_fusion",
-    "component_sentence",
-    "component_wordpiece_lexical",
-    "untrained_sentence_fusion",
-)
 
 
 def parse_args(argv=None):
