@@ -139,10 +139,8 @@ def build(args, kind, mode, label_ids):
             label_ids,
             max_tokens=args.tokens,
             embedding_dim=args.embedding_dim,
-            encoder="dense",
-            encoder_units=args.units,
+            encoder={"type": "dense", "units": args.units, "dropout": 0.0},
             head={"joint_dim": args.joint_dim},
-            dropout=0.0,
         )
     if mode == "full":
         trainer = model

@@ -194,9 +194,7 @@ def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
         embedding_dim=a.embedding_dim,
         word_vectors=vectors,
         fine_tune_word_vectors=fine_tune_mode(a.fine_tune_word_vectors, head) if vectors is not None else None,
-        encoder=a.encoder,
-        encoder_units=a.units,
-        dropout=a.dropout,
+        encoder={"type": a.encoder, "units": a.units, "dropout": a.dropout},
         head=head_of(setup, head, joint_dim),
     )
 

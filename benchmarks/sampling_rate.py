@@ -141,9 +141,7 @@ def train(setup, head, rate, seed):
         embedding_dim=a.embedding_dim,
         word_vectors=setup.vectors,
         fine_tune_word_vectors=fine_tune_mode(a.fine_tune_word_vectors, head) if setup.vectors is not None else None,
-        encoder="dense",
-        encoder_units=a.units,
-        dropout=a.dropout,
+        encoder={"type": "dense", "units": a.units, "dropout": a.dropout},
         head="linear" if head == "linear" else {"type": head, "joint_dim": a.joint_dim},
     )
     optimizer = keras.optimizers.Adam(a.learning_rate)

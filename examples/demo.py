@@ -62,9 +62,7 @@ def main():
         WORDS,
         embedding_dim=64,
         embeddings_initializer=keras.initializers.Constant(vectors),
-        encoder="dense",
-        encoder_units=64,
-        dropout=0.2,
+        encoder={"type": "dense", "units": 64, "dropout": 0.2},
         head={"joint_dim": 128, "activation": "tanh"},
     )
     # jit_compile follows Keras' "auto": XLA on a GPU, off on a CPU-only TensorFlow machine (where it is slower).

@@ -127,9 +127,8 @@ def build_trainer(args, labels):
         50,
         labels,
         max_tokens=8,
-        encoder_units=8,
+        encoder={"units": 8, "dropout": 0.0},
         head={"joint_dim": 8},
-        dropout=0.0,
         embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5),  # learns in a few SGD steps
     )
     if args.loss == "sampled":

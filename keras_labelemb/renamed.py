@@ -14,6 +14,9 @@ RENAMED_ARGUMENTS = {
     ("TextVectorizer", "output_mode"): "flat=True (was output_mode='flat') or flat=False ('hierarchical')",
     ("TextVectorizer.encode_labels", "max_length"): "description_length",
     ("document_classifier", "joint_dim"): "head={'type': 'gile', 'joint_dim': ...} (a head spec)",
+    ("document_classifier", "encoder_units"): "encoder={'units': ...} (an encoder spec)",
+    ("document_classifier", "attention_units"): "encoder={'attention_units': ...} (an encoder spec)",
+    ("document_classifier", "dropout"): "encoder={'dropout': ...} (an encoder spec; `embedding_dropout` stays)",
 }
 
 

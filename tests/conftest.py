@@ -81,7 +81,7 @@ def top_k_setup():
         flat=True,
         max_tokens=TOKENS,
         embedding_dim=8,
-        encoder_units=8,
+        encoder={"units": 8},
         head={"joint_dim": 8},
     )
     x = rng.integers(0, VOCAB, (NUM_DOCS, TOKENS)).astype("int32")

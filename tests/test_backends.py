@@ -124,7 +124,7 @@ def _check_gile_han_end_to_end(rng):
     ids[1] = 0  # an empty document
     targets = (rng.random((8, 3)) > 0.5).astype("float32")
 
-    model = gile_han(vocabulary, labels, sentences, words, embedding_dim=8, encoder_units=4, head={"joint_dim": 6})
+    model = gile_han(vocabulary, labels, sentences, words, embedding_dim=8, encoder={"units": 4}, head={"joint_dim": 6})
     model.compile(
         keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=_jit_compile()
     )
@@ -155,7 +155,7 @@ def _check_sampled_training(rng):
     labels = np.arange(2, 42, dtype="int32").reshape(20, 2)
     ids = rng.integers(1, 50, size=(16, 8)).astype("int32")
     targets = np.eye(20, dtype="float32")[rng.integers(0, 20, 16)]
-    model = gile_wan(50, labels, max_tokens=8, encoder_units=8, head={"joint_dim": 8})
+    model = gile_wan(50, labels, max_tokens=8, encoder={"units": 8}, head={"joint_dim": 8})
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=1))
     trainer.compile(keras.optimizers.Adam(1e-2), jit_compile=_jit_compile())
     before = [np.array(w) for w in model.get_weights()]

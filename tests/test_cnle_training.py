@@ -41,4 +41,4 @@ def test_teacher_forcing_needs_an_adaptive_label_decoder():
     with pytest.raises(ValueError, match="AdaptiveLabelDecoder"):
         TeacherForcing(GileHead(keras.layers.Embedding(20, 4), LABELS))
     with pytest.raises(ValueError, match="AdaptiveLabelDecoder"):
-        cnle_training_model(gile_wan(20, LABELS, max_tokens=5, encoder_units=4, head={"joint_dim": 4}))
+        cnle_training_model(gile_wan(20, LABELS, max_tokens=5, encoder={"units": 4}, head={"joint_dim": 4}))

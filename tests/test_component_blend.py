@@ -11,7 +11,7 @@ LABELS = np.array([[2, 3], [4, 5], [6, 7]], "int32")
 def wide_deep(features=12):
     keras.utils.set_random_seed(0)
     return document_classifier(
-        20, LABELS, flat=True, max_tokens=5, encoder_units=4, head={"joint_dim": 4}, wide_features=features
+        20, LABELS, flat=True, max_tokens=5, encoder={"units": 4}, head={"joint_dim": 4}, wide_features=features
     )
 
 
@@ -50,7 +50,7 @@ def test_single_label_blends_by_accuracy():
 
 
 def test_only_a_two_component_hybrid_is_blended():
-    model = gile_wan(20, LABELS, max_tokens=5, encoder_units=4, head={"joint_dim": 4})
+    model = gile_wan(20, LABELS, max_tokens=5, encoder={"units": 4}, head={"joint_dim": 4})
     with pytest.raises(ValueError, match="HybridHead"):
         choose_blend(model, np.ones((2, 5), "int32"), np.ones((2, 3)))
     with pytest.raises(ValueError, match="mixes"):

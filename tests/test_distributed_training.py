@@ -127,9 +127,8 @@ def _train(mode, dropout):
         SENTENCES,
         WORDS,
         embedding_dim=16,
-        encoder_units=16,
+        encoder={"units": 16, "dropout": dropout},
         head={"joint_dim": 16},
-        dropout=dropout,
         embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5),  # learns in a few SGD steps
     )
     model.compile(keras.optimizers.SGD(2.0), keras.losses.BinaryCrossentropy(from_logits=True))

@@ -27,11 +27,10 @@ def build(mode, vectors, head=None):
         LABEL_IDS,
         flat=True,
         max_tokens=TOKENS,
-        encoder_units=8,
+        encoder={"units": 8, "dropout": 0.0},
         head=head or {"joint_dim": 8},
         word_vectors=vectors,
         fine_tune_word_vectors=mode,
-        dropout=0.0,
     )
 
 
@@ -114,7 +113,9 @@ def test_keras_round_trip_and_zero_shot(mode, tmp_path):
 
 def test_vectors_stay_out_of_the_config():
     vectors = np.random.default_rng(0).normal(size=(5000, DIM)).astype("float32")
-    model = document_classifier(5000, LABEL_IDS, flat=True, max_tokens=TOKENS, encoder_units=8, word_vectors=vectors)
+    model = document_classifier(
+        5000, LABEL_IDS, flat=True, max_tokens=TOKENS, encoder={"units": 8}, word_vectors=vectors
+    )
     assert len(json.dumps(model.get_config())) < 40_000  # the 40,000 values would take ~800 KB
 
 
@@ -153,7 +154,7 @@ LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
 def test_a_label_head_layer_brings_its_embedding_into_the_builder():
     embedding = keras.layers.Embedding(40, 6, mask_zero=True)
     head = DrillHead(embedding, LABELS, depth=1, input_projection=True)
-    model = document_classifier(40, head=head, flat=True, max_tokens=6, encoder_units=5)
+    model = document_classifier(40, head=head, flat=True, max_tokens=6, encoder={"units": 5})
     assert model.get_layer(embedding.name) is embedding
     assert find_label_head(model) is head
     with pytest.raises(ValueError, match="embedding_dim"):
@@ -201,14 +202,32 @@ def test_max_pool_encoder_spec_builds_the_regularised_bilstm():
     "encoder, flat, match",
     [
         ({"type": "max_pool"}, False, "flat=True"),
-        ({"type": "lstm"}, True, "max_pool"),
-        ({"units": 3}, True, "max_pool"),
+        ({"type": "transformer"}, True, r"type must be one of .*Received: encoder=\{'type': 'transformer'\}"),
+        ({"units": 3, "word_dropout": 0.1}, True, r"\['word_dropout'\] belong to another encoder"),
+        ("max_pool", False, "flat=True"),
+        (3, True, "a name or a dict spec. Received: encoder=3"),
     ],
 )
 def test_encoder_spec_errors(encoder, flat, match):
     sizes = {"max_tokens": 6} if flat else {"max_sentences": 2, "max_sentence_length": 3}
     with pytest.raises(ValueError, match=match):
         document_classifier(30, LABELS, flat=flat, encoder=encoder, **sizes)
+
+
+def test_an_encoder_spec_sets_the_attention_encoder_and_a_name_keeps_its_defaults():
+    spec = {"type": "bigru", "units": 5, "attention_units": 7, "dropout": 0.3}
+    encoder = document_classifier(30, LABELS, max_sentences=2, max_sentence_length=3, encoder=spec).get_layer(
+        "document_encoder"
+    )
+    assert (encoder.word_encoder, encoder.sentence_encoder) == ("bigru", "bigru")
+    assert (encoder.word_units, encoder.sentence_units, encoder.attention_units, encoder.dropout) == (5, 5, 7, 0.3)
+    default = document_classifier(30, LABELS, flat=True, max_tokens=6, encoder="gru").get_layer("document_encoder")
+    assert (default.word_encoder, default.word_units, default.attention_units, default.dropout) == (
+        "gru",
+        100,
+        None,
+        0.2,
+    )
 
 
 @pytest.mark.parametrize(

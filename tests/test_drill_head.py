@@ -384,7 +384,7 @@ def test_document_classifier_drill_head_scores_new_labels_and_round_trips(units,
         max_sentences=2,
         max_sentence_length=4,
         embedding_dim=DIM,
-        encoder_units=units,
+        encoder={"units": units},
         head={"type": "drill", "depth": 2},
     )
     head = model.get_layer("drill_head")

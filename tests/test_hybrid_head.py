@@ -160,7 +160,7 @@ def hybrid_model(components, flat=True, labels=LABELS, standardize=False):
         VOCAB,
         labels,
         embedding_dim=DIM,
-        encoder_units=4,
+        encoder={"units": 4},
         head={"type": "hybrid", "components": components, "standardize": standardize},
         **shape,
     )
@@ -240,7 +240,7 @@ def test_sampled_training_and_chunked_top_k(flat):
 )
 def test_builder_rejects_bad_hybrid_specs(head, match):
     with pytest.raises(ValueError, match=match):
-        document_classifier(VOCAB, LABELS, flat=True, max_tokens=T, embedding_dim=DIM, encoder_units=4, head=head)
+        document_classifier(VOCAB, LABELS, flat=True, max_tokens=T, embedding_dim=DIM, encoder={"units": 4}, head=head)
 
 
 def test_lexical_head_cannot_fine_tune_documents_only():
@@ -251,7 +251,7 @@ def test_lexical_head_cannot_fine_tune_documents_only():
             LABELS,
             flat=True,
             max_tokens=T,
-            encoder_units=4,
+            encoder={"units": 4},
             head="lexical",
             word_vectors=vectors,
             fine_tune_word_vectors="documents",

@@ -20,7 +20,7 @@ def small_model(head="gile"):
         flat=True,
         max_tokens=6,
         embedding_dim=6,
-        encoder_units=6,
+        encoder={"units": 6},
         head={"type": head, "joint_dim": 5} if head == "gile" else head,
     )
 

@@ -57,7 +57,7 @@ def test_heads_that_are_not_inner_products_say_so():
         assert not head.scores_are_inner_products
         with pytest.raises(ValueError, match="inner product"):
             head.label_vectors()
-    model = document_classifier(VOCABULARY, labels, flat=True, max_tokens=5, encoder_units=4, head="lexical")
+    model = document_classifier(VOCABULARY, labels, flat=True, max_tokens=5, encoder={"units": 4}, head="lexical")
     with pytest.raises(ValueError, match="no inner-product index"):
         LabelIndex(model, kind="flat", verbose=0)
 
@@ -65,11 +65,11 @@ def test_heads_that_are_not_inner_products_say_so():
 def models():
     labels = distinct_labels(600)
     return {
-        "gile": gile_wan(VOCABULARY, labels, max_tokens=6, encoder_units=8, head={"joint_dim": 12}),
+        "gile": gile_wan(VOCABULARY, labels, max_tokens=6, encoder={"units": 8}, head={"joint_dim": 12}),
         "drill": document_classifier(
-            VOCABULARY, labels, flat=True, max_tokens=6, encoder_units=8, head={"type": "drill", "depth": 2}
+            VOCABULARY, labels, flat=True, max_tokens=6, encoder={"units": 8}, head={"type": "drill", "depth": 2}
         ),
-        "linear": wan(VOCABULARY, 600, max_tokens=6, encoder_units=8),
+        "linear": wan(VOCABULARY, 600, max_tokens=6, encoder={"units": 8}),
     }
 
 
@@ -115,7 +115,7 @@ def test_exact_top_k_with_the_cached_label_side_equals_scoring_per_chunk(built_m
 
 def test_a_new_label_set_needs_a_rebuilt_index_and_the_index_round_trips(tmp_path):
     keras.utils.set_random_seed(0)
-    model = gile_wan(VOCABULARY, distinct_labels(50), max_tokens=6, encoder_units=8, head={"joint_dim": 12})
+    model = gile_wan(VOCABULARY, distinct_labels(50), max_tokens=6, encoder={"units": 8}, head={"joint_dim": 12})
     index = LabelIndex(model, kind="hnsw", verbose=0)
     before = index.search(DOCUMENTS, 3)
     index.save(str(tmp_path / "index"))
@@ -139,7 +139,7 @@ def test_a_new_label_set_needs_a_rebuilt_index_and_the_index_round_trips(tmp_pat
 
 def test_an_ivf_pq_index_round_trips_with_its_refinement(tmp_path):
     keras.utils.set_random_seed(0)
-    model = gile_wan(VOCABULARY, distinct_labels(300), max_tokens=6, encoder_units=8, head={"joint_dim": 15})
+    model = gile_wan(VOCABULARY, distinct_labels(300), max_tokens=6, encoder={"units": 8}, head={"joint_dim": 15})
     index = LabelIndex(model, kind="ivf_pq", nlist=4, nprobe=2, refine_factor=3, verbose=0)
     assert index.index.d % 2 == 0  # the transform's coordinate and a zero column: two dimensions per code
     before = index.search(DOCUMENTS, 4)

@@ -25,6 +25,9 @@ def test_renamed_arguments_name_their_replacement_and_the_value():
         vectorizer.encode_labels(["wheat"], max_length=3)
     with pytest.raises(ValueError, match=r"pass head=\{'type': 'gile', 'joint_dim': \.\.\.\}.*joint_dim=8"):
         document_classifier(10, np.array([[2, 3]]), flat=True, max_tokens=4, joint_dim=8)
+    for old, new in (("encoder_units", "units"), ("attention_units", "attention_units"), ("dropout", "dropout")):
+        with pytest.raises(ValueError, match=rf"`{old}` of document_classifier was renamed: pass encoder=\{{'{new}'"):
+            document_classifier(10, np.array([[2, 3]]), flat=True, max_tokens=4, **{old: 8})
     with pytest.raises(TypeError, match="unexpected arguments \\['bogus'\\]"):
         document_classifier(10, np.array([[2, 3]]), flat=True, max_tokens=4, bogus=8)
     assert vectorizer.encode_labels(["wheat"], 3).tolist() == [[2, 0, 0]]

@@ -25,7 +25,7 @@ def trained():
     vectorizer.adapt(TEXTS + LABELS + NEW_LABELS)
     label_ids = vectorizer.encode_labels(LABELS, 4)
     model = gile_han(
-        vectorizer.vocabulary_size, label_ids, 3, 8, encoder_units=8, head={"joint_dim": 8, "activation": "tanh"}
+        vectorizer.vocabulary_size, label_ids, 3, 8, encoder={"units": 8}, head={"joint_dim": 8, "activation": "tanh"}
     )
     model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)
     ids = vectorizer(tf.constant(TEXTS))
@@ -71,7 +71,7 @@ def test_served_model_scores_labels_added_after_training(trained, tmp_path):
 
 def test_linear_head_exports_without_label_endpoint(tmp_path):
     vectorizer = TextVectorizer(flat=False, max_sentences=3, max_sentence_length=8, vocabulary=["wheat", "gold"])
-    model = han(vectorizer.vocabulary_size, 3, 3, 8, encoder_units=8)
+    model = han(vectorizer.vocabulary_size, 3, 3, 8, encoder={"units": 8})
     export_text_classifier(model, vectorizer, str(tmp_path / "served"))
     served = load_text_classifier(str(tmp_path / "served"))
     expected = sigmoid(model.predict(vectorizer(tf.constant(TEXTS)), verbose=0))

@@ -66,7 +66,7 @@ def wide_deep(vectorizers, head="gile", **kwargs):
     labels = tokens.encode_labels(["wheat grain", "oil crude"], 3)
     kwargs = {"label_ids": labels} if head != "linear" else {"num_labels": 2}
     return document_classifier(
-        tokens.vocabulary_size, flat=True, max_tokens=8, encoder_units=4, head=head,
+        tokens.vocabulary_size, flat=True, max_tokens=8, encoder={"units": 4}, head=head,
         wide_features=features.num_features, **kwargs,
     )  # fmt: skip
 

@@ -96,8 +96,7 @@ def main(argv=None):
         # A Constant initializer, not `word_vectors=` (which draws the embedding's random start before
         # replacing it): the same random draws as the run in tuning/results/label_heads_demo.
         embeddings_initializer=keras.initializers.Constant(vectors),
-        encoder="dense",
-        encoder_units=DIM,
+        encoder={"type": "dense", "units": DIM},
     )
     tuner = make_tuner(
         args, hypermodel, keras_tuner.Objective("val_micro_f1", direction="max"), "search", directory=args.tuner_dir

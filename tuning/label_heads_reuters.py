@@ -103,8 +103,7 @@ def main(argv=None):
         max_sentence_length=base.words,
         embedding_dim=base.embedding_dim,
         word_vectors=vectors,
-        encoder=base.encoder,
-        encoder_units=base.units,
+        encoder={"type": base.encoder, "units": base.units},
         head_options={"gile": {"activation": base.activation}},
     )
     tuner = make_tuner(args, hypermodel, keras_tuner.Objective("val_micro_f1", direction="max"), "reuters_gile")

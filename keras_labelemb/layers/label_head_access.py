@@ -20,7 +20,7 @@ def find_label_head(model):
 
     >>> import numpy as np
     >>> from keras_labelemb.models import gile_wan
-    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, encoder_units=4, head={"joint_dim": 4})
+    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, encoder={"units": 4}, head={"joint_dim": 4})
     >>> find_label_head(model).name
     'gile_head'
     """
@@ -65,7 +65,7 @@ def split_at_head(model, head=None):
 
     >>> import numpy as np
     >>> from keras_labelemb.models import gile_wan
-    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, encoder_units=4, head={"joint_dim": 4})
+    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, encoder={"units": 4}, head={"joint_dim": 4})
     >>> encoder, head = split_at_head(model)
     >>> head.name, encoder.output.shape
     ('gile_head', (None, 4))
@@ -106,7 +106,7 @@ def set_labels(model, label_ids):
 
     >>> import numpy as np
     >>> from keras_labelemb.models import gile_wan
-    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, encoder_units=4, head={"joint_dim": 4})
+    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, encoder={"units": 4}, head={"joint_dim": 4})
     >>> model.predict(np.ones((1, 6), "int32"), verbose=0).shape
     (1, 2)
     >>> set_labels(model, np.array([[5, 6], [7, 0], [8, 9]]))

@@ -47,9 +47,6 @@ def document_classifier(
     embeddings_initializer=None,
     train_embeddings=None,
     encoder="dense",
-    encoder_units=100,
-    attention_units=None,
-    dropout=0.2,
     embedding_dropout=0.0,
     prior_logit="auto",
     word_vectors=None,
@@ -132,15 +129,18 @@ def document_classifier(
         embeddings_initializer: e.g. `keras.initializers.Constant(vectors)` for
             pretrained word vectors (default `"uniform"`).
         train_embeddings: False freezes the word vectors (default True).
-        encoder: `"dense"`, `"gru"`, `"bigru"`, `"lstm"` or `"bilstm"` at both
-            levels of the attention encoder; or a spec `{"type": "max_pool",
-            **options}` of the regularised BiLSTM with max pooling over time
-            (`MaxPoolEncoder`: `units`, `recurrent_dropout`, `word_dropout`;
-            flat documents), e.g. `{"type": "max_pool", "units": 128,
-            "word_dropout": 0.1, "recurrent_dropout": 0.2}` (then
-            `encoder_units`, `attention_units` and `dropout` are unused).
-        encoder_units: units per encoder (per direction for bi-RNNs).
-        dropout: dropout on sentence and document vectors (see `HierarchicalAttention`).
+        encoder: a name or a spec `{"type": name, **options}` (as `head`;
+            `"type"` defaults to `"dense"`). The attention encoder
+            (`HierarchicalAttention`) with `"dense"`, `"gru"`, `"bigru"`,
+            `"lstm"` or `"bilstm"` at both levels takes `units` (per encoder,
+            per direction for bi-RNNs; default 100), `attention_units`
+            (default: the encoder's output width) and `dropout` (on sentence
+            and document vectors; default 0.2), e.g. `{"type": "bigru",
+            "units": 50}`. `"max_pool"` is the regularised BiLSTM with max
+            pooling over time (`MaxPoolEncoder`: `units`,
+            `recurrent_dropout`, `word_dropout`; flat documents), e.g.
+            `{"type": "max_pool", "units": 128, "word_dropout": 0.1,
+            "recurrent_dropout": 0.2}`. Unknown options raise.
         embedding_dropout: dropout on word vectors.
         prior_logit: initial output bias of a head built here: `"auto"`
             (default) `-log(L)`; a float, e.g. `log(p / (1 - p))` of the mean
@@ -162,13 +162,13 @@ def document_classifier(
     >>> import numpy as np
     >>> labels = np.array([[2, 3], [4, 0]])
     >>> model = document_classifier(50, labels, max_sentences=3, max_sentence_length=5,
-    ...                             encoder_units=8, head={"joint_dim": 8})
+    ...                             encoder={"units": 8}, head={"joint_dim": 8})
     >>> tuple(model(np.ones((2, 3, 5), "int32")).shape)
     (2, 2)
-    >>> drill = document_classifier(50, labels, flat=True, max_tokens=5, encoder_units=8,
+    >>> drill = document_classifier(50, labels, flat=True, max_tokens=5, encoder={"units": 8},
     ...                             head={"type": "drill", "depth": 1})
     >>> vectors = np.random.default_rng(0).normal(size=(50, 8)).astype("float32")
-    >>> frozen_labels = document_classifier(50, labels, flat=True, max_tokens=5, encoder_units=8,
+    >>> frozen_labels = document_classifier(50, labels, flat=True, max_tokens=5, encoder={"units": 8},
     ...                                     head={"joint_dim": 8}, word_vectors=vectors,
     ...                                     fine_tune_word_vectors="documents")
     >>> [(layer.name, layer.trainable) for layer in (frozen_labels.layers[1], frozen_labels.layers[-1].embedding)]
@@ -243,17 +243,18 @@ def document_classifier(
         words = keras.layers.Dropout(embedding_dropout, name="embedding_dropout")(words)
     # A head that reads the tokens also gets the word encoder's states (flattened over sentences).
     reads_tokens = layer.reads_tokens if layer is not None else HEAD_CLASSES[spec["type"]].reads_tokens
-    if isinstance(encoder, dict):
+    encoder = encoder_spec(encoder)
+    if encoder["type"] == "max_pool":
         encoded = max_pool_encoder(encoder, flat, reads_tokens)(words)
     else:
         encoded = HierarchicalAttention(
-            word_encoder=encoder,
-            word_units=encoder_units,
-            sentence_encoder=encoder,
-            sentence_units=encoder_units,
-            attention_units=attention_units,
+            word_encoder=encoder["type"],
+            word_units=encoder["units"],
+            sentence_encoder=encoder["type"],
+            sentence_units=encoder["units"],
+            attention_units=encoder["attention_units"],
             flat=flat,
-            dropout=dropout,
+            dropout=encoder["dropout"],
             return_token_states=reads_tokens,
             name="document_encoder",
         )(words)
@@ -272,15 +273,46 @@ def document_classifier(
     return keras.Model(inputs, logits, name=name or f"{head_name}_{kind}")
 
 
+ATTENTION_ENCODERS = ("dense", "gru", "bigru", "lstm", "bilstm")
+# The attention encoder's options and their defaults (`HierarchicalAttention` at both levels).
+ATTENTION_OPTIONS = {"units": 100, "attention_units": None, "dropout": 0.2}
+
+
+def encoder_spec(encoder):
+    """`encoder` (a name or a dict spec) as a full spec: `"type"` (default `"dense"`) and, for the attention
+    encoders, every option with its default.
+
+    >>> encoder_spec("bigru")
+    {'units': 100, 'attention_units': None, 'dropout': 0.2, 'type': 'bigru'}
+    >>> encoder_spec({"units": 8})
+    {'units': 8, 'attention_units': None, 'dropout': 0.2, 'type': 'dense'}
+    """
+    if isinstance(encoder, str):
+        spec = {"type": encoder}
+    elif isinstance(encoder, dict):
+        spec = {"type": "dense", **encoder}
+    else:
+        raise ValueError(f"`encoder` must be a name or a dict spec. Received: encoder={encoder!r}")
+    kind = spec["type"]
+    if kind == "max_pool":
+        return spec  # MaxPoolEncoder checks its own options
+    if kind not in ATTENTION_ENCODERS:
+        raise ValueError(
+            f"`encoder` type must be one of {[*ATTENTION_ENCODERS, 'max_pool']}. Received: encoder={encoder!r}"
+        )
+    unknown = sorted(set(spec) - {"type", *ATTENTION_OPTIONS})
+    if unknown:
+        raise ValueError(
+            f"A {kind!r} encoder takes {sorted(ATTENTION_OPTIONS)}; {unknown} belong to another encoder "
+            f"('max_pool': units, word_dropout, recurrent_dropout). Received: encoder={encoder!r}"
+        )
+    return {**ATTENTION_OPTIONS, **spec}
+
+
 def max_pool_encoder(spec, flat, return_token_states):
     """The `MaxPoolEncoder` an encoder spec `{"type": "max_pool", **options}` describes (flat documents only)."""
     options = dict(spec)
-    kind = options.pop("type", None)
-    if kind != "max_pool":
-        raise ValueError(
-            "An encoder given as a dict is a spec `{'type': 'max_pool', **MaxPoolEncoder options}`. "
-            f"Received: encoder={spec!r}"
-        )
+    options.pop("type")
     if not flat:
         raise ValueError(f"A max-pooling encoder reads flat documents: pass `flat=True`. Received: encoder={spec!r}")
     return MaxPoolEncoder(return_token_states=return_token_states, name="document_encoder", **options)

@@ -5,7 +5,7 @@ import keras_tuner
 
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
-from keras_labelemb.models.document_classifier import document_classifier, head_spec
+from keras_labelemb.models.document_classifier import document_classifier, encoder_spec, head_spec
 from keras_labelemb.models.head_specs import HEAD_CLASSES, PER_LABEL_HEADS, SENTENCE_HEADS
 from keras_labelemb.tuning._search_space import (
     _check_jit_compile,
@@ -31,7 +31,6 @@ _SEARCHED = {
     "head": "heads",
     "joint_dim": "joint_dims",
     "depth": "depths",
-    "dropout": "dropout",
     "vocabulary_size": "vocabulary_size",
     "label_ids": "label_ids",
 }
@@ -48,9 +47,7 @@ _BUILDER_ARGS = frozenset(
         "word_vectors",
         "fine_tune_word_vectors",
         "encoder",
-        "encoder_units",
         "wide_features",
-        "attention_units",
         "embedding_dropout",
         "prior_logit",
         "name",
@@ -91,8 +88,8 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
     single value instead to fix it (`hp.Fixed`: reported, not searched). All other
     keyword arguments are passed to `document_classifier` unchanged and are the
     same in every trial (`flat`, `max_tokens` or `max_sentences` and
-    `max_sentence_length`, `embedding_dim`, `embeddings_initializer`, `encoder`,
-    `encoder_units`, ...). Fixed options of each head go in `head_options`
+    `max_sentence_length`, `embedding_dim`, `embeddings_initializer`, `encoder`
+    (its spec but `dropout`, which is searched), ...). Fixed options of each head go in `head_options`
     (e.g. `{"gile": {"activation": "relu"}, "drill": {"dropout": 0.2}}`),
     checked like `document_classifier`'s head specs.
 
@@ -116,8 +113,10 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
             `d_j` of the GILE head. Defaults to `(100, 250, 500, 1000)`.
         depths: non-negative int or list of them, the label-network depth `k`
             of the DRILL head. Defaults to `(1, 2, 3, 4)`.
-        dropout: float in [0, 1) or a `(min, max)` range of them, dropout on
-            sentence and document vectors. Defaults to `(0.0, 0.5)`.
+        dropout: float in [0, 1) or a `(min, max)` range of them, the
+            attention encoder's dropout on sentence and document vectors
+            (its spec's `dropout`). Defaults to `(0.0, 0.5)`. Not searched
+            for a `"max_pool"` encoder, whose dropouts are its spec's.
         learning_rate: positive float or a `(min, max)` range sampled
             log-uniformly, Adam's learning rate. Defaults to `(1e-4, 1e-2)`.
         metrics: list of metrics for `compile` (e.g.
@@ -142,7 +141,7 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
     >>> import numpy as np
     >>> label_ids = np.array([[2, 3], [4, 5], [6, 0]])
     >>> hypermodel = LabelHeadHyperModel(
-    ...     20, label_ids, flat=True, max_tokens=6, embedding_dim=8, encoder_units=8,
+    ...     20, label_ids, flat=True, max_tokens=6, embedding_dim=8, encoder={"units": 8},
     ...     joint_dims=(4, 8), depths=(1, 2), jit_compile=False)
     >>> hp = keras_tuner.HyperParameters()
     >>> hp.Fixed("head", "drill")
@@ -198,6 +197,13 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
         self.jit_compile = _check_jit_compile(jit_compile)
         self.metrics = _check_logit_metrics(metrics)
         self.builder_kwargs = self._check_builder_kwargs(builder_kwargs)
+        self.encoder = encoder_spec(self.builder_kwargs.pop("encoder", "dense"))
+        given = builder_kwargs.get("encoder")
+        if self.encoder["type"] != "max_pool" and isinstance(given, dict) and "dropout" in given:
+            raise ValueError(
+                "The encoder's `dropout` is set by the hypermodel: pass `dropout=` (one value fixes it). "
+                f"Received: encoder={given!r}"
+            )
         self.head_options = self._check_head_options(head_options)
 
     def _check_head_options(self, head_options):
@@ -256,9 +262,12 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
                 value = _choice(hp, option, getattr(self, _SEARCHED[option]))
             if head == kind:
                 spec[option] = value
+        encoder = dict(self.encoder)
+        if encoder["type"] != "max_pool":
+            encoder["dropout"] = _float(hp, "dropout", self.dropout)
         return {
             "head": spec,
-            "dropout": _float(hp, "dropout", self.dropout),
+            "encoder": encoder,
             "learning_rate": _float(hp, "learning_rate", self.learning_rate, log=True),
         }
 
