@@ -36,7 +36,6 @@ import keras
 import numpy as np
 
 from benchmarks.noise_rule import paired_comparison
-from benchmarks.tables import markdown_table
 from benchmarks.zero_shot import (
     DATASETS,
     LOSSES,
@@ -47,7 +46,7 @@ from benchmarks.zero_shot import (
     split_info,
     untrained_scores,
 )
-from benchmarks.zero_shot_tables import scorer_rows, verdict_table
+from benchmarks.zero_shot_tables import dataset_section
 from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.models import set_labels, split_at_head
 
@@ -139,15 +138,8 @@ def summarise(name, splits):
         "avgpr": {s: float(np.mean(v)) for s, v in avgpr.items()},
         "hybrid_episodic_vs": comparisons,
     }
-    lines = [
-        f"### {name}: {len(splits)} splits "
-        f"({', '.join(str(info['episode_documents']) for _, info in splits)} episode documents)",
-        "",
-        markdown_table(["scorer", "unseen avg precision (mean ± sd)", "per split"], scorer_rows(avgpr)),
-        "",
-        verdict_table({f"hybrid_episodic vs {b}": c for b, c in comparisons.items()}),
-    ]
-    return summary, "\n".join(lines)
+    verdicts = {f"hybrid_episodic vs {b}": c for b, c in comparisons.items()}
+    return summary, dataset_section(name, splits, avgpr, verdicts, splits_are="splits", counted="episode")
 
 
 def main(argv=None):

@@ -19,11 +19,12 @@ def verdict_table(comparisons):
     return markdown_table(["comparison", "mean paired gain ± sd", "p (one-sided)", "ahead on", "verdict"], rows)
 
 
-def dataset_section(name, splits, avgpr, comparisons, more=""):
-    """A dataset's part of the report: its scorers split by split and the verdicts (`more`: said in the title)."""
+def dataset_section(name, splits, avgpr, comparisons, more="", splits_are="zero-shot splits", counted="test"):
+    """A dataset's part of the report: its scorers split by split and the verdicts; the title counts each split's
+    `<counted>_documents` (`more`: said in the title too)."""
+    documents = ", ".join(str(info[f"{counted}_documents"]) for _, info in splits)
     lines = [
-        f"### {name}: {len(splits)} zero-shot splits "
-        f"({', '.join(str(info['test_documents']) for _, info in splits)} test documents{more})",
+        f"### {name}: {len(splits)} {splits_are} ({documents} {counted} documents{more})",
         "",
         markdown_table(["scorer", "unseen avg precision (mean ± sd)", "per split"], scorer_rows(avgpr)),
         "",

@@ -286,3 +286,19 @@ def test_every_fixed_builder_argument_is_accepted():
     searched_or_given = set(label_head_hypermodel._SEARCHED) | {"vocabulary_size", "label_ids", "num_labels", "head"}
     assert parameters - searched_or_given <= label_head_hypermodel._BUILDER_ARGS
     assert label_head_hypermodel._BUILDER_ARGS <= parameters
+
+
+def test_the_searched_dropout_goes_into_the_encoder_spec_and_a_fixed_one_beside_it_is_refused():
+    model = hypermodel(encoder={"type": "gru", "units": DIM}).build(fixed(head="gile", dropout=0.3))
+    encoder = model.get_layer("document_encoder")
+    assert (encoder.word_encoder, encoder.word_units, encoder.dropout) == ("gru", DIM, 0.3)
+    with pytest.raises(ValueError, match=r"`dropout` is set by the hypermodel.*'dropout': 0.1"):
+        hypermodel(encoder={"units": DIM, "dropout": 0.1})
+
+
+def test_a_max_pool_encoder_keeps_its_own_dropouts_and_registers_no_dropout():
+    spec = {"type": "max_pool", "units": 4, "word_dropout": 0.1}
+    hp = keras_tuner.HyperParameters()
+    model = hypermodel(encoder=spec).build(hp)
+    assert "dropout" not in hp.values
+    assert model.get_layer("document_encoder").word_dropout == 0.1
