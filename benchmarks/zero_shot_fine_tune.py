@@ -179,7 +179,7 @@ class Run:
         backbone.set_weights(self.weights)
         return backbone
 
-    def dataset(self, name, args):
+    def dataset(self, name):
         ids = self.arrays[f"{name}/ids"].astype("int32")
         print(f"{name}: the frozen encoder reads {len(ids)} documents", flush=True)
         return {
@@ -285,7 +285,7 @@ def run_bundle(args, argv):
     )
     results, summary, tables = {}, {}, []
     for name in args.datasets.split(","):
-        stored = run.dataset(name, args)
+        stored = run.dataset(name)
         splits = []
         for info in run.meta["datasets"][name][: args.splits]:
             splits.append(run.split(name, stored, info, args))
