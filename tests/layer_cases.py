@@ -788,8 +788,7 @@ CASES.update(
     }
 )
 
-# CNLE's cases: the JAX and PyTorch runs check them in a subprocess of their own (tests/test_backends.py), so that the
-# two halves of that run can go to the two pytest workers.
+# CNLE's cases: tests/test_backends.py can run them alone (its group "cnle", to debug them under another backend).
 CNLE_CASES = frozenset(name for name in CASES if name.startswith(("co_attention", "adaptive_label_decoder")))
 # Configurations whose operations another case of the same layer already runs: the JAX and PyTorch runs leave them
 # out (their compile time was a fifth of the JAX CNLE run); TensorFlow runs every case.

@@ -1,18 +1,19 @@
 """Every public layer also runs under the JAX and PyTorch backends.
 
 The backend is fixed when keras is first imported, and this pytest process has
-already imported keras with the TensorFlow backend, so the test runs THIS FILE
-as a script in fresh subprocesses with `KERAS_BACKEND` set, one per backend. The script runs every
-case of tests/layer_cases.py but the configurations of `OTHER_BACKENDS_SKIP`
-through the shared `run_layer_test` (the cases tests/test_layer_contracts.py
-runs under TensorFlow), trains a small `gile_han`
-model end to end, swaps its label set with `set_labels`, trains with
-`SampledLabelModel`, evaluates every metric against scikit-learn (one
-subprocess for all of these), and trains and decodes a small CNLE. Under JAX all of it
-compiles with XLA (`jit_compile=True`); under PyTorch it runs eagerly, Keras'
-`"auto"` there (`torch.compile` is not tested: it recompiles for every layer
-and takes minutes). A backend whose package is not installed is skipped
-(`make test` installs the CPU build of PyTorch where it can, see the Makefile).
+already imported keras with the TensorFlow backend, so the checks run in fresh
+processes with `KERAS_BACKEND` set: under JAX in the suite's one JAX process
+(tests/jax_process.py, its part `backends`), under PyTorch as THIS FILE run as a
+script. The checks run every case of tests/layer_cases.py but the configurations
+of `OTHER_BACKENDS_SKIP` through the shared `run_layer_test` (the cases
+tests/test_layer_contracts.py runs under TensorFlow), train a small `gile_han`
+model end to end, swap its label set with `set_labels`, train with
+`SampledLabelModel`, evaluate every metric against scikit-learn, and train and
+decode a small CNLE. Under JAX all of it compiles with XLA (`jit_compile=True`);
+under PyTorch it runs eagerly, Keras' `"auto"` there (`torch.compile` is not
+tested: it recompiles for every layer and takes minutes). A backend whose package
+is not installed is skipped (`make test` installs the CPU build of PyTorch where it
+can, see the Makefile).
 
 Run the script alone to debug a failure (backend `jax` or `torch`, group `layers`, `cnle` or `all`):
 
@@ -31,32 +32,29 @@ import numpy as np
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-SUBPROCESS_TIMEOUT_S = 480  # JAX's checks about 90 s on a quiet 2-core machine
+SUBPROCESS_TIMEOUT_S = 300  # PyTorch's checks about 20 s on a quiet 2-core machine, importing torch most of it
 DONE_MARKER = "BACKEND CHECKS PASSED"
 GROUPS = ("layers", "cnle", "all")
-# One process a backend: a process imports the backend and the library once (JAX's checks take about 90 s, and
-# this file is collected early, so the other worker runs the rest of the suite meanwhile; PyTorch's cases take
-# 4 s, importing torch most of its process's time). The groups remain for running a part alone.
-RUNS = (("jax", "all"), ("torch", "all"))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("backend", "group"), RUNS)
-def test_every_public_layer_runs_under_another_backend(request, backend, group):
-    pytest.importorskip(backend)
-    env = dict(os.environ)
-    env.update(KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="3", JAX_PLATFORMS="cpu")
-    # Nearly all the time is XLA compiling ~200 small programs; JAX's persistent
-    # cache (under .pytest_cache) makes every run after the first much faster.
-    cache = getattr(request.config, "cache", None)  # None under `-p no:cacheprovider`
-    if cache is not None and "JAX_COMPILATION_CACHE_DIR" not in env:
-        env["JAX_COMPILATION_CACHE_DIR"] = str(cache.mkdir("jax_compilation_cache"))
-        env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
+@pytest.mark.jax_process
+def test_every_public_layer_runs_under_jax(jax_process):
+    from conftest import jax_part
+
+    failed = jax_part(jax_process, "backends")["failed"]
+    assert not failed, "under the jax backend:\n  " + "\n  ".join(failed)
+
+
+@pytest.mark.slow
+def test_every_public_layer_runs_under_torch():
+    pytest.importorskip("torch")
+    env = dict(os.environ, KERAS_BACKEND="torch", TF_CPP_MIN_LOG_LEVEL="3")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     start = time.perf_counter()
     try:
         result = subprocess.run(
-            [sys.executable, __file__, group],
+            [sys.executable, __file__, "all"],
             cwd=REPO,
             env=env,
             capture_output=True,
@@ -66,11 +64,11 @@ def test_every_public_layer_runs_under_another_backend(request, backend, group):
     except subprocess.TimeoutExpired as error:
         tail = error.stderr or b""
         tail = (tail.decode(errors="replace") if isinstance(tail, bytes) else tail)[-4000:]
-        pytest.fail(f"the {backend} subprocess ran past {SUBPROCESS_TIMEOUT_S} s; stderr tail:\n{tail}", pytrace=False)
+        pytest.fail(f"the torch subprocess ran past {SUBPROCESS_TIMEOUT_S} s; stderr tail:\n{tail}", pytrace=False)
     elapsed = time.perf_counter() - start
     if result.returncode != 0 or DONE_MARKER not in result.stdout:
         pytest.fail(
-            f"the {backend} subprocess failed (exit code {result.returncode}, {elapsed:.0f} s).\n"
+            f"the torch subprocess failed (exit code {result.returncode}, {elapsed:.0f} s).\n"
             f"--- stdout tail ---\n{result.stdout[-2000:]}\n"
             f"--- stderr tail ---\n{result.stderr[-8000:]}",
             pytrace=False,
@@ -275,9 +273,10 @@ def _check_cnle_end_to_end(rng):
     np.testing.assert_array_equal(label_sequences_to_multi_hot(sequence, 3), decoded)
 
 
-def main(group="layers"):
+def run_checks(group="all"):
+    """Runs the checks of `group` (all of them, so one failure does not hide the others); returns the failures."""
     if group not in GROUPS:
-        sys.exit(f"unknown group {group!r}; choose from {GROUPS}")
+        raise ValueError(f"unknown group {group!r}; choose from {GROUPS}")
     _import_library_without_tensorflow()
     import keras
 
@@ -293,7 +292,7 @@ def main(group="layers"):
     if group in ("cnle", "all"):
         checks += _layer_cases("cnle") + [("cnle_end_to_end", lambda: _check_cnle_end_to_end(rng))]
     failed = []
-    for name, check in checks:  # run them all, so one failure does not hide the others
+    for name, check in checks:
         start = time.perf_counter()
         # Fixed initial weights: with 3-4 relu units, about 3% of random
         # initialisations leave every unit dead, and then no gradient flows.
@@ -306,6 +305,13 @@ def main(group="layers"):
             print(f"{name}: FAILED", flush=True)
         else:
             print(f"{name}: ok ({time.perf_counter() - start:.1f} s)", flush=True)
+    return failed
+
+
+def main(group="layers"):
+    import keras
+
+    failed = run_checks(group)
     if failed:
         sys.exit(f"FAILED under the {keras.backend.backend()} backend:\n  " + "\n  ".join(failed))
     print(DONE_MARKER, flush=True)

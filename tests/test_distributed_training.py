@@ -1,12 +1,13 @@
 """Data-parallel training on two devices follows the one-device loss trajectory, on both backends.
 
-Each check runs THIS FILE as a script in a fresh subprocess, because the
-devices have to exist before the backend starts:
+Each check runs in a fresh process, because the devices have to exist before the
+backend starts:
 
-- `jax`: `KERAS_BACKEND=jax` with `XLA_FLAGS=--xla_force_host_platform_device_count=2`
-  (two host CPU devices), `keras.distribution.DataParallel` over both;
-- `tensorflow`: two logical CPU devices (`tf.config.set_logical_device_configuration`
-  before TensorFlow initialises), `tf.distribute.MirroredStrategy` over both.
+- `jax`: the suite's one JAX process (tests/jax_process.py, two host CPU devices),
+  `keras.distribution.DataParallel` over both;
+- `tensorflow`: THIS FILE as a script, with two logical CPU devices
+  (`tf.config.set_logical_device_configuration` before TensorFlow initialises),
+  `tf.distribute.MirroredStrategy` over both.
 
 The script trains a tiny GILE-HAN on fixed random data twice, on one device and
 on two, with the same seed, data and global batch (16 = 2 x 8), with full binary
@@ -31,7 +32,7 @@ sampled loss not divided by the replica count was off by 99% relative, and
 candidates drawn from each replica's own half of the batch by 33%.
 
 Run the script alone to see the numbers: `python tests/test_distributed_training.py tensorflow`
-(under `KERAS_BACKEND=jax` and the XLA flag for `jax`).
+(JAX: `python tests/jax_process.py distributed`, with the environment its docstring gives).
 """
 
 import json
@@ -47,11 +48,13 @@ EPOCHS = 6
 RTOL = 1e-4
 
 
-@pytest.fixture(scope="module", params=["jax", "tensorflow"])
+@pytest.fixture(scope="module", params=[pytest.param("jax", marks=pytest.mark.jax_process), "tensorflow"])
 def runs(request):
     if request.param == "jax":
-        pytest.importorskip("jax")
-    return request.param, run_two_device_script(__file__, request.param, RESULT_MARKER, request, [request.param])
+        from conftest import jax_part
+
+        return "jax", jax_part(request.getfixturevalue("jax_process"), "distributed")
+    return "tensorflow", run_two_device_script(__file__, "tensorflow", RESULT_MARKER, request, ["tensorflow"])
 
 
 @pytest.mark.slow
@@ -191,12 +194,15 @@ def _run_tensorflow():
     return result
 
 
-def main(backend):
+def run(backend):
     import keras
 
     assert keras.backend.backend() == backend, (keras.backend.backend(), backend)
-    result = _run_jax() if backend == "jax" else _run_tensorflow()
-    print(RESULT_MARKER + json.dumps(result), flush=True)
+    return _run_jax() if backend == "jax" else _run_tensorflow()
+
+
+def main(backend):
+    print(RESULT_MARKER + json.dumps(run(backend)), flush=True)
 
 
 if __name__ == "__main__":

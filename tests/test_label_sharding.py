@@ -1,12 +1,11 @@
 """`label_sharding_layout_map`: the label side of a head split over devices, with the outputs unchanged.
 
 The keys of the map are checked here, in this (TensorFlow-backend) process. What
-the map does needs two devices under the JAX backend: the test runs THIS FILE as
-a script in a subprocess with `KERAS_BACKEND=jax` and
-`XLA_FLAGS=--xla_force_host_platform_device_count=2`, builds small models
+the map does needs two devices under the JAX backend: the suite's one JAX process
+(tests/jax_process.py, two host CPU devices) runs `run()` below, which builds small models
 (GILE-HAN, HAN with a linear head, a tied DRILL language model) once plainly and
 once under `keras.distribution.ModelParallel` with the map over a `(batch 1,
-model 2)` mesh, and prints JSON: the shapes of each device's shards, the logits'
+model 2)` mesh, and returns the shapes of each device's shards, the logits'
 layout, the largest output differences, XLA's per-device memory of the scoring
 step, and one-device vs two-device training losses. The tests read it.
 
@@ -16,16 +15,11 @@ training losses (plain SGD, which does not amplify rounding, see
 tests/test_distributed_training.py) to 1e-4 relative.
 """
 
-import json
-
 import keras
 import numpy as np
 import pytest
-from distribution_helpers import run_two_device_script
 
 from keras_labelemb.distribution import label_sharding_layout_map
-
-RESULT_MARKER = "LABEL SHARDING RESULTS: "
 
 
 def one_device_mesh(axes=("batch", "model")):
@@ -99,12 +93,14 @@ def test_wrong_arguments_are_named():
 
 
 @pytest.fixture(scope="module")
-def two_devices(request):
-    pytest.importorskip("jax")
-    return run_two_device_script(__file__, "jax", RESULT_MARKER, request)
+def two_devices(jax_process):
+    from conftest import jax_part
+
+    return jax_part(jax_process, "label_sharding")
 
 
 @pytest.mark.slow
+@pytest.mark.jax_process
 def test_a_linear_heads_weights_are_split_between_the_devices(two_devices):
     shards = two_devices["linear"]["shards"]
     assert shards["linear_head/kernel"] == [[12, 8], [12, 8]]  # (d_h, L) = (12, 16): 8 labels a device
@@ -113,6 +109,7 @@ def test_a_linear_heads_weights_are_split_between_the_devices(two_devices):
 
 
 @pytest.mark.slow
+@pytest.mark.jax_process
 @pytest.mark.parametrize("model", ["gile", "linear", "drill_lm"])
 def test_sharded_models_compute_the_unsharded_outputs(two_devices, model):
     result = two_devices[model]
@@ -122,11 +119,13 @@ def test_sharded_models_compute_the_unsharded_outputs(two_devices, model):
 
 
 @pytest.mark.slow
+@pytest.mark.jax_process
 def test_label_embeddings_computed_alone_are_split_too(two_devices):
     assert two_devices["gile"]["label_embedding_shards"] == [[8, 8], [8, 8]]  # (L, d) = (16, 8)
 
 
 @pytest.mark.slow
+@pytest.mark.jax_process
 def test_the_gile_label_side_is_split_not_only_its_output(two_devices):
     """XLA's plan for the scoring step: each of 2 devices needs at most 60% of one device's buffers."""
     memory = two_devices["gile_memory"]
@@ -135,6 +134,7 @@ def test_the_gile_label_side_is_split_not_only_its_output(two_devices):
 
 
 @pytest.mark.slow
+@pytest.mark.jax_process
 @pytest.mark.parametrize("mode", ["full", "sampled"])
 def test_training_under_label_sharding_follows_the_unsharded_trajectory(two_devices, mode):
     one, two = (np.array(two_devices["training"][key][mode]) for key in ("one", "two"))
@@ -143,18 +143,20 @@ def test_training_under_label_sharding_follows_the_unsharded_trajectory(two_devi
 
 
 @pytest.mark.slow
+@pytest.mark.jax_process
 def test_chunked_top_k_scoring_is_unchanged(two_devices):
     assert two_devices["top_k"]["same_indices"], two_devices["top_k"]
     assert two_devices["top_k"]["max_difference"] < 1e-5, two_devices["top_k"]
 
 
 @pytest.mark.slow
+@pytest.mark.jax_process
 def test_an_uneven_label_count_is_refused_for_per_label_weights(two_devices):
     assert "do not divide evenly" in two_devices["uneven_error"]
 
 
 # --------------------------------------------------------------------------
-# The script the subprocess runs (nothing below runs when pytest imports this module).
+# What the JAX process runs (nothing below runs when pytest imports this module).
 # --------------------------------------------------------------------------
 
 
@@ -250,7 +252,7 @@ def _training(x, labels):
     return result
 
 
-def main():
+def run():
     import jax
 
     from keras_labelemb.evaluation import predict_top_k
@@ -304,8 +306,4 @@ def main():
         result["uneven_error"] = "no error"
     except ValueError as error:
         result["uneven_error"] = str(error)
-    print(RESULT_MARKER + json.dumps(result), flush=True)
-
-
-if __name__ == "__main__":
-    main()
+    return result

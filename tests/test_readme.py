@@ -13,7 +13,7 @@ def test_the_readme_has_python_blocks():
 
 
 @pytest.mark.slow
-def test_every_readme_block_runs_in_order(tmp_path, monkeypatch):
+def test_every_readme_block_runs_in_order(tmp_path, monkeypatch, keras_as_users_run_it):
     monkeypatch.chdir(tmp_path)  # the blocks write gile.keras, served/ and artifacts/ where they run
     namespace = {"__name__": "readme"}
     for number, block in enumerate(BLOCKS, start=1):

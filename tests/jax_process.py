@@ -1,0 +1,116 @@
+"""The suite's one JAX process: every check that needs the JAX backend, run in one subprocess.
+
+The backend is fixed when Keras is first imported, JAX's two host devices must exist before JAX starts, and
+the pytest process has already imported Keras with the TensorFlow backend. So this file runs as a script
+with `KERAS_BACKEND=jax` and `XLA_FLAGS=--xla_force_host_platform_device_count=2`, runs the parts below one
+after another (a failing part does not stop the others) and prints every part's result as JSON after
+`RESULT_MARKER`. The tests that read it carry the mark `jax_process` and run last; when a session has any,
+`start` launches the process in the background as collection ends (one per pytest run, whichever worker
+comes first), so it runs beside the other tests, and the fixture `jax_process` (tests/conftest.py) reads it:
+
+- `backends`: every public layer and the end-to-end checks under JAX (tests/test_backends.py);
+- `distributed`: data-parallel training on the two devices (tests/test_distributed_training.py);
+- `label_sharding`: heads with their label side split over the devices (tests/test_label_sharding.py).
+
+One process instead of three imports JAX, Keras and the library once. A part alone, to debug it:
+
+    KERAS_BACKEND=jax JAX_PLATFORMS=cpu XLA_FLAGS=--xla_force_host_platform_device_count=2 \
+        python tests/jax_process.py label_sharding
+"""
+
+import json
+import os
+import pathlib
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import pytest
+
+RESULT_MARKER = "JAX PROCESS RESULTS: "
+TIMEOUT_S = 900  # from its start, beside the rest of the suite; about 100 s of CPU on a quiet 2-core machine
+_RUN_KEY = pytest.StashKey[str]()
+
+
+def shared_folder(config):
+    """One folder a pytest run, the same for every xdist worker."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is None:  # no xdist: this process is the run
+        run = config.stash.setdefault(_RUN_KEY, f"{os.getpid()}_{time.time_ns()}")
+    folder = pathlib.Path(tempfile.gettempdir()) / f"keras_labelemb_jax_process_{run}"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def start(config):
+    """Starts the process in the background unless a worker of this run already has; returns at once."""
+    from distribution_helpers import REPO, two_device_environment
+
+    folder = shared_folder(config)
+    try:
+        os.close(os.open(folder / "claim", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return
+    command = " ".join(shlex.quote(part) for part in (sys.executable, __file__))
+    out = shlex.quote(str(folder))
+    # The exit code goes to a file when the process ends: any worker can tell it ended, not only this one.
+    script = f"{command} > {out}/stdout 2> {out}/stderr; echo $? > {out}/rc.partial; mv {out}/rc.partial {out}/rc"
+    subprocess.Popen(["/bin/sh", "-c", script], cwd=REPO, env=two_device_environment("jax", config))
+
+
+def results(config):
+    """The parts' results (waiting for the process to end); fails the test if the process failed."""
+    from distribution_helpers import result_after
+
+    start(config)  # a no-op unless nothing started it (a test selected alone)
+    folder = shared_folder(config)
+    deadline = time.monotonic() + TIMEOUT_S
+    while not (folder / "rc").exists():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the JAX process ran past {TIMEOUT_S} s (its output: {folder})", pytrace=False)
+        time.sleep(0.5)
+    read = {name: (folder / name).read_text() for name in ("rc", "stdout", "stderr")}
+    return result_after(RESULT_MARKER, "jax", int(read["rc"]), read["stdout"], read["stderr"])
+
+
+def _backends():
+    import test_backends
+
+    return {"failed": test_backends.run_checks("all")}
+
+
+def _distributed():
+    import test_distributed_training
+
+    return test_distributed_training.run("jax")
+
+
+def _label_sharding():
+    import test_label_sharding
+
+    return test_label_sharding.run()
+
+
+PARTS = {"backends": _backends, "distributed": _distributed, "label_sharding": _label_sharding}
+
+
+def main(*parts):
+    import keras
+
+    assert keras.backend.backend() == "jax", keras.backend.backend()
+    results = {}
+    for name in parts or PARTS:
+        try:
+            results[name] = {"result": PARTS[name]()}
+        except Exception:  # noqa: BLE001 - the part's test reports it; the other parts still run
+            traceback.print_exc()
+            results[name] = {"error": traceback.format_exc()[-6000:]}
+        keras.distribution.set_distribution(None)  # each part starts from one device
+    print(RESULT_MARKER + json.dumps(results), flush=True)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
