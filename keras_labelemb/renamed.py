@@ -9,6 +9,8 @@ MOVED = {
     "keras_labelemb.text.pretrain_word_vectors": "keras_labelemb.training.pretrain_word_vectors",
     "keras_labelemb.models.stateless_language_model": "keras_labelemb.export.stateless_language_model",
 }
+# cnle's encoder options, now keys of its `encoder` spec (keras_labelemb.models.cnle.ENCODER_DEFAULTS).
+ENCODER_OPTIONS_OF_CNLE = ("model_dim", "num_heads", "attention_dim", "intermediate_dim", "dropout")
 # (function or class, old argument) -> what to pass instead.
 RENAMED_ARGUMENTS = {
     ("TextVectorizer", "output_mode"): "flat=True (was output_mode='flat') or flat=False ('hierarchical')",
@@ -17,6 +19,7 @@ RENAMED_ARGUMENTS = {
     ("document_classifier", "encoder_units"): "encoder={'units': ...} (an encoder spec)",
     ("document_classifier", "attention_units"): "encoder={'attention_units': ...} (an encoder spec)",
     ("document_classifier", "dropout"): "encoder={'dropout': ...} (an encoder spec; `embedding_dropout` stays)",
+    **{("cnle", key): f"encoder={{'{key}': ...}} (an encoder spec)" for key in ENCODER_OPTIONS_OF_CNLE},
 }
 
 

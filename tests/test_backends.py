@@ -251,7 +251,14 @@ def _check_cnle_end_to_end(rng):
     targets = np.zeros((8, 3), "float32")
     targets[np.arange(8), ids[:, 0] % 3] = 1.0
     sequences = label_sequences(targets, max_steps=3)
-    model = cnle(30, labels, max_tokens=7, max_steps=3, model_dim=8, num_heads=2, attention_dim=4, embedding_dim=6)
+    model = cnle(
+        30,
+        labels,
+        max_tokens=7,
+        max_steps=3,
+        encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4},
+        embedding_dim=6,
+    )
     training = compile_cnle_training_model(
         cnle_training_model(model), keras.optimizers.Adam(1e-2), jit_compile=_jit_compile()
     )

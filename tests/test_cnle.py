@@ -32,7 +32,8 @@ def toy_task(num_docs=48, length=6, seed=0):
 
 
 def small_cnle(**kwargs):
-    options = dict(max_tokens=6, max_steps=4, model_dim=8, num_heads=2, attention_dim=8, embedding_dim=8)
+    encoder = {"model_dim": 8, "num_heads": 2, "attention_dim": 8}
+    options = dict(max_tokens=6, max_steps=4, encoder=encoder, embedding_dim=8)
     options.update(kwargs)
     return cnle(20, LABEL_WORDS if options.get("ablation") != "no_label_embedding" else None, **options)
 
@@ -59,6 +60,16 @@ def test_builder_ablations_and_head_access():
         cnle(20, None, max_tokens=6, max_steps=3)
 
 
+def test_the_encoder_spec_fills_the_papers_values_and_names_unknown_keys():
+    encoder = find_label_head(small_cnle(encoder={"model_dim": 6, "dropout": 0.1})).encoder
+    assert (encoder.model_dim, encoder.num_heads, encoder.attention_dim, encoder.dropout) == (6, 3, 150, 0.1)
+    assert encoder.intermediate_dim is None  # CoAttention's default, the model width
+    with pytest.raises(ValueError, match=r"unknown: \['units'\]. Received: encoder=\{'units': 8\}"):
+        small_cnle(encoder={"units": 8})
+    with pytest.raises(ValueError, match="must be None or a dict.*Received: encoder='bigru'"):
+        small_cnle(encoder="bigru")
+
+
 def test_frozen_word_vectors_take_document_classifiers_path():
     vectors = np.random.default_rng(0).normal(size=(20, 8)).astype("float32")
     model = cnle(
@@ -66,8 +77,7 @@ def test_frozen_word_vectors_take_document_classifiers_path():
         LABEL_WORDS,
         max_tokens=6,
         max_steps=3,
-        model_dim=8,
-        num_heads=2,
+        encoder={"model_dim": 8, "num_heads": 2},
         word_vectors=vectors,
         fine_tune_word_vectors="none",
     )
@@ -79,8 +89,7 @@ def test_frozen_word_vectors_take_document_classifiers_path():
         LABEL_WORDS,
         max_tokens=6,
         max_steps=3,
-        model_dim=8,
-        num_heads=2,
+        encoder={"model_dim": 8, "num_heads": 2},
         word_vectors=vectors,
         fine_tune_word_vectors="documents",
     )

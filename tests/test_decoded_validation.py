@@ -64,7 +64,14 @@ def test_decoded_validation_logs_the_decoded_score_and_restores_the_best_epoch()
 
 def test_decoded_validation_checks_its_arguments():
     ids, targets = small_task()
-    model = cnle(20, LABEL_WORDS, max_tokens=6, max_steps=2, model_dim=8, num_heads=2, attention_dim=4, embedding_dim=6)
+    model = cnle(
+        20,
+        LABEL_WORDS,
+        max_tokens=6,
+        max_steps=2,
+        encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4},
+        embedding_dim=6,
+    )
     with pytest.raises(ValueError, match="metric='f1'"):
         DecodedValidation(model, ids, targets, metric="f1")
     with pytest.raises(ValueError, match="patience"):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from keras_labelemb.models import document_classifier
+from keras_labelemb.models import cnle, document_classifier
 from keras_labelemb.renamed import MOVED
 from keras_labelemb.text import TextVectorizer
 
@@ -30,4 +30,11 @@ def test_renamed_arguments_name_their_replacement_and_the_value():
             document_classifier(10, np.array([[2, 3]]), flat=True, max_tokens=4, **{old: 8})
     with pytest.raises(TypeError, match="unexpected arguments \\['bogus'\\]"):
         document_classifier(10, np.array([[2, 3]]), flat=True, max_tokens=4, bogus=8)
+    for old in ("model_dim", "num_heads", "attention_dim", "intermediate_dim", "dropout"):
+        with pytest.raises(
+            ValueError, match=rf"`{old}` of cnle was renamed: pass encoder=\{{'{old}': \.\.\.\}}.*{old}=8"
+        ):
+            cnle(10, np.array([[2, 3]]), max_tokens=4, max_steps=2, **{old: 8})
+    with pytest.raises(TypeError, match="unexpected arguments \\['bogus'\\]"):
+        cnle(10, np.array([[2, 3]]), max_tokens=4, max_steps=2, bogus=8)
     assert vectorizer.encode_labels(["wheat"], 3).tolist() == [[2, 0, 0]]

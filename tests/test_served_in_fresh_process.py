@@ -172,9 +172,7 @@ def exported(tmp_path_factory):
         label_ids,
         max_tokens=12,
         max_steps=3,
-        model_dim=8,
-        num_heads=2,
-        attention_dim=4,
+        encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4},
     )
     sequences = label_sequences(TARGETS, max_steps=3)
     training = compile_cnle_training_model(cnle_training_model(decoder), keras.optimizers.Adam(3e-2), run_eagerly=True)

@@ -105,9 +105,7 @@ def test_cnle_sequence_export_refuses_a_request_without_labels_clearly(tmp_path)
         label_ids,
         max_tokens=6,
         max_steps=2,
-        model_dim=4,
-        num_heads=1,
-        attention_dim=4,
+        encoder={"model_dim": 4, "num_heads": 1, "attention_dim": 4},
         output_mode="sequence",
     )
     served = load_text_classifier(export_text_classifier(model, vectorizer, str(tmp_path / "sequence")))

@@ -48,7 +48,9 @@ def _classifier(build, x, y, learning_rate=LEARNING_RATE):
 
 
 def _cnle():
-    model = cnle(VOCABULARY, LABEL_IDS, max_tokens=12, max_steps=3, model_dim=8, num_heads=2, attention_dim=4)
+    model = cnle(
+        VOCABULARY, LABEL_IDS, max_tokens=12, max_steps=3, encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4}
+    )
     sequences = label_sequences(MULTI_HOT, max_steps=3)
     inputs = {"token_ids": TOKENS, "label_sequence": sequences}
     return cnle_training_model(model), LabelSequenceLoss(), inputs, sequences, 0.5  # at 2.0 its loss jumps up

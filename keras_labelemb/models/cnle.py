@@ -5,8 +5,11 @@ import keras
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers import AdaptiveLabelDecoder, CoAttentiveEncoder
 from keras_labelemb.models.word_embeddings import check_word_vectors, word_embeddings
+from keras_labelemb.renamed import refuse_arguments
 
 ABLATIONS = (None, "no_label_embedding", "no_text_to_label_attention")
+# The encoder spec: `CoAttentiveEncoder`'s options, the paper's values by default.
+ENCODER_DEFAULTS = {"model_dim": 256, "num_heads": 3, "attention_dim": 150, "intermediate_dim": None, "dropout": 0.0}
 
 
 def cnle(
@@ -17,11 +20,7 @@ def cnle(
     multi_label=True,
     max_steps=None,
     ablation=None,
-    model_dim=256,
-    num_heads=3,
-    attention_dim=150,
-    intermediate_dim=None,
-    dropout=0.0,
+    encoder=None,
     embedding_dim=None,
     embeddings_initializer=None,
     train_embeddings=None,
@@ -29,13 +28,14 @@ def cnle(
     fine_tune_word_vectors=None,
     output_mode="multi_hot",
     name=None,
+    **renamed,
 ):
     """CNLE: token ids `(B, max_tokens)` -> the decoded label set of each text.
 
     One `Embedding(mask_zero=True)` reads the text and the label names or
     descriptions (`label_ids`, `(c, Lw)`; their row order is the label
     sequence). The `AdaptiveLabelDecoder` head holds the label set and the
-    `CoAttentiveEncoder` (projections to `model_dim`, one BiLSTM shared by
+    `CoAttentiveEncoder` (projections to the model width, one BiLSTM shared by
     text and labels, `CoAttention`, final BiLSTMs whose text states start the
     decoder), and decodes greedily for `max_steps` steps. The model returns
     `output_mode` of the decoder: by default the multi-hot decoded sets
@@ -46,8 +46,10 @@ def cnle(
     Word vectors as in `document_classifier` (the same code): `word_vectors`
     start the table and `fine_tune_word_vectors` says what trains (`"none"`:
     frozen, as the paper; `"documents"`: labels are read through a frozen
-    copy). The paper's defaults: `model_dim=256`, `attention_dim=150`,
-    `num_heads=3`.
+    copy). The encoder's options are one spec, `encoder={"model_dim": ...,
+    "num_heads": ..., "attention_dim": ..., "intermediate_dim": ...,
+    "dropout": ...}`, each defaulting to the paper's (`ENCODER_DEFAULTS`:
+    256, 3, 150, `model_dim`, 0).
 
     Ablations (paper section 5.1; `CoAttention` documents what each removes):
     `"no_text_to_label_attention"`, and `"no_label_embedding"`, which reads no
@@ -62,7 +64,8 @@ def cnle(
         multi_label: False: one label per text (one decoding step).
         max_steps: decoding steps, end symbol included (multi-label).
         ablation: None, `"no_label_embedding"` or `"no_text_to_label_attention"`.
-        model_dim, num_heads, attention_dim, intermediate_dim, dropout: of the encoder.
+        encoder: None or a dict of `CoAttentiveEncoder` options (keys of
+            `ENCODER_DEFAULTS`; those left out keep the paper's values).
         embedding_dim, embeddings_initializer, train_embeddings, word_vectors,
             fine_tune_word_vectors: the word embedding, as in `document_classifier`.
         output_mode: the decoder's (`"multi_hot"`, `"sequence"`, `"logits"`).
@@ -70,11 +73,13 @@ def cnle(
     Example:
 
     >>> import numpy as np
-    >>> model = cnle(40, np.array([[2, 3], [4, 0], [5, 6]]), max_tokens=7, max_steps=3, model_dim=8,
-    ...              num_heads=2, attention_dim=4, embedding_dim=6)
+    >>> model = cnle(40, np.array([[2, 3], [4, 0], [5, 6]]), max_tokens=7, max_steps=3,
+    ...              encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4}, embedding_dim=6)
     >>> tuple(model(np.ones((2, 7), "int32")).shape)
     (2, 3)
     """
+    refuse_arguments("cnle", renamed)
+    encoder = encoder_spec(encoder)
     if ablation not in ABLATIONS:
         raise ValueError(f"`ablation` must be one of {list(ABLATIONS)}. Received: ablation={ablation!r}")
     check_positive_int("vocabulary_size", vocabulary_size)
@@ -98,11 +103,7 @@ def cnle(
         vocabulary_size, vectors, fine_tune, embedding_dim, embeddings_initializer, train_embeddings
     )
     encoder = CoAttentiveEncoder(
-        model_dim=model_dim,
-        num_heads=num_heads,
-        attention_dim=attention_dim,
-        intermediate_dim=intermediate_dim,
-        dropout=dropout,
+        **encoder,
         use_text_to_label_attention=ablation != "no_text_to_label_attention",
         use_label_embedding=reads_labels,
         name="co_attentive_encoder",
@@ -129,3 +130,23 @@ def cnle(
     ids = keras.Input(shape=(max_tokens,), dtype="int32", name="token_ids")
     outputs = head(embedding(ids))
     return keras.Model(ids, outputs, name=name or ("cnle" if ablation is None else f"cnle_{ablation}"))
+
+
+def encoder_spec(encoder):
+    """`encoder` (None or a dict of `CoAttentiveEncoder` options) with every option, the paper's by default.
+
+    >>> encoder_spec({"model_dim": 8})
+    {'model_dim': 8, 'num_heads': 3, 'attention_dim': 150, 'intermediate_dim': None, 'dropout': 0.0}
+    """
+    if encoder is None:
+        encoder = {}
+    if not isinstance(encoder, dict):
+        raise ValueError(
+            f"`encoder` must be None or a dict with keys among {list(ENCODER_DEFAULTS)}. Received: encoder={encoder!r}"
+        )
+    unknown = sorted(set(encoder) - set(ENCODER_DEFAULTS))
+    if unknown:
+        raise ValueError(
+            f"`encoder` takes the keys {list(ENCODER_DEFAULTS)}; unknown: {unknown}. Received: encoder={encoder!r}"
+        )
+    return {**ENCODER_DEFAULTS, **encoder}

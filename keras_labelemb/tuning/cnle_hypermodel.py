@@ -6,7 +6,7 @@ import numpy as np
 
 from keras_labelemb.argument_checks import check_positive_float, check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
-from keras_labelemb.models.cnle import cnle
+from keras_labelemb.models.cnle import ENCODER_DEFAULTS, cnle
 from keras_labelemb.text.label_sequences import label_sequences
 from keras_labelemb.training.cnle_training import cnle_optimizer, cnle_training_model, compile_cnle_training_model
 from keras_labelemb.training.decoded_validation import DecodedValidation
@@ -29,6 +29,7 @@ ABLATIONS = ("none", "no_label_embedding", "no_text_to_label_attention")
 MONITORS = ("micro_f1", "accuracy")
 # Arguments of `cnle` that the hypermodel sets itself, with the constructor argument behind each.
 _SEARCHED = {
+    "encoder": "model_dims, num_heads, attention_dims, intermediate_dims and dropout",
     "model_dim": "model_dims",
     "num_heads": "num_heads",
     "attention_dim": "attention_dims",
@@ -331,12 +332,14 @@ class CNLEHyperModel(keras_tuner.HyperModel):
     def build(self, hp):
         """The (uncompiled) inference model `cnle(...)` from the values of `hp`; `fit` trains it."""
         values, _ = self.declare_hyperparameters(hp)
+        encoder = {key: values.pop(key) for key in ENCODER_DEFAULTS if key in values}
         return cnle(
             self.vocabulary_size,
             self.label_ids,
             max_tokens=self.max_tokens,
             multi_label=self.multi_label,
             max_steps=self.max_steps,
+            encoder=encoder,
             **values,
             **self.builder_kwargs,
         )
