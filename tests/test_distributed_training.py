@@ -144,6 +144,9 @@ def _train(mode, dropout):
         loss = SampledSigmoidLoss(num_negatives=8, max_positives=48, sampler=sampler, seed=1)
         trainer = SampledLabelModel(model, loss)
         trainer.compile(keras.optimizers.SGD(2.0))
+    # Built before `fit`: Keras' TensorFlow trainer would create the variables inside the first traced step,
+    # which TensorFlow then traces twice (as tests/conftest.py does for the in-process tests).
+    trainer.optimizer.build(trainer.trainable_variables)
     history = trainer.fit(x, y, batch_size=BATCH, epochs=EPOCHS, shuffle=False, verbose=0).history
     history["full_bce"] = [before, model.evaluate(x, y, batch_size=BATCH, verbose=0)]
     return model, history
