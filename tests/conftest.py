@@ -112,21 +112,14 @@ def pytest_terminal_summary(terminalreporter):
 
 @pytest.hookimpl(trylast=True)  # after `-m`/`-k` deselected what they deselect
 def pytest_collection_modifyitems(config, items):
-    """The order of the run: files holding `slow` tests first, so that the long tests are shared between the
-    workers early instead of one of them finishing alone (each file's tests stay together, so its fixtures
-    are set up once); the tests that read the one JAX process (mark `jax_process`) last, and that process
-    starts now in the background: it runs beside the other tests instead of holding a worker while it runs."""
+    """The tests that read the one JAX process (mark `jax_process`) run last, and the process starts now in
+    the background: it runs beside the other tests instead of holding a worker while it runs."""
     last = [item for item in items if item.get_closest_marker("jax_process")]
     if last and not config.option.collectonly and importlib.util.find_spec("jax") is not None:
         import jax_process
 
         jax_process.start(config)
-    slow_files = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
-
-    def order(item):
-        return item.get_closest_marker("jax_process") is not None, item.nodeid.split("::")[0] not in slow_files
-
-    items.sort(key=order)  # stable: files and tests keep their order within each group
+    items[:] = [item for item in items if not item.get_closest_marker("jax_process")] + last
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,8 @@ comes first), so it runs beside the other tests, and the fixture `jax_process` (
 - `distributed`: data-parallel training on the two devices (tests/test_distributed_training.py);
 - `label_sharding`: heads with their label side split over the devices (tests/test_label_sharding.py).
 
-One process instead of three imports JAX, Keras and the library once. A part alone, to debug it:
+One process instead of three imports JAX, Keras and the library once. Its output stays in a folder of the
+temporary directory (a few KB a run). A part alone, to debug it:
 
     KERAS_BACKEND=jax JAX_PLATFORMS=cpu XLA_FLAGS=--xla_force_host_platform_device_count=2 \
         python tests/jax_process.py label_sharding
@@ -31,7 +32,7 @@ import traceback
 import pytest
 
 RESULT_MARKER = "JAX PROCESS RESULTS: "
-TIMEOUT_S = 900  # from its start, beside the rest of the suite; about 100 s of CPU on a quiet 2-core machine
+TIMEOUT_S = 900  # of waiting for it; alone on a quiet 2-core machine it took 110 s (144 s of CPU)
 _RUN_KEY = pytest.StashKey[str]()
 
 
