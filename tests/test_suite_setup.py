@@ -1,0 +1,33 @@
+"""The suite's own set-up (tests/conftest.py): the optimizer pre-build gives one trace, and the opt-out that
+README's blocks use gives Keras' own first `fit` back."""
+
+import keras
+import numpy as np
+import pytest
+
+
+def _train_step_traces():
+    """How many times a tiny model's first `fit` traces its train step."""
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, keras.layers.Dense(2)(inputs))
+    traces = []
+    train_step = model.train_step
+
+    def counted(data):
+        traces.append(1)
+        return train_step(data)
+
+    model.train_step = counted
+    model.compile("adam", "mse")
+    model.fit(np.ones((4, 3), "float32"), np.zeros((4, 2), "float32"), verbose=0)
+    return len(traces)
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="a TensorFlow trainer's retrace")
+def test_the_prebuilt_optimizer_saves_the_second_trace_and_users_keep_kerass_own(keras_as_users_run_it):
+    assert _train_step_traces() == 2  # Keras' own: variables created in the first trace, then traced again
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="a TensorFlow trainer's retrace")
+def test_the_suite_traces_a_first_fit_once():
+    assert _train_step_traces() == 1
