@@ -65,7 +65,11 @@ def launch(args):
     env.pop("TF_CONFIG", None)
     if args.backend == "jax":
         env.update(JAX_PLATFORMS="cpu")
-        env.pop("XLA_FLAGS", None)  # one device a process
+        # One device a process: a forced host device count goes; the other XLA flags stay (the tests' `-O0`).
+        flags = [
+            f for f in env.get("XLA_FLAGS", "").split() if not f.startswith("--xla_force_host_platform_device_count")
+        ]
+        env["XLA_FLAGS"] = " ".join(flags)
     runs = {}
     for index in range(NUM_WORKERS):
         if args.backend == "tensorflow":

@@ -87,7 +87,7 @@ def test_a_correct_layer_passes():
 
 
 def test_a_config_that_loses_an_argument_fails():
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match="round trip changed predictions"):
         run_layer_test(Scale, {"factor": 3.0, "forget_factor": True}, DATA, (3, 2), run_mixed_precision=False)
 
 
@@ -106,3 +106,16 @@ def test_a_layer_that_reads_masked_positions_fails():
 def test_a_layer_that_leaves_a_sublayer_unbuilt_fails():
     with pytest.raises(AssertionError, match=r"left sublayers unbuilt: \['label_encoder(_\d+)?'\]"):
         run_layer_test(UnbuiltPart, {"num_labels": 2}, DATA, (3, 2), run_training=False, run_mixed_precision=False)
+
+
+@keras.saving.register_keras_serializable(package="test_layer_test")
+class DriftingConfig(Scale):
+    """Writes a factor its constructor does not take back as given: each round trip of the config moves it."""
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor + 1.0}
+
+
+def test_a_config_that_changes_in_a_round_trip_fails():
+    with pytest.raises(AssertionError, match="has another config"):
+        run_layer_test(DriftingConfig, {"factor": 3.0}, DATA, (3, 2), run_mixed_precision=False)

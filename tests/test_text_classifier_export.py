@@ -37,12 +37,21 @@ def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
-@pytest.mark.slow  # ~5.5 s on 2 cores: writes and reloads a SavedModel
-def test_served_scores_equal_in_memory_predictions(trained, tmp_path):
+@pytest.fixture(scope="module")
+def served(trained, tmp_path_factory):
+    """The trained model exported once (writing and reloading a SavedModel: ~5 s on 2 cores) and reloaded.
+
+    Its descriptions sent with a request are 6 tokens, not the model's 4: more padding changes no score."""
+    model, vectorizer, _ = trained
+    path = str(tmp_path_factory.mktemp("served") / "served")
+    export_text_classifier(model, vectorizer, path, description_length=6)
+    return load_text_classifier(path)
+
+
+@pytest.mark.slow
+def test_served_scores_equal_in_memory_predictions(trained, served):
     model, vectorizer, ids = trained
     expected = sigmoid(model.predict(ids, verbose=0))
-    export_text_classifier(model, vectorizer, str(tmp_path / "served"))
-    served = load_text_classifier(str(tmp_path / "served"))
     scores = served.serve(tf.constant(TEXTS))["scores"].numpy()
     np.testing.assert_allclose(scores, expected, atol=1e-6)
     assert np.all(np.isfinite(scores)) and scores.shape == (4, 3)
@@ -51,11 +60,9 @@ def test_served_scores_equal_in_memory_predictions(trained, tmp_path):
     np.testing.assert_allclose(signature(texts=tf.constant(TEXTS))["scores"].numpy(), expected, atol=1e-6)
 
 
-@pytest.mark.slow  # ~5.5 s on 2 cores: writes and reloads a SavedModel
-def test_served_model_scores_labels_added_after_training(trained, tmp_path):
+@pytest.mark.slow
+def test_served_model_scores_labels_added_after_training(trained, served, tmp_path):
     model, vectorizer, ids = trained
-    export_text_classifier(model, vectorizer, str(tmp_path / "served"), description_length=4)
-    served = load_text_classifier(str(tmp_path / "served"))
     scores = served.serve_with_labels(tf.constant(TEXTS), tf.constant(NEW_LABELS))["scores"].numpy()
     assert scores.shape == (4, 4)
     assert np.all(np.isfinite(scores)), "an empty label description must give a finite score"
