@@ -40,7 +40,18 @@ def test_sampling_every_negative_gives_full_bce_and_its_gradients(weighting):
         np.testing.assert_allclose(sampled_grad, full_grad, rtol=1e-4, atol=1e-7)
 
 
-@pytest.mark.slow  # 800 + 200 sampled losses per case: ~6 s each on 2 cores
+def _draws(loss, y, logits, count):
+    """`count` sampled losses of `loss`, each on fresh candidates (one traced graph: eagerly, ~6 ms a draw)."""
+    num_labels = logits.shape[1]
+
+    @tf.function
+    def draw():
+        candidates, keep, num_positive = loss.label_sampler.sample_candidates(y, num_labels)
+        return loss.sampled_loss(y, tf.gather(logits, candidates, axis=1), candidates, keep, num_positive, num_labels)
+
+    return np.array([float(draw()) for _ in range(count)])
+
+
 @pytest.mark.parametrize("sampler", ["uniform", "log_uniform"])
 def test_unbiased_weighting_estimates_the_full_loss(sampler):
     rng = np.random.default_rng(5)
@@ -48,25 +59,15 @@ def test_unbiased_weighting_estimates_the_full_loss(sampler):
     y = _targets(rng, batch=batch, num_labels=num_labels, rate=0.1)
     logits = rng.normal(scale=2.0, size=(batch, num_labels)).astype("float32")
     loss = SampledSigmoidLoss(num_negatives=6, weighting="unbiased", sampler=sampler, max_positives=20, seed=7)
-    draws = []
-    for _ in range(800):
-        candidates, keep, num_positive = loss.label_sampler.sample_candidates(y, num_labels)
-        draws.append(
-            float(loss.sampled_loss(y, np.take(logits, candidates, axis=1), candidates, keep, num_positive, num_labels))
-        )
-    draws = np.array(draws)
+    draws = _draws(loss, y, logits, 800)
     full = _full_bce(y, logits)
     standard_error = draws.std() / np.sqrt(len(draws))
     assert draws.std() > 0  # the estimate does vary with the draw
     assert abs(draws.mean() - full) < 4 * standard_error, (draws.mean(), full, standard_error)
     # The plain mean over candidates is not: with confident positives it is off by many standard errors.
     confident = np.where(y > 0, 6.0, logits).astype("float32")
-    mean_loss = SampledSigmoidLoss(num_negatives=6, max_positives=20, seed=7)
-    biased = [
-        float(mean_loss.sampled_loss(y, np.take(confident, c, axis=1), c, k, p, num_labels))
-        for c, k, p in (mean_loss.label_sampler.sample_candidates(y, num_labels) for _ in range(200))
-    ]
-    assert abs(np.mean(biased) - _full_bce(y, confident)) > 6 * np.std(biased) / np.sqrt(len(biased))
+    biased = _draws(SampledSigmoidLoss(num_negatives=6, max_positives=20, seed=7), y, confident, 200)
+    assert abs(biased.mean() - _full_bce(y, confident)) > 6 * biased.std() / np.sqrt(len(biased))
 
 
 def test_log_q_correction_shifts_sampled_negative_logits_by_log_expected_count():
