@@ -208,8 +208,7 @@ def build_cnle(setup, model_name, vectors_kind):
             "attention_dim": a.attention_dim,
             "dropout": a.dropout,
         },
-        word_vectors=setup.word_vectors(vectors_kind),
-        fine_tune_word_vectors="none",
+        embedding={"vectors": setup.word_vectors(vectors_kind), "fine_tune": "none"},
     )
 
 

@@ -138,7 +138,7 @@ def build(args, kind, mode, label_ids):
             args.vocabulary,
             label_ids,
             max_tokens=args.tokens,
-            embedding_dim=args.embedding_dim,
+            embedding={"dim": args.embedding_dim},
             encoder={"type": "dense", "units": args.units, "dropout": 0.0},
             head={"joint_dim": args.joint_dim},
         )

@@ -191,9 +191,11 @@ def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
         num_labels=num_labels,
         max_sentences=a.sentences,
         max_sentence_length=a.words,
-        embedding_dim=a.embedding_dim,
-        word_vectors=vectors,
-        fine_tune_word_vectors=fine_tune_mode(a.fine_tune_word_vectors, head) if vectors is not None else None,
+        embedding={
+            "dim": a.embedding_dim,
+            "vectors": vectors,
+            "fine_tune": fine_tune_mode(a.fine_tune_word_vectors, head) if vectors is not None else None,
+        },
         encoder={"type": a.encoder, "units": a.units, "dropout": a.dropout},
         head=head_of(setup, head, joint_dim),
     )

@@ -138,9 +138,11 @@ def train(setup, head, rate, seed):
         num_labels=data.num_labels,
         flat=True,
         max_tokens=a.max_tokens,
-        embedding_dim=a.embedding_dim,
-        word_vectors=setup.vectors,
-        fine_tune_word_vectors=fine_tune_mode(a.fine_tune_word_vectors, head) if setup.vectors is not None else None,
+        embedding={
+            "dim": a.embedding_dim,
+            "vectors": setup.vectors,
+            "fine_tune": fine_tune_mode(a.fine_tune_word_vectors, head) if setup.vectors is not None else None,
+        },
         encoder={"type": "dense", "units": a.units, "dropout": a.dropout},
         head="linear" if head == "linear" else {"type": head, "joint_dim": a.joint_dim},
     )

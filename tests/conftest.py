@@ -157,7 +157,7 @@ def top_k_setup():
         label_ids,
         flat=True,
         max_tokens=TOKENS,
-        embedding_dim=8,
+        embedding={"dim": 8},
         encoder={"units": 8},
         head={"joint_dim": 8},
     )

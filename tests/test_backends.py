@@ -122,7 +122,9 @@ def _check_gile_han_end_to_end(rng):
     ids[1] = 0  # an empty document
     targets = (rng.random((8, 3)) > 0.5).astype("float32")
 
-    model = gile_han(vocabulary, labels, sentences, words, embedding_dim=8, encoder={"units": 4}, head={"joint_dim": 6})
+    model = gile_han(
+        vocabulary, labels, sentences, words, embedding={"dim": 8}, encoder={"units": 4}, head={"joint_dim": 6}
+    )
     model.compile(
         keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=_jit_compile()
     )
@@ -257,7 +259,7 @@ def _check_cnle_end_to_end(rng):
         max_tokens=7,
         max_steps=3,
         encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4},
-        embedding_dim=6,
+        embedding={"dim": 6},
     )
     training = compile_cnle_training_model(
         cnle_training_model(model), keras.optimizers.Adam(1e-2), jit_compile=_jit_compile()

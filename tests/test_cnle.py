@@ -33,7 +33,8 @@ def toy_task(num_docs=48, length=6, seed=0):
 
 def small_cnle(**kwargs):
     encoder = {"model_dim": 8, "num_heads": 2, "attention_dim": 8}
-    options = dict(max_tokens=6, max_steps=4, encoder=encoder, embedding_dim=8)
+    embedding = {"dim": 8, **kwargs.pop("embedding", {})}
+    options = dict(max_tokens=6, max_steps=4, encoder=encoder, embedding=embedding)
     options.update(kwargs)
     return cnle(20, LABEL_WORDS if options.get("ablation") != "no_label_embedding" else None, **options)
 
@@ -78,8 +79,7 @@ def test_frozen_word_vectors_take_document_classifiers_path():
         max_tokens=6,
         max_steps=3,
         encoder={"model_dim": 8, "num_heads": 2},
-        word_vectors=vectors,
-        fine_tune_word_vectors="none",
+        embedding={"vectors": vectors, "fine_tune": "none"},
     )
     embedding = model.get_layer("word_embedding")
     assert not embedding.trainable and find_label_head(model).embedding is embedding
@@ -90,12 +90,11 @@ def test_frozen_word_vectors_take_document_classifiers_path():
         max_tokens=6,
         max_steps=3,
         encoder={"model_dim": 8, "num_heads": 2},
-        word_vectors=vectors,
-        fine_tune_word_vectors="documents",
+        embedding={"vectors": vectors, "fine_tune": "documents"},
     )
     assert find_label_head(documents).embedding.name == "label_word_embedding"
-    with pytest.raises(ValueError, match="embedding_dim"):
-        cnle(20, LABEL_WORDS, max_tokens=6, max_steps=3, word_vectors=vectors, embedding_dim=5)
+    with pytest.raises(ValueError, match=r"`embedding\['dim'\]` must match"):
+        cnle(20, LABEL_WORDS, max_tokens=6, max_steps=3, embedding={"vectors": vectors, "dim": 5})
 
 
 @pytest.mark.slow  # ~50 s on 2 shared cores: 120 graph-mode steps of four BiLSTM passes

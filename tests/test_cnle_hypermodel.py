@@ -14,7 +14,7 @@ from keras_labelemb.tuning import CNLEHyperModel, cnle_hypermodel
 
 VOCAB, TOKENS, STEPS = 30, 6, 3
 LABELS = np.array([[2, 3], [4, 0], [5, 6]], "int32")
-SMALL = dict(max_tokens=TOKENS, max_steps=STEPS, embedding_dim=6, warmup_steps=10, jit_compile=False)
+SMALL = dict(max_tokens=TOKENS, max_steps=STEPS, embedding={"dim": 6}, warmup_steps=10, jit_compile=False)
 
 
 def hypermodel(**kwargs):
@@ -209,7 +209,7 @@ def test_fit_argument_errors(fit_kwargs, match):
         (dict(num_labels=3), "num_labels=3"),
         (dict(units=8), "units=8"),
         (
-            dict(ablations=("none", "no_label_embedding"), fine_tune_word_vectors="documents"),
+            dict(ablations=("none", "no_label_embedding"), embedding={"fine_tune": "documents"}),
             "reads no labels",
         ),
     ],

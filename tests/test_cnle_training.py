@@ -35,7 +35,7 @@ def test_training_model_shares_every_weight_and_compiles_with_the_sequence_loss(
         max_tokens=5,
         max_steps=3,
         encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4},
-        embedding_dim=6,
+        embedding={"dim": 6},
     )
     training = compile_cnle_training_model(cnle_training_model(model))
     assert sorted(training.input) == ["label_sequence", "token_ids"]

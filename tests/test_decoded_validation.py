@@ -70,7 +70,7 @@ def test_decoded_validation_checks_its_arguments():
         max_tokens=6,
         max_steps=2,
         encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4},
-        embedding_dim=6,
+        embedding={"dim": 6},
     )
     with pytest.raises(ValueError, match="metric='f1'"):
         DecodedValidation(model, ids, targets, metric="f1")

@@ -129,10 +129,9 @@ def _train(mode, dropout):
         labels,
         SENTENCES,
         WORDS,
-        embedding_dim=16,
+        embedding={"dim": 16, "initializer": keras.initializers.RandomNormal(stddev=0.5)},
         encoder={"units": 16, "dropout": dropout},
-        head={"joint_dim": 16},
-        embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5),  # learns in a few SGD steps
+        head={"joint_dim": 16},  # learns in a few SGD steps
     )
     model.compile(keras.optimizers.SGD(2.0), keras.losses.BinaryCrossentropy(from_logits=True))
     before = model.evaluate(x, y, batch_size=BATCH, verbose=0)

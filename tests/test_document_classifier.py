@@ -1,4 +1,4 @@
-"""document_classifier(word_vectors=..., fine_tune_word_vectors=...): what trains, saving, zero-shot."""
+"""document_classifier(embedding={"vectors": ..., "fine_tune": ...}): what trains, saving, zero-shot."""
 
 import json
 
@@ -29,8 +29,7 @@ def build(mode, vectors, head=None):
         max_tokens=TOKENS,
         encoder={"units": 8, "dropout": 0.0},
         head=head or {"joint_dim": 8},
-        word_vectors=vectors,
-        fine_tune_word_vectors=mode,
+        embedding={"vectors": vectors, "fine_tune": mode},
     )
 
 
@@ -114,7 +113,7 @@ def test_keras_round_trip_and_zero_shot(mode, tmp_path):
 def test_vectors_stay_out_of_the_config():
     vectors = np.random.default_rng(0).normal(size=(5000, DIM)).astype("float32")
     model = document_classifier(
-        5000, LABEL_IDS, flat=True, max_tokens=TOKENS, encoder={"units": 8}, word_vectors=vectors
+        5000, LABEL_IDS, flat=True, max_tokens=TOKENS, encoder={"units": 8}, embedding={"vectors": vectors}
     )
     assert len(json.dumps(model.get_config())) < 40_000  # the 40,000 values would take ~800 KB
 
@@ -131,21 +130,26 @@ def test_drill_head_and_linear_head():
 def test_argument_errors():
     vectors = pretrained()
     common = dict(flat=True, max_tokens=TOKENS)
-    with pytest.raises(ValueError, match=r"`word_vectors` must be .*vocabulary_size=30.*shape \(29, 8\)"):
-        document_classifier(30, LABEL_IDS, word_vectors=vectors[:-1], **common)
-    with pytest.raises(ValueError, match="`word_vectors` must be finite"):
-        document_classifier(30, LABEL_IDS, word_vectors=np.full((30, 8), np.nan), **common)
-    with pytest.raises(ValueError, match=r"`fine_tune_word_vectors` must be one of .* Received: .*='labels'"):
-        document_classifier(30, LABEL_IDS, word_vectors=vectors, fine_tune_word_vectors="labels", **common)
-    with pytest.raises(ValueError, match="pass them too. Received: fine_tune_word_vectors='none'"):
-        document_classifier(30, LABEL_IDS, fine_tune_word_vectors="none", **common)
-    with pytest.raises(ValueError, match=r"`embedding_dim` must match .*\(8\).*Received: embedding_dim=16"):
-        document_classifier(30, LABEL_IDS, word_vectors=vectors, embedding_dim=16, **common)
-    with pytest.raises(ValueError, match=r"leave `embeddings_initializer` .*Received: \{'train_embeddings': False\}"):
-        document_classifier(30, LABEL_IDS, word_vectors=vectors, train_embeddings=False, **common)
+    with pytest.raises(ValueError, match=r"`embedding\['vectors'\]` must be .*vocabulary_size=30.*shape \(29, 8\)"):
+        document_classifier(30, LABEL_IDS, embedding={"vectors": vectors[:-1]}, **common)
+    with pytest.raises(ValueError, match=r"`embedding\['vectors'\]` must be finite"):
+        document_classifier(30, LABEL_IDS, embedding={"vectors": np.full((30, 8), np.nan)}, **common)
+    with pytest.raises(ValueError, match=r"`embedding\['fine_tune'\]` must be one of .* Received: fine_tune='labels'"):
+        document_classifier(30, LABEL_IDS, embedding={"vectors": vectors, "fine_tune": "labels"}, **common)
+    with pytest.raises(ValueError, match="pass them too. Received: fine_tune='none'"):
+        document_classifier(30, LABEL_IDS, embedding={"fine_tune": "none"}, **common)
+    with pytest.raises(ValueError, match=r"`embedding\['dim'\]` must match .*\(8\).*Received: dim=16"):
+        document_classifier(30, LABEL_IDS, embedding={"vectors": vectors, "dim": 16}, **common)
+    with pytest.raises(
+        ValueError, match=r"leave `initializer` and `trainable` unset\. Received: \{'trainable': False\}"
+    ):
+        document_classifier(30, LABEL_IDS, embedding={"vectors": vectors, "trainable": False}, **common)
     with pytest.raises(ValueError, match="'documents' .* reads no label descriptions"):
-        document_classifier(30, LABEL_IDS, word_vectors=vectors, fine_tune_word_vectors="documents", head="linear")
-    assert document_classifier(30, LABEL_IDS, word_vectors=vectors, embedding_dim=8, **common).output_shape == (None, 3)
+        document_classifier(30, LABEL_IDS, embedding={"vectors": vectors, "fine_tune": "documents"}, head="linear")
+    assert document_classifier(30, LABEL_IDS, embedding={"vectors": vectors, "dim": 8}, **common).output_shape == (
+        None,
+        3,
+    )
 
 
 LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
@@ -157,9 +161,13 @@ def test_a_label_head_layer_brings_its_embedding_into_the_builder():
     model = document_classifier(40, head=head, flat=True, max_tokens=6, encoder={"units": 5})
     assert model.get_layer(embedding.name) is embedding
     assert find_label_head(model) is head
-    with pytest.raises(ValueError, match="embedding_dim"):
+    with pytest.raises(ValueError, match=r"`dropout` only\. Received: embedding keys \['dim'\]"):
         document_classifier(
-            40, head=DrillHead(keras.layers.Embedding(40, 6), LABELS, depth=1), flat=True, max_tokens=6, embedding_dim=8
+            40,
+            head=DrillHead(keras.layers.Embedding(40, 6), LABELS, depth=1),
+            flat=True,
+            max_tokens=6,
+            embedding={"dim": 8},
         )
     with pytest.raises(ValueError, match="own label set"):
         document_classifier(40, LABELS, head=head, flat=True, max_tokens=6)

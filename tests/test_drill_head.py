@@ -383,7 +383,7 @@ def test_document_classifier_drill_head_scores_new_labels_and_round_trips(units,
         LABELS,
         max_sentences=2,
         max_sentence_length=4,
-        embedding_dim=DIM,
+        embedding={"dim": DIM},
         encoder={"units": units},
         head={"type": "drill", "depth": 2},
     )

@@ -175,7 +175,7 @@ def test_document_classifier_starts_every_head_at_the_label_prior(head):
     from keras_labelemb.models import document_classifier
 
     labels = np.array([[2, 3], [4, 0], [5, 6], [7, 0]], "int32")
-    kwargs = dict(flat=True, max_tokens=5, embedding_dim=6, encoder={"units": 6}, head=head)
+    kwargs = dict(flat=True, max_tokens=5, embedding={"dim": 6}, encoder={"units": 6}, head=head)
     if head in ("gile", "bilinear"):
         kwargs["head"] = {"variant": head, "joint_dim": 4}
     if head == "linear":

@@ -53,7 +53,7 @@ def test_builder_wires_the_word_states_into_heads_that_read_tokens(flat, tmp_pat
     trains the word encoder through them, the encoder cut at the head outputs them, and the model saves."""
     shape = {"max_tokens": 6} if flat else {"max_sentences": 2, "max_sentence_length": 3}
     model = document_classifier(
-        12, LABELS, flat=flat, **shape, encoder={"type": "dense", "units": 5}, embedding_dim=4,
+        12, LABELS, flat=flat, **shape, encoder={"type": "dense", "units": 5}, embedding={"dim": 4},
         head={"type": "interaction", "document_vectors": "states"},
     )  # fmt: skip
     ids = np.random.default_rng(0).integers(0, 12, size=(4, 6) if flat else (4, 2, 3)).astype("int32")

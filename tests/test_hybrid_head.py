@@ -159,7 +159,7 @@ def hybrid_model(components, flat=True, labels=LABELS, standardize=False):
     return document_classifier(
         VOCAB,
         labels,
-        embedding_dim=DIM,
+        embedding={"dim": DIM},
         encoder={"units": 4},
         head={"type": "hybrid", "components": components, "standardize": standardize},
         **shape,
@@ -240,12 +240,14 @@ def test_sampled_training_and_chunked_top_k(flat):
 )
 def test_builder_rejects_bad_hybrid_specs(head, match):
     with pytest.raises(ValueError, match=match):
-        document_classifier(VOCAB, LABELS, flat=True, max_tokens=T, embedding_dim=DIM, encoder={"units": 4}, head=head)
+        document_classifier(
+            VOCAB, LABELS, flat=True, max_tokens=T, embedding={"dim": DIM}, encoder={"units": 4}, head=head
+        )
 
 
 def test_lexical_head_cannot_fine_tune_documents_only():
     vectors = RNG.normal(size=(VOCAB, DIM)).astype("float32")
-    with pytest.raises(ValueError, match="fine_tune_word_vectors='documents'"):
+    with pytest.raises(ValueError, match=r"embedding\['fine_tune'\]='documents'"):
         document_classifier(
             VOCAB,
             LABELS,
@@ -253,8 +255,7 @@ def test_lexical_head_cannot_fine_tune_documents_only():
             max_tokens=T,
             encoder={"units": 4},
             head="lexical",
-            word_vectors=vectors,
-            fine_tune_word_vectors="documents",
+            embedding={"vectors": vectors, "fine_tune": "documents"},
         )
 
 

@@ -19,7 +19,7 @@ def small_model(head="gile"):
         LABELS,
         flat=True,
         max_tokens=6,
-        embedding_dim=6,
+        embedding={"dim": 6},
         encoder={"units": 6},
         head={"type": head, "joint_dim": 5} if head == "gile" else head,
     )

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Skipping variable loading for op
 
 VOCAB, TOKENS, DIM = 30, 8, 8
 LABELS = np.array([[2, 3, 0], [4, 5, 6], [7, 0, 0], [8, 9, 0]], "int32")
-FLAT = dict(flat=True, max_tokens=TOKENS, embedding_dim=DIM, encoder={"units": DIM})
+FLAT = dict(flat=True, max_tokens=TOKENS, embedding={"dim": DIM}, encoder={"units": DIM})
 
 
 def hypermodel(**kwargs):
@@ -136,7 +136,7 @@ def test_hierarchical_inputs_and_builder_kwargs_pass_through():
         joint_dims=6,
         max_sentences=3,
         max_sentence_length=5,
-        embedding_dim=DIM,
+        embedding={"dim": DIM},
         encoder={"units": 5},
         head_options={"gile": {"activation": "sigmoid"}},
         name="han_heads",

@@ -31,7 +31,7 @@ def small_gile_han(num_labels=16, joint_dim=8):
 
     keras.utils.set_random_seed(0)
     labels = np.random.default_rng(0).integers(2, 60, (num_labels, 3)).astype("int32")
-    return gile_han(60, labels, 3, 5, embedding_dim=8, encoder={"units": 8}, head={"joint_dim": joint_dim})
+    return gile_han(60, labels, 3, 5, embedding={"dim": 8}, encoder={"units": 8}, head={"joint_dim": joint_dim})
 
 
 def axes_of(layout_map):
@@ -48,7 +48,7 @@ def test_a_gile_head_gets_layouts_for_its_label_side_tensors():
 def test_a_linear_head_gets_its_kernel_and_bias_sharded_on_the_label_axis():
     from keras_labelemb.models import han
 
-    model = han(60, 16, 3, 5, embedding_dim=8, encoder={"units": 8})
+    model = han(60, 16, 3, 5, embedding={"dim": 8}, encoder={"units": 8})
     assert axes_of(label_sharding_layout_map(model, one_device_mesh())) == {
         "linear_head/kernel": (None, "model"),
         "linear_head/bias": ("model",),
@@ -230,10 +230,9 @@ def _training(x, labels):
             labels,
             3,
             5,
-            embedding_dim=16,
+            embedding={"dim": 16, "initializer": keras.initializers.RandomNormal(stddev=0.5)},
             encoder={"units": 16},
             head={"joint_dim": 16},
-            embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5),
         )
 
     def fit(mode):
@@ -278,7 +277,7 @@ def run():
 
     def linear():
         keras.utils.set_random_seed(0)
-        return han(60, 16, 3, 5, embedding_dim=8, encoder={"units": 12})
+        return han(60, 16, 3, 5, embedding={"dim": 8}, encoder={"units": 12})
 
     model, eager, difference, _ = _unsharded_and_sharded(linear, x)
     result["linear"] = {
@@ -302,7 +301,7 @@ def run():
 
     try:
         mesh = keras.distribution.DeviceMesh((1, 2), ("batch", "model"), keras.distribution.list_devices())
-        label_sharding_layout_map(han(60, 15, 3, 5, embedding_dim=8, encoder={"units": 8}), mesh)
+        label_sharding_layout_map(han(60, 15, 3, 5, embedding={"dim": 8}, encoder={"units": 8}), mesh)
         result["uneven_error"] = "no error"
     except ValueError as error:
         result["uneven_error"] = str(error)

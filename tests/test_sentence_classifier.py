@@ -48,7 +48,7 @@ def test_heads_that_need_word_vectors_are_refused_by_name():
     with pytest.raises(ValueError, match="`encoder` must be a SentenceEncoder"):
         sentence_classifier(keras.layers.Embedding(16, 8), LABELS)
     with pytest.raises(ValueError, match="build the model with `sentence_classifier`"):
-        document_classifier(16, LABELS, head="sentence", flat=True, max_tokens=T, embedding_dim=4)
+        document_classifier(16, LABELS, head="sentence", flat=True, max_tokens=T, embedding={"dim": 4})
     assert "sentence" not in HEADS and "lexical" in HEADS  # the hypermodel searches heads over a word table
 
 

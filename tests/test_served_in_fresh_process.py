@@ -137,7 +137,13 @@ def exported(tmp_path_factory):
 
     label_ids = han_vectorizer.encode_labels(LABELS, 3)
     gile = gile_han(
-        han_vectorizer.vocabulary_size, label_ids, 3, 8, embedding_dim=8, encoder={"units": 8}, head={"joint_dim": 8}
+        han_vectorizer.vocabulary_size,
+        label_ids,
+        3,
+        8,
+        embedding={"dim": 8},
+        encoder={"units": 8},
+        head={"joint_dim": 8},
     )
     models["gile_han"] = (gile, han_vectorizer, False)
     lstm = oh_2lstmp(flat_vectorizer.vocabulary_size, num_labels=3, max_tokens=12, units=4, chop_size=4)
@@ -147,7 +153,7 @@ def exported(tmp_path_factory):
         label_ids,
         flat=True,
         max_tokens=12,
-        embedding_dim=8,
+        embedding={"dim": 8},
         encoder={"units": 8},
         head={"type": "drill", "depth": 1},
     )
@@ -157,7 +163,7 @@ def exported(tmp_path_factory):
         label_ids,
         max_sentences=3,
         max_sentence_length=8,
-        embedding_dim=8,
+        embedding={"dim": 8},
         encoder={"units": 8},
         head={"type": "hybrid", "components": [{"type": "gile", "joint_dim": 8}, "lexical", "interaction", "linear"]},
     )

@@ -1,9 +1,9 @@
-"""The builders' word-embedding block: pretrained vectors checked, and which side of the model trains them."""
+"""The builders' word-embedding block: its spec checked, pretrained vectors checked, which side trains them."""
 
 import numpy as np
 import pytest
 
-from keras_labelemb.models.word_embeddings import check_word_vectors, word_embeddings
+from keras_labelemb.models.word_embeddings import EMBEDDING_DEFAULTS, embedding_spec, word_embeddings
 
 VECTORS = np.random.default_rng(0).normal(size=(12, 4))
 
@@ -12,8 +12,7 @@ VECTORS = np.random.default_rng(0).normal(size=(12, 4))
     "mode, trainable, label_side", [("all", True, None), ("none", False, None), ("documents", True, False)]
 )
 def test_which_side_trains_the_pretrained_vectors(mode, trainable, label_side):
-    vectors, fine_tune = check_word_vectors(VECTORS, mode, 12, None, None, None)
-    embedding, label_embedding = word_embeddings(12, vectors, fine_tune)
+    embedding, label_embedding = word_embeddings(12, embedding_spec({"vectors": VECTORS, "fine_tune": mode}, 12))
     np.testing.assert_allclose(np.asarray(embedding.embeddings), VECTORS, rtol=1e-6)
     assert embedding.trainable is trainable and embedding.mask_zero
     if label_side is None:
@@ -24,23 +23,35 @@ def test_which_side_trains_the_pretrained_vectors(mode, trainable, label_side):
 
 
 def test_without_vectors_a_new_table():
-    assert check_word_vectors(None, None, 12, 8, None, None) == (None, None)
-    embedding, label_embedding = word_embeddings(12, None, None, embedding_dim=8, train_embeddings=False)
+    spec = embedding_spec({"dim": 8, "trainable": False}, 12)
+    assert spec == {**EMBEDDING_DEFAULTS, "dim": 8, "trainable": False}
+    embedding, label_embedding = word_embeddings(12, spec)
     embedding.build()
     assert tuple(embedding.embeddings.shape) == (12, 8) and not embedding.trainable and label_embedding is None
+    default, _ = word_embeddings(12, embedding_spec(None, 12))
+    assert default.output_dim == 100 and default.trainable
+
+
+def test_vectors_come_as_float32_and_fine_tune_defaults_to_all():
+    spec = embedding_spec({"vectors": VECTORS}, 12)
+    assert spec["vectors"].dtype == np.float32 and spec["fine_tune"] == "all"
 
 
 @pytest.mark.parametrize(
-    "args, match",
+    "spec, match",
     [
-        ((None, "all", 12, None, None, None), "fine_tune_word_vectors='all', word_vectors=None"),
-        ((VECTORS[:5], None, 12, None, None, None), r"shape \(5, 4\)"),
-        ((np.full((12, 4), np.nan), None, 12, None, None, None), "finite"),
-        ((VECTORS, None, 12, 6, None, None), "embedding_dim=6"),
-        ((VECTORS, None, 12, None, "zeros", None), "embeddings_initializer"),
-        ((VECTORS, "labels", 12, None, None, None), "fine_tune_word_vectors='labels'"),
+        ({"fine_tune": "all"}, "fine_tune='all', vectors=None"),
+        ({"vectors": VECTORS[:5]}, r"shape \(5, 4\)"),
+        ({"vectors": np.full((12, 4), np.nan)}, "finite"),
+        ({"vectors": VECTORS, "dim": 6}, "dim=6"),
+        ({"vectors": VECTORS, "initializer": "zeros"}, "initializer"),
+        ({"vectors": VECTORS, "fine_tune": "labels"}, "fine_tune='labels'"),
+        ({"dim": 0}, "dim=0"),
+        ({"dropout": 1.5}, "dropout=1.5"),
+        ({"size": 8}, r"Unknown key\(s\) \['size'\]"),
+        ("glove", "embedding='glove'"),
     ],
 )
-def test_bad_vectors_and_modes_raise_naming_them(args, match):
+def test_bad_specs_raise_naming_them(spec, match):
     with pytest.raises(ValueError, match=match):
-        check_word_vectors(*args)
+        embedding_spec(spec, 12)

@@ -81,7 +81,7 @@ CASES = {
                 LABEL_IDS,
                 max_sentences=3,
                 max_sentence_length=4,
-                embedding_dim=8,
+                embedding={"dim": 8},
                 encoder={"type": encoder, "units": 4, "dropout": 0.0},
                 head={"joint_dim": 8},
             ),
@@ -91,7 +91,9 @@ CASES = {
         for name, encoder in (("gile_han", "dense"), ("gile_han_bigru", "bigru"))
     },
     "gile_wan": _classifier(
-        lambda: gile_wan(VOCABULARY, LABEL_IDS, max_tokens=12, embedding_dim=8, encoder={"units": 4, "dropout": 0.0}),
+        lambda: gile_wan(
+            VOCABULARY, LABEL_IDS, max_tokens=12, embedding={"dim": 8}, encoder={"units": 4, "dropout": 0.0}
+        ),
         TOKENS,
         MULTI_HOT,
     ),
@@ -101,7 +103,7 @@ CASES = {
             LABEL_IDS,
             max_sentences=3,
             max_sentence_length=4,
-            embedding_dim=8,
+            embedding={"dim": 8},
             encoder={"units": 4, "dropout": 0.0},
             head={"type": "drill", "depth": 2, "dropout": 0.0},
         ),
@@ -115,7 +117,7 @@ CASES = {
             LABEL_IDS,
             flat=True,
             max_tokens=12,
-            embedding_dim=8,
+            embedding={"dim": 8},
             encoder={"type": "max_pool", "units": 4, "word_dropout": 0.0, "recurrent_dropout": 0.0},
             head={
                 "type": "hybrid",

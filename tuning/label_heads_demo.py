@@ -92,10 +92,7 @@ def main(argv=None):
         # Fixed in every trial, passed to document_classifier:
         max_sentences=SENTENCES,
         max_sentence_length=WORDS,
-        embedding_dim=DIM,
-        # A Constant initializer, not `word_vectors=` (which draws the embedding's random start before
-        # replacing it): the same random draws as the run in tuning/results/label_heads_demo.
-        embeddings_initializer=keras.initializers.Constant(vectors),
+        embedding={"dim": DIM, "initializer": keras.initializers.Constant(vectors)},
         encoder={"type": "dense", "units": DIM},
     )
     tuner = make_tuner(

@@ -101,8 +101,7 @@ def main(argv=None):
         learning_rate=tuple(float(v) for v in args.learning_rate.split(",")),
         max_sentences=base.sentences,
         max_sentence_length=base.words,
-        embedding_dim=base.embedding_dim,
-        word_vectors=vectors,
+        embedding={"dim": base.embedding_dim, "vectors": vectors},
         encoder={"type": base.encoder, "units": base.units},
         head_options={"gile": {"activation": base.activation}},
     )

@@ -23,7 +23,7 @@ class SentenceMatchHead(LabelHead):
     `LexicalMatchHead` over the same ids it fuses meaning and exact words.
 
     The description side is frozen unless `fine_tune_labels` (gradients do
-    not reach the encoder through it), as `fine_tune_word_vectors="documents"`
+    not reach the encoder through it), as `embedding={"fine_tune": "documents"}`
     freezes the label side of the word-vector heads. A description of
     padding only is refused by the label-set checks; `WordPieceVectorizer`
     encodes an empty text as `[CLS] [SEP]`, which the encoder reads as it

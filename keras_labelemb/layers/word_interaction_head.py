@@ -33,7 +33,7 @@ class WordInteractionHead(TokenLabelHead):
     the others soft matches at their similarity level. `v` (one weight per
     kernel, starting at the kernel centres, so an untrained head ranks by
     soft similarity) and `b` train, end to end with the embedding when it is
-    trainable: `fine_tune_word_vectors` of the builders decides. No parameter
+    trainable: the builders' `embedding["fine_tune"]` decides. No parameter
     depends on the label count: labels are scored from their descriptions,
     seen or not. Padding, ignored ids (unknown words) and masked tokens take
     no part; an empty or all-padding document scores `b`.

@@ -4,12 +4,14 @@ import keras
 
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers import AdaptiveLabelDecoder, CoAttentiveEncoder
-from keras_labelemb.models.word_embeddings import check_word_vectors, word_embeddings
+from keras_labelemb.models.word_embeddings import EMBEDDING_DEFAULTS, embedding_spec, word_embeddings
 from keras_labelemb.renamed import refuse_arguments
 
 ABLATIONS = (None, "no_label_embedding", "no_text_to_label_attention")
 # The encoder spec: `CoAttentiveEncoder`'s options, the paper's values by default.
 ENCODER_DEFAULTS = {"model_dim": 256, "num_heads": 3, "attention_dim": 150, "intermediate_dim": None, "dropout": 0.0}
+# The keys of cnle's `embedding` spec: `document_classifier`'s, without its dropout on word vectors.
+EMBEDDING_KEYS = tuple(key for key in EMBEDDING_DEFAULTS if key != "dropout")
 
 
 def cnle(
@@ -21,11 +23,7 @@ def cnle(
     max_steps=None,
     ablation=None,
     encoder=None,
-    embedding_dim=None,
-    embeddings_initializer=None,
-    train_embeddings=None,
-    word_vectors=None,
-    fine_tune_word_vectors=None,
+    embedding=None,
     output_mode="multi_hot",
     name=None,
     **renamed,
@@ -43,10 +41,11 @@ def cnle(
     with `LabelSequenceLoss` and `cnle_optimizer()`; the targets come from
     `keras_labelemb.text.label_sequences`.
 
-    Word vectors as in `document_classifier` (the same code): `word_vectors`
-    start the table and `fine_tune_word_vectors` says what trains (`"none"`:
-    frozen, as the paper; `"documents"`: labels are read through a frozen
-    copy). The encoder's options are one spec, `encoder={"model_dim": ...,
+    The word embedding is a spec as in `document_classifier` (the same
+    code), `embedding={"dim", "initializer", "trainable", "vectors",
+    "fine_tune"}`: `"vectors"` start the table and `"fine_tune"` says what
+    trains (`"none"`: frozen, as the paper; `"documents"`: labels are read
+    through a frozen copy). The encoder's options are one spec, `encoder={"model_dim": ...,
     "num_heads": ..., "attention_dim": ..., "intermediate_dim": ...,
     "dropout": ...}`, each defaulting to the paper's (`ENCODER_DEFAULTS`:
     256, 3, 150, `model_dim`, 0).
@@ -66,20 +65,21 @@ def cnle(
         ablation: None, `"no_label_embedding"` or `"no_text_to_label_attention"`.
         encoder: None or a dict of `CoAttentiveEncoder` options (keys of
             `ENCODER_DEFAULTS`; those left out keep the paper's values).
-        embedding_dim, embeddings_initializer, train_embeddings, word_vectors,
-            fine_tune_word_vectors: the word embedding, as in `document_classifier`.
+        embedding: None or a dict spec of the word embedding (keys of
+            `EMBEDDING_KEYS`), as in `document_classifier`.
         output_mode: the decoder's (`"multi_hot"`, `"sequence"`, `"logits"`).
 
     Example:
 
     >>> import numpy as np
     >>> model = cnle(40, np.array([[2, 3], [4, 0], [5, 6]]), max_tokens=7, max_steps=3,
-    ...              encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4}, embedding_dim=6)
+    ...              encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4}, embedding={"dim": 6})
     >>> tuple(model(np.ones((2, 7), "int32")).shape)
     (2, 3)
     """
     refuse_arguments("cnle", renamed)
     encoder = encoder_spec(encoder)
+    embedding = embedding_spec(embedding, vocabulary_size, "cnle", EMBEDDING_KEYS)
     if ablation not in ABLATIONS:
         raise ValueError(f"`ablation` must be one of {list(ABLATIONS)}. Received: ablation={ablation!r}")
     check_positive_int("vocabulary_size", vocabulary_size)
@@ -91,17 +91,12 @@ def cnle(
         count = len(label_ids) if label_ids is not None else num_labels
         if count is None:
             raise ValueError("Pass `label_ids` or `num_labels` for the label count. Received: both None")
-        if fine_tune_word_vectors == "documents":
+        if embedding["fine_tune"] == "documents":
             raise ValueError(
-                "fine_tune_word_vectors='documents' freezes the vectors labels are read through; the "
+                "embedding['fine_tune']='documents' freezes the vectors labels are read through; the "
                 f"'no_label_embedding' ablation reads no labels. Received: ablation={ablation!r}"
             )
-    vectors, fine_tune = check_word_vectors(
-        word_vectors, fine_tune_word_vectors, vocabulary_size, embedding_dim, embeddings_initializer, train_embeddings
-    )
-    embedding, label_embedding = word_embeddings(
-        vocabulary_size, vectors, fine_tune, embedding_dim, embeddings_initializer, train_embeddings
-    )
+    word_embedding, label_embedding = word_embeddings(vocabulary_size, embedding)
     encoder = CoAttentiveEncoder(
         **encoder,
         use_text_to_label_attention=ablation != "no_text_to_label_attention",
@@ -110,7 +105,7 @@ def cnle(
     )
     if reads_labels:
         head = AdaptiveLabelDecoder(
-            embedding=label_embedding if label_embedding is not None else embedding,
+            embedding=label_embedding if label_embedding is not None else word_embedding,
             label_ids=label_ids,
             encoder=encoder,
             max_steps=max_steps,
@@ -128,7 +123,7 @@ def cnle(
             name="adaptive_label_decoder",
         )
     ids = keras.Input(shape=(max_tokens,), dtype="int32", name="token_ids")
-    outputs = head(embedding(ids))
+    outputs = head(word_embedding(ids))
     return keras.Model(ids, outputs, name=name or ("cnle" if ablation is None else f"cnle_{ablation}"))
 
 

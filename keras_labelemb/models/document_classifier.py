@@ -16,7 +16,7 @@ from keras_labelemb.models.head_specs import (
     check_no_label_set_beside,
     head_spec,
 )
-from keras_labelemb.models.word_embeddings import check_word_vectors, word_embeddings
+from keras_labelemb.models.word_embeddings import embedding_spec, word_embeddings
 from keras_labelemb.renamed import refuse_arguments
 
 __all__ = ["HEAD_OPTIONS", "HEAD_TYPES", "build_head", "document_classifier", "head_spec"]
@@ -43,14 +43,9 @@ def document_classifier(
     max_sentences=None,
     max_sentence_length=None,
     max_tokens=None,
-    embedding_dim=None,
-    embeddings_initializer=None,
-    train_embeddings=None,
+    embedding=None,
     encoder="dense",
-    embedding_dropout=0.0,
     prior_logit="auto",
-    word_vectors=None,
-    fine_tune_word_vectors=None,
     wide_features=None,
     name=None,
     **renamed,
@@ -85,12 +80,14 @@ def document_classifier(
       (`input_projection`) when their widths differ;
     - a `LabelHead` layer: used as it is. If it holds an `embedding`, that
       embedding is the model's word embedding too (the head shares it, as
-      keras-hub's `MaskedLMHead` does); then `embedding_dim`,
-      `embeddings_initializer` and `train_embeddings` must be left unset.
+      keras-hub's `MaskedLMHead` does); then the `embedding` spec holds at
+      most its `dropout`.
 
-    Pretrained word vectors (`word_vectors`, e.g. from
+    The word embedding is one spec, `embedding={"dim", "initializer",
+    "trainable", "vectors", "fine_tune", "dropout"}` (each key optional).
+    Pretrained word vectors (`"vectors"`, e.g. from
     `keras_labelemb.text.load_glove_6b`) start the word embedding, and
-    `fine_tune_word_vectors` says what trains them:
+    `"fine_tune"` says what trains them:
 
     - `"all"` (default): one table, fine-tuned by documents and labels alike;
     - `"none"`: frozen everywhere;
@@ -125,10 +122,15 @@ def document_classifier(
         head: a name, a dict spec or a `LabelHead` (above).
         flat: WAN over `(B, max_tokens)` instead of HAN over
             `(B, max_sentences, max_sentence_length)`.
-        embedding_dim: word vector size `d` (default 100).
-        embeddings_initializer: e.g. `keras.initializers.Constant(vectors)` for
-            pretrained word vectors (default `"uniform"`).
-        train_embeddings: False freezes the word vectors (default True).
+        embedding: None or a dict spec of the word embedding
+            (`word_embeddings.EMBEDDING_DEFAULTS`): `"dim"`, the word vector
+            size `d` (default 100); `"initializer"` (default `"uniform"`);
+            `"trainable"` (False freezes the word vectors; default True);
+            `"vectors"`, `(vocabulary_size, d)` pretrained vectors (row 0 is
+            padding; then `dim` is `d` and `initializer` and `trainable` stay
+            unset); `"fine_tune"`, `"all"` (default with vectors), `"none"`
+            or `"documents"` (above); `"dropout"` on word vectors (default 0).
+            Unknown keys raise.
         encoder: a name or a spec `{"type": name, **options}` (as `head`;
             `"type"` defaults to `"dense"`). The attention encoder
             (`HierarchicalAttention`) with `"dense"`, `"gru"`, `"bigru"`,
@@ -141,15 +143,9 @@ def document_classifier(
             `recurrent_dropout`, `word_dropout`; flat documents), e.g.
             `{"type": "max_pool", "units": 128, "word_dropout": 0.1,
             "recurrent_dropout": 0.2}`. Unknown options raise.
-        embedding_dropout: dropout on word vectors.
         prior_logit: initial output bias of a head built here: `"auto"`
             (default) `-log(L)`; a float, e.g. `log(p / (1 - p))` of the mean
             label frequency `p`; `None` for zeros.
-        word_vectors: `(vocabulary_size, d)` pretrained vectors (row 0 is
-            padding); then `embedding_dim` is `d` and `embeddings_initializer`
-            and `train_embeddings` stay unset.
-        fine_tune_word_vectors: `"all"` (default with `word_vectors`),
-            `"none"` or `"documents"` (above).
         wide_features: `F`, the width of the tf-idf features of a wide +
             deep model (above). Default None (no wide path).
 
@@ -169,8 +165,8 @@ def document_classifier(
     ...                             head={"type": "drill", "depth": 1})
     >>> vectors = np.random.default_rng(0).normal(size=(50, 8)).astype("float32")
     >>> frozen_labels = document_classifier(50, labels, flat=True, max_tokens=5, encoder={"units": 8},
-    ...                                     head={"joint_dim": 8}, word_vectors=vectors,
-    ...                                     fine_tune_word_vectors="documents")
+    ...                                     head={"joint_dim": 8},
+    ...                                     embedding={"vectors": vectors, "fine_tune": "documents"})
     >>> [(layer.name, layer.trainable) for layer in (frozen_labels.layers[1], frozen_labels.layers[-1].embedding)]
     [('word_embedding', True), ('label_word_embedding', False)]
     >>> document_classifier(50, labels, flat=True, max_tokens=5, head={"type": "drill", "joint_dim": 8, "foo": 1})
@@ -189,42 +185,29 @@ def document_classifier(
             "`wide_features` feeds a head that reads tf-idf features (a WideHead, or a HybridHead holding one): "
             f"build the head from a name or spec, or give it a wide component. Received: head={layer.name!r}"
         )
-    embedding = layer.embedding if layer is not None else None
-    if embedding is not None:
-        given = {
-            key: value
-            for key, value in (
-                ("embedding_dim", embedding_dim),
-                ("embeddings_initializer", embeddings_initializer),
-                ("train_embeddings", train_embeddings),
-                ("word_vectors", None if word_vectors is None else np.shape(word_vectors)),
-                ("fine_tune_word_vectors", fine_tune_word_vectors),
-            )
-            if value is not None
-        }
+    given_embedding, embedding = embedding or {}, embedding_spec(embedding, vocabulary_size)
+    word_embedding = layer.embedding if layer is not None else None
+    if word_embedding is not None:
+        given = {key: value for key, value in given_embedding.items() if key != "dropout"}
         if given:
+            given = {key: np.shape(value) if key == "vectors" else value for key, value in given.items()}
             raise ValueError(
-                f"The head's own embedding is the model's word embedding: leave {sorted(given)} unset. "
-                f"Received: {given}"
+                "The head's own embedding is the model's word embedding: the `embedding` spec may hold its "
+                f"`dropout` only. Received: embedding keys {sorted(given)} ({given})"
             )
-        if embedding.input_dim != vocabulary_size:
+        if word_embedding.input_dim != vocabulary_size:
             raise ValueError(
-                f"The head's embedding has {embedding.input_dim} rows. Received: vocabulary_size={vocabulary_size}"
+                f"The head's embedding has {word_embedding.input_dim} rows. Received: vocabulary_size={vocabulary_size}"
             )
-    vectors, fine_tune = check_word_vectors(
-        word_vectors, fine_tune_word_vectors, vocabulary_size, embedding_dim, embeddings_initializer, train_embeddings
-    )
     label_embedding = None
-    if fine_tune == "documents" and (layer is not None or spec["type"] in ("linear", "lexical")):
+    if embedding["fine_tune"] == "documents" and (layer is not None or spec["type"] in ("linear", "lexical")):
         reads = "is a layer with its own embedding (or none)" if layer is not None else "reads no label descriptions"
         raise ValueError(
-            f"fine_tune_word_vectors='documents' freezes the vectors the head reads labels through; this head "
+            f"embedding['fine_tune']='documents' freezes the vectors the head reads labels through; this head "
             f"{reads}. Received: head={head!r}"
         )
-    if embedding is None:
-        embedding, label_embedding = word_embeddings(
-            vocabulary_size, vectors, fine_tune, embedding_dim, embeddings_initializer, train_embeddings
-        )
+    if word_embedding is None:
+        word_embedding, label_embedding = word_embeddings(vocabulary_size, embedding)
     if flat:
         other_layout = {"max_sentences": max_sentences, "max_sentence_length": max_sentence_length}
     else:
@@ -238,9 +221,9 @@ def document_classifier(
         )
     shape, kind = ((max_tokens,), "wan") if flat else ((max_sentences, max_sentence_length), "han")
     ids = keras.Input(shape=shape, dtype="int32", name="token_ids")
-    words = embedding(ids)
-    if embedding_dropout:
-        words = keras.layers.Dropout(embedding_dropout, name="embedding_dropout")(words)
+    words = word_embedding(ids)
+    if embedding["dropout"]:
+        words = keras.layers.Dropout(embedding["dropout"], name="embedding_dropout")(words)
     # A head that reads the tokens also gets the word encoder's states (flattened over sentences).
     reads_tokens = layer.reads_tokens if layer is not None else HEAD_CLASSES[spec["type"]].reads_tokens
     encoder = encoder_spec(encoder)
@@ -262,7 +245,7 @@ def document_classifier(
     if layer is None:
         count = len(label_ids) if label_ids is not None else num_labels
         bias_initializer = keras.initializers.Constant(_output_bias_start(prior_logit, count))
-        head_embedding = label_embedding if label_embedding is not None else embedding
+        head_embedding = label_embedding if label_embedding is not None else word_embedding
         layer = build_head(spec, head_embedding, document.shape[-1], label_ids, count, bias_initializer)
     features = None
     if wide_features is not None:

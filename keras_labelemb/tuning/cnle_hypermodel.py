@@ -46,9 +46,7 @@ _SEARCHED = {
 # `cnle`'s `output_mode` stays "multi_hot": `DecodedValidation` scores the decoded sets.
 _FIXED = frozenset(("output_mode",))
 # The other arguments of `cnle`, fixed for every trial.
-_BUILDER_ARGS = frozenset(
-    ("embedding_dim", "embeddings_initializer", "train_embeddings", "word_vectors", "fine_tune_word_vectors", "name")
-)
+_BUILDER_ARGS = frozenset(("embedding", "name"))
 
 
 def _even_positive(value):
@@ -150,9 +148,8 @@ class CNLEHyperModel(keras_tuner.HyperModel):
 
     Plural arguments take a list of choices, `dropout` and
     `learning_rate_scale` a `(min, max)` range; a single value fixes any of
-    them (`hp.Fixed`). The word-embedding arguments of `cnle`
-    (`embedding_dim`, `word_vectors`, `fine_tune_word_vectors`, ...) go to
-    it unchanged.
+    them (`hp.Fixed`). The word embedding's spec of `cnle` (`embedding={"dim":
+    ..., "vectors": ..., "fine_tune": ...}`) goes to it unchanged.
 
     `tuner.search(x, y, validation_data=(x_val, y_val), epochs=...,
     batch_size=...)`: `x` token ids `(N, max_tokens)` and `y` multi-hot (or
@@ -203,7 +200,7 @@ class CNLEHyperModel(keras_tuner.HyperModel):
     >>> label_ids = np.array([[2, 3], [4, 0], [5, 6]])
     >>> hypermodel = CNLEHyperModel(
     ...     30, label_ids, max_tokens=6, max_steps=3, model_dims=(4, 8), num_heads=(1, 2), attention_dims=4,
-    ...     ablations=("none", "no_label_embedding"), embedding_dim=6, warmup_steps=10, jit_compile=False)
+    ...     ablations=("none", "no_label_embedding"), embedding={"dim": 6}, warmup_steps=10, jit_compile=False)
     >>> hp = keras_tuner.HyperParameters()
     >>> hp.Fixed("ablation", "no_label_embedding")
     'no_label_embedding'
@@ -290,9 +287,11 @@ class CNLEHyperModel(keras_tuner.HyperModel):
         self.builder_kwargs = _check_builder_kwargs(
             builder_kwargs, _SEARCHED, _BUILDER_ARGS, "keras_labelemb.models.cnle"
         )
-        if "no_label_embedding" in self.ablations and self.builder_kwargs.get("fine_tune_word_vectors") == "documents":
+        embedding = self.builder_kwargs.get("embedding")
+        fine_tune = embedding.get("fine_tune") if isinstance(embedding, dict) else None  # cnle checks the spec
+        if "no_label_embedding" in self.ablations and fine_tune == "documents":
             raise ValueError(
-                "fine_tune_word_vectors='documents' freezes the vectors labels are read through; the "
+                "embedding['fine_tune']='documents' freezes the vectors labels are read through; the "
                 f"'no_label_embedding' ablation reads no labels. Received: ablations={ablations!r}"
             )
 

@@ -7,6 +7,7 @@ from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
 from keras_labelemb.models.document_classifier import document_classifier, encoder_spec, head_spec
 from keras_labelemb.models.head_specs import HEAD_CLASSES, PER_LABEL_HEADS, SENTENCE_HEADS
+from keras_labelemb.renamed import check_renamed_arguments
 from keras_labelemb.tuning._search_space import (
     _check_jit_compile,
     _check_logit_metrics,
@@ -41,14 +42,9 @@ _BUILDER_ARGS = frozenset(
         "max_sentences",
         "max_sentence_length",
         "max_tokens",
-        "embedding_dim",
-        "embeddings_initializer",
-        "train_embeddings",
-        "word_vectors",
-        "fine_tune_word_vectors",
+        "embedding",
         "encoder",
         "wide_features",
-        "embedding_dropout",
         "prior_logit",
         "name",
     )
@@ -88,7 +84,7 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
     single value instead to fix it (`hp.Fixed`: reported, not searched). All other
     keyword arguments are passed to `document_classifier` unchanged and are the
     same in every trial (`flat`, `max_tokens` or `max_sentences` and
-    `max_sentence_length`, `embedding_dim`, `embeddings_initializer`, `encoder`
+    `max_sentence_length`, `embedding` (the word embedding's spec), `encoder`
     (its spec but `dropout`, which is searched), ...). Fixed options of each head go in `head_options`
     (e.g. `{"gile": {"activation": "relu"}, "drill": {"dropout": 0.2}}`),
     checked like `document_classifier`'s head specs.
@@ -141,7 +137,7 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
     >>> import numpy as np
     >>> label_ids = np.array([[2, 3], [4, 5], [6, 0]])
     >>> hypermodel = LabelHeadHyperModel(
-    ...     20, label_ids, flat=True, max_tokens=6, embedding_dim=8, encoder={"units": 8},
+    ...     20, label_ids, flat=True, max_tokens=6, embedding={"dim": 8}, encoder={"units": 8},
     ...     joint_dims=(4, 8), depths=(1, 2), jit_compile=False)
     >>> hp = keras_tuner.HyperParameters()
     >>> hp.Fixed("head", "drill")
@@ -233,6 +229,7 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
                     f"`{key}` is set by the hypermodel: pass `{_SEARCHED[key]}=` (one value fixes it). "
                     f"Received: {key}={kwargs[key]!r}"
                 )
+            check_renamed_arguments("document_classifier", {key: kwargs[key]})
             if key == "num_labels":
                 raise ValueError(
                     "The label heads score labels from `label_ids`; `num_labels` is for the linear head. "
