@@ -1,6 +1,7 @@
 import importlib
 import importlib.util
 import os
+import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # XLA compiles hundreds of tiny programs here (every layer case, under TensorFlow and, in subprocesses that
@@ -120,6 +121,11 @@ def pytest_collection_modifyitems(config, items):
 
         jax_process.start(config)
     items[:] = [item for item in items if not item.get_closest_marker("jax_process")] + last
+
+
+def pytest_sessionfinish(session):
+    if "jax_process" in sys.modules:
+        sys.modules["jax_process"].reap(session.config)
 
 
 @pytest.fixture(scope="session")

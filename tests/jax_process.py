@@ -34,6 +34,7 @@ import pytest
 RESULT_MARKER = "JAX PROCESS RESULTS: "
 TIMEOUT_S = 900  # of waiting for it; alone on a quiet 2-core machine it took 110 s (144 s of CPU)
 _RUN_KEY = pytest.StashKey[str]()
+_PROCESS_KEY = pytest.StashKey[subprocess.Popen]()
 
 
 def shared_folder(config):
@@ -59,7 +60,17 @@ def start(config):
     out = shlex.quote(str(folder))
     # The exit code goes to a file when the process ends: any worker can tell it ended, not only this one.
     script = f"{command} > {out}/stdout 2> {out}/stderr; echo $? > {out}/rc.partial; mv {out}/rc.partial {out}/rc"
-    subprocess.Popen(["/bin/sh", "-c", script], cwd=REPO, env=two_device_environment("jax", config))
+    config.stash[_PROCESS_KEY] = subprocess.Popen(
+        ["/bin/sh", "-c", script], cwd=REPO, env=two_device_environment("jax", config)
+    )
+
+
+def reap(config):
+    """Waits for the process this pytest process started, if any, as the session ends: its CPU time then counts
+    in this process's (`time make test` reports it) and no zombie is left to the system."""
+    process = config.stash.get(_PROCESS_KEY, None)
+    if process is not None:
+        process.wait()
 
 
 def results(config):
