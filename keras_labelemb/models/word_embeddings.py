@@ -3,6 +3,8 @@
 import keras
 import numpy as np
 
+from keras_labelemb.argument_checks import check_positive_int, check_rate
+
 # Which side of the model fine-tunes pretrained word vectors.
 FINE_TUNE_WORD_VECTORS = ("all", "none", "documents")
 # The `embedding` spec of `document_classifier` and `cnle`: its keys and their defaults. `dim` (100),
@@ -39,13 +41,8 @@ def embedding_spec(embedding, vocabulary_size, builder="document_classifier", ke
             f"Received: embedding keys {sorted(embedding)}"
         )
     spec = {**EMBEDDING_DEFAULTS, **embedding}
-    dropout = spec["dropout"]
-    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
-        raise ValueError(f"`embedding['dropout']` must be a rate in [0, 1). Received: dropout={dropout!r}")
-    if spec["dim"] is not None and (
-        isinstance(spec["dim"], bool) or not isinstance(spec["dim"], (int, np.integer)) or spec["dim"] < 1
-    ):
-        raise ValueError(f"`embedding['dim']` must be a positive int. Received: dim={spec['dim']!r}")
+    check_rate("embedding['dropout']", spec["dropout"])
+    check_positive_int("embedding['dim']", spec["dim"], allow_none=True)
     spec["vectors"], spec["fine_tune"] = _checked_vectors(spec, vocabulary_size)
     return spec
 
