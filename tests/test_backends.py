@@ -8,8 +8,8 @@ script. The checks run every case of tests/layer_cases.py but the configurations
 of `OTHER_BACKENDS_SKIP` through the shared `run_layer_test` (the cases
 tests/test_layer_contracts.py runs under TensorFlow), train a small `gile_han`
 model end to end, swap its label set with `set_labels`, train with
-`SampledLabelModel`, evaluate every metric against scikit-learn, and train and
-decode a small CNLE. Under JAX all of it compiles with XLA (`jit_compile=True`);
+`SampledLabelModel` and under `mixed_float16`, evaluate every metric against
+scikit-learn, and train and decode a small CNLE. Under JAX all of it compiles with XLA (`jit_compile=True`);
 under PyTorch it runs eagerly, Keras' `"auto"` there (`torch.compile` is not
 tested: it recompiles for every layer and takes minutes). A backend whose package
 is not installed is skipped (`make test` installs the CPU build of PyTorch where it
@@ -143,6 +143,42 @@ def _check_gile_han_end_to_end(rng):
     np.testing.assert_allclose(swapped[:, 1], logits[:, 0], atol=1e-5)  # same description, same score
     loss = model.fit(ids, rng.random((8, 4)).astype("float32"), batch_size=8, verbose=0).history["loss"][0]
     assert np.isfinite(loss), loss
+
+
+def _check_mixed_precision_training(rng):
+    """A HAN with a hybrid head (GILE, word interaction, per-label) trains under `mixed_float16` (XLA under JAX):
+    the layer checks compute in float16 but do not train in it."""
+    import keras
+
+    from keras_labelemb.models import document_classifier
+
+    labels = np.array([[2, 3], [4, 0], [5, 6]], "int32")
+    ids = rng.integers(1, 30, size=(8, 3, 5)).astype("int32")
+    ids[:, :, 4:] = 0
+    targets = (rng.random((8, 3)) > 0.5).astype("float32")
+    previous = keras.config.dtype_policy()
+    keras.config.set_dtype_policy("mixed_float16")
+    try:
+        model = document_classifier(
+            30,
+            labels,
+            max_sentences=3,
+            max_sentence_length=5,
+            embedding={"dim": 8},
+            encoder={"units": 4},
+            head={"type": "hybrid", "components": [{"type": "gile", "joint_dim": 6}, "interaction", "linear"]},
+        )
+        model.compile(
+            keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=_jit_compile()
+        )
+        before = [np.array(w) for w in model.trainable_weights]
+        losses = model.fit(ids, targets, batch_size=8, epochs=3, verbose=0).history["loss"]
+        after = [np.array(w) for w in model.trainable_weights]
+    finally:
+        keras.config.set_dtype_policy(previous)
+    assert np.isfinite(losses).all(), losses
+    assert all(w.dtype == "float32" and np.isfinite(w).all() for w in after), "float32 weights, finite"
+    assert any(not np.array_equal(b, a) for b, a in zip(before, after)), "three float16 steps changed nothing"
 
 
 def _check_sampled_training(rng):
@@ -295,6 +331,7 @@ def run_checks(group="all"):
         checks += _layer_cases("layers") + [
             ("gile_han_end_to_end", lambda: _check_gile_han_end_to_end(rng)),
             ("sampled_training", lambda: _check_sampled_training(rng)),
+            ("mixed_precision_training", lambda: _check_mixed_precision_training(rng)),
             ("metrics_against_scikit_learn", lambda: _check_metrics_against_scikit_learn(rng)),
             ("language_model", lambda: _check_language_model(rng)),
         ]
