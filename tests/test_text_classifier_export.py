@@ -27,7 +27,7 @@ def trained():
     model = gile_han(
         vectorizer.vocabulary_size, label_ids, 3, 8, encoder={"units": 8}, head={"joint_dim": 8, "activation": "tanh"}
     )
-    model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)
+    model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True))
     ids = vectorizer(tf.constant(TEXTS))
     model.fit(ids, np.eye(4, 3, dtype="float32"), epochs=2, verbose=0)
     return model, vectorizer, ids

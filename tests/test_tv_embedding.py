@@ -109,7 +109,7 @@ def test_trained_encoder_plugs_into_region_lstm_as_frozen_side_input():
     assert not tv.encoder.trainable
     assert region.total_side_dim == 8 and tuple(region.side_kernel.shape) == (8, 2 * 2 * 5)
     frozen = [np.asarray(w).copy() for w in tv.encoder.weights]
-    model.compile(keras.optimizers.Adam(1e-2), keras.losses.CategoricalCrossentropy(from_logits=True), jit_compile=True)
+    model.compile(keras.optimizers.Adam(1e-2), keras.losses.CategoricalCrossentropy(from_logits=True))
     y = np.eye(3, dtype="float32")[ids[:, 0] % 3]
     model.fit(ids, y, batch_size=8, epochs=2, verbose=0)
     for old, new in zip(frozen, tv.encoder.weights):

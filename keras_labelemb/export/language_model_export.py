@@ -132,7 +132,7 @@ def export_language_model(model, vocabulary, filepath, unknown_token="<unk>", st
         logits = tail(last[:, None, :], training=False)[:, 0, :]
         return tf.nn.softmax(tf.cast(logits, tf.float32))
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="texts")])
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="texts")], autograph=False)
     def serve(texts):
         # TensorFlow's LSTM kernels fail on a batch of no rows: answer it without running the model.
         probabilities = tf.cond(
@@ -140,7 +140,7 @@ def export_language_model(model, vocabulary, filepath, unknown_token="<unk>", st
         )
         return {"probabilities": tf.ensure_shape(probabilities, [None, vocabulary_size])}
 
-    @tf.function(input_signature=[])
+    @tf.function(input_signature=[], autograph=False)
     def vocabulary_endpoint():
         return {"vocabulary": tf.constant(words)}
 

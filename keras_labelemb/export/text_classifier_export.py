@@ -91,7 +91,9 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
     else:
         served = lambda logits: {"scores": tf.sigmoid(tf.cast(logits, tf.float32))}  # noqa: E731
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="texts")])
+    # autograph=False: the graphs are written with TensorFlow's own control flow, and autograph's conversion of
+    # the vectorizer and the model's Python took a quarter of a small model's export (10.6 -> 7.9 s of CPU).
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="texts")], autograph=False)
     def serve(texts):
         return served(model(vectorize(texts), training=False))
 
@@ -101,7 +103,7 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
         archive.track(encoder)
     if head.scores_are_inner_products and getattr(head, "num_languages", 1) == 1:
 
-        @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="texts")])
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="texts")], autograph=False)
         def query_vectors(texts):
             vectors = head.query_vectors(encoder(vectorize(texts), training=False))
             return {"query_vectors": tf.cast(vectors, tf.float32)}
@@ -115,7 +117,8 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
             input_signature=[
                 tf.TensorSpec([None], tf.string, name="texts"),
                 tf.TensorSpec([None], tf.string, name="label_descriptions"),
-            ]
+            ],
+            autograph=False,
         )
         def serve_with_labels(texts, label_descriptions):
             ids = vectorize(texts)
