@@ -392,7 +392,7 @@ def test_document_classifier_drill_head_scores_new_labels_and_round_trips(units,
     np.testing.assert_allclose(float(ops.convert_to_numpy(head.bias)), -np.log(len(LABELS)), rtol=1e-6)
     x = RNG.integers(0, VOCAB, size=(3, 2, 4)).astype("int32")
     y = np.eye(len(LABELS), dtype="float32")[[0, 1, 2]]
-    model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=True)
+    model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True))
     model.fit(x, y, epochs=1, verbose=0)
     before = model.predict(x, verbose=0)
 
