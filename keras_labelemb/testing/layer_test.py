@@ -160,9 +160,9 @@ def run_layer_test(
        in a model, instead of a compile per operation);
     3. `get_config` is JSON-serializable and `from_config` of it gives a layer of the same config;
     4. a model holding it has every layer a head holds built (`LabelHead.held_layers`),
-       predicts what the eager call gives compiled with XLA (`jit_compile=True`; under
-       PyTorch eagerly), and saved to `.keras` and loaded (`from_config`, weights and assets:
-       a label head's label set) computes identically;
+       predicts what the eager call gives (compiled with XLA under JAX, a graph under
+       TensorFlow, eagerly under PyTorch), and saved to `.keras` and loaded (`from_config`,
+       weights and assets: a label head's label set) computes identically;
     5. one training step (`train_on_batch`; compiled with XLA under JAX, eager under TensorFlow
        and PyTorch) changes every trainable weight (gradients reach them) except those named in
        `frozen_weights`, and leaves every weight finite (no NaN gradient, e.g. from a square
@@ -227,8 +227,10 @@ def run_layer_test(
     held = [layer for head in walk_layers(model) if isinstance(head, LabelHead) for layer in head.held_layers()]
     unbuilt = [layer.name for layer in held if not layer.built]
     assert not unbuilt, f"{layer_cls.__name__}.build() left sublayers unbuilt: {unbuilt}"
-    # Compiled with XLA where the backend has it (TensorFlow's "auto" is graph mode on a CPU).
-    model.compile(jit_compile=keras.backend.backend() != "torch")
+    # XLA under JAX. Under TensorFlow a graph, as its "auto" runs on a CPU: TensorFlow's XLA compiles every layer
+    # class's forward pass and gradients in tests/test_xla_training.py, and an XLA compile here was a third of a
+    # case's time (the TensorFlow contract file 72 -> 47 s of CPU without it).
+    model.compile(jit_compile=keras.backend.backend() == "jax")
     _assert_close(model.predict(model_inputs, verbose=0), eager, atol, "predict differs from the eager call")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.keras")
