@@ -301,9 +301,7 @@ def _check_mixed_precision(layer_cls, init_kwargs, input_data, mask, call_kwargs
         # its loss scaling skips a step whose gradients overflow, so it showed no more than this forward pass in
         # training mode, at twice the cost (a train step's compile was a third of a case under JAX). Whole models
         # train in float16 with XLA in tests/test_sampled_label_model.py and tests/test_backends.py.
-        both = _jitted(
-            lambda inputs: [_call(layer, inputs, mask, call_kwargs, training) for training in (False, True)]
-        )
+        both = _jitted(lambda inputs: [_call(layer, inputs, mask, call_kwargs, training) for training in (False, True)])
         layer.build(_shape(input_data))
         outputs = [_numpy(one) for one in both(input_data)]
         assert layer.compute_dtype == "float16", layer.compute_dtype
