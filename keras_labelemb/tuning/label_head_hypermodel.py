@@ -7,8 +7,8 @@ from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
 from keras_labelemb.models.document_classifier import document_classifier, encoder_spec, head_spec
 from keras_labelemb.models.head_specs import HEAD_CLASSES, PER_LABEL_HEADS, SENTENCE_HEADS
-from keras_labelemb.renamed import check_renamed_arguments
 from keras_labelemb.tuning._search_space import (
+    _check_builder_kwargs,
     _check_jit_compile,
     _check_logit_metrics,
     _choice,
@@ -192,7 +192,7 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
         self.learning_rate = _range("learning_rate", learning_rate, 0.0, float("inf"), False, "positive float")
         self.jit_compile = _check_jit_compile(jit_compile)
         self.metrics = _check_logit_metrics(metrics)
-        self.builder_kwargs = self._check_builder_kwargs(builder_kwargs)
+        self.builder_kwargs = self._fixed_builder_kwargs(builder_kwargs)
         self.encoder = encoder_spec(self.builder_kwargs.pop("encoder", "dense"))
         given = builder_kwargs.get("encoder")
         if self.encoder["type"] != "max_pool" and isinstance(given, dict) and "dropout" in given:
@@ -222,30 +222,20 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
         return head_options
 
     @staticmethod
-    def _check_builder_kwargs(kwargs):
-        for key in kwargs:
-            if key in _SEARCHED:
-                raise ValueError(
-                    f"`{key}` is set by the hypermodel: pass `{_SEARCHED[key]}=` (one value fixes it). "
-                    f"Received: {key}={kwargs[key]!r}"
-                )
-            check_renamed_arguments("document_classifier", {key: kwargs[key]})
-            if key == "num_labels":
-                raise ValueError(
-                    "The label heads score labels from `label_ids`; `num_labels` is for the linear head. "
-                    f"Received: num_labels={kwargs[key]!r}"
-                )
-            if key not in _BUILDER_ARGS:
-                raise ValueError(
-                    f"`{key}` is not an argument of keras_labelemb.models.document_classifier. "
-                    f"Received: {key}={kwargs[key]!r}"
-                )
+    def _fixed_builder_kwargs(kwargs):
+        """The shared check of the fixed `document_classifier` arguments, `num_labels` refused by name first."""
+        if "num_labels" in kwargs:
+            raise ValueError(
+                "The label heads score labels from `label_ids`; `num_labels` is for the linear head. "
+                f"Received: num_labels={kwargs['num_labels']!r}"
+            )
+        kwargs = _check_builder_kwargs(kwargs, _SEARCHED, _BUILDER_ARGS, "keras_labelemb.models.document_classifier")
         if kwargs.get("flat", False):
             check_positive_int("max_tokens", kwargs.get("max_tokens"))
         else:
             check_positive_int("max_sentences", kwargs.get("max_sentences"))
             check_positive_int("max_sentence_length", kwargs.get("max_sentence_length"))
-        return dict(kwargs)
+        return kwargs
 
     def declare_hyperparameters(self, hp):
         """Registers the search space in `hp` and returns this trial's values as builder arguments."""
