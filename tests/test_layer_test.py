@@ -116,6 +116,23 @@ class DriftingConfig(Scale):
         return {**super().get_config(), "factor": self.factor + 1.0}
 
 
+@keras.saving.register_keras_serializable(package="test_layer_test")
+class TrainingOverflow(Scale):
+    """Scales by 1e5 in training mode only: finite in float32, beyond float16's range (65,504) under mixed precision."""
+
+    def call(self, inputs, training=None):
+        outputs = super().call(inputs)
+        return outputs * 1e5 if training else outputs
+
+
+@pytest.mark.parametrize("mode", ["inference", "training"])
+def test_a_layer_that_overflows_in_float16_fails(mode):
+    """The mixed-precision step checks both modes: here only training mode overflows, or (scaled) inference too."""
+    kwargs = {"factor": 1e5 if mode == "inference" else 1.0}
+    with pytest.raises(AssertionError, match=rf"not finite under mixed_float16 \({mode}\)"):
+        run_layer_test(TrainingOverflow, kwargs, DATA, (3, 2), run_training=False)
+
+
 def test_a_config_that_changes_in_a_round_trip_fails():
     with pytest.raises(AssertionError, match="has another config"):
         run_layer_test(DriftingConfig, {"factor": 3.0}, DATA, (3, 2), run_mixed_precision=False)
