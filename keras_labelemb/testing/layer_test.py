@@ -229,7 +229,7 @@ def run_layer_test(
     assert not unbuilt, f"{layer_cls.__name__}.build() left sublayers unbuilt: {unbuilt}"
     # XLA under JAX. Under TensorFlow a graph, as its "auto" runs on a CPU: TensorFlow's XLA compiles every layer
     # class's forward pass and gradients in tests/test_xla_training.py, and an XLA compile here was a third of a
-    # case's time (the TensorFlow contract file 72 -> 47 s of CPU without it).
+    # case's time (the TensorFlow contract file 84 -> 57 s of CPU without it).
     model.compile(jit_compile=keras.backend.backend() == "jax")
     _assert_close(model.predict(model_inputs, verbose=0), eager, atol, "predict differs from the eager call")
     with tempfile.TemporaryDirectory() as tmp:
