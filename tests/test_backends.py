@@ -9,8 +9,8 @@ of `OTHER_BACKENDS_SKIP` through the shared `run_layer_test` (the cases
 tests/test_layer_contracts.py runs under TensorFlow), train a small `gile_han`
 model end to end, swap its label set with `set_labels`, train with
 `SampledLabelModel` and under `mixed_float16`, evaluate every metric against
-scikit-learn, and train and decode a small CNLE. Under JAX all of it compiles with XLA (`jit_compile=True`);
-under PyTorch it runs eagerly, Keras' `"auto"` there (`torch.compile` is not
+scikit-learn, and train and decode a small CNLE. Under JAX all of it compiles
+with XLA (`jit_compile=True`); under PyTorch it runs eagerly, Keras' `"auto"` there (`torch.compile` is not
 tested: it recompiles for every layer and takes minutes). A backend whose package
 is not installed is skipped (`make test` installs the CPU build of PyTorch where it
 can, see the Makefile).
@@ -151,14 +151,13 @@ def _check_mixed_precision_training(rng):
     import keras
 
     from keras_labelemb.models import document_classifier
+    from keras_labelemb.testing import dtype_policy
 
     labels = np.array([[2, 3], [4, 0], [5, 6]], "int32")
     ids = rng.integers(1, 30, size=(8, 3, 5)).astype("int32")
     ids[:, :, 4:] = 0
     targets = (rng.random((8, 3)) > 0.5).astype("float32")
-    previous = keras.config.dtype_policy()
-    keras.config.set_dtype_policy("mixed_float16")
-    try:
+    with dtype_policy("mixed_float16"):
         model = document_classifier(
             30,
             labels,
@@ -174,8 +173,6 @@ def _check_mixed_precision_training(rng):
         before = [np.array(w) for w in model.trainable_weights]
         losses = model.fit(ids, targets, batch_size=8, epochs=3, verbose=0).history["loss"]
         after = [np.array(w) for w in model.trainable_weights]
-    finally:
-        keras.config.set_dtype_policy(previous)
     assert np.isfinite(losses).all(), losses
     assert all(w.dtype == "float32" and np.isfinite(w).all() for w in after), "float32 weights, finite"
     assert any(not np.array_equal(b, a) for b, a in zip(before, after)), "three float16 steps changed nothing"

@@ -1,19 +1,17 @@
 """Tests of `label_sequence_loss`."""
 
-import keras
 import numpy as np
 import tensorflow as tf
 from adaptive_label_decoder_helpers import decoder_with_encoder, text
 
 from keras_labelemb.losses.label_sequence_loss import LabelSequenceLoss
+from keras_labelemb.testing import dtype_policy
 
 LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 2, 0]], "int32")
 
 
 def test_mixed_precision_forward_and_gradients_are_finite():
-    previous = keras.config.dtype_policy()
-    keras.config.set_dtype_policy("mixed_float16")
-    try:
+    with dtype_policy("mixed_float16"):
         x, mask = text()
         decoder = decoder_with_encoder()
         sequence = np.array([[0, 4, -1, -1]] * 4, "int32")
@@ -24,8 +22,6 @@ def test_mixed_precision_forward_and_gradients_are_finite():
         grads = tape.gradient(loss, decoder.trainable_weights)
         assert all(np.all(np.isfinite(np.asarray(tf.convert_to_tensor(g)))) for g in grads if g is not None)
         assert np.all(np.asarray(decoder(x, mask=mask)) >= -1)
-    finally:
-        keras.config.set_dtype_policy(previous)
 
 
 def test_loss_is_masked_after_the_end_symbol():

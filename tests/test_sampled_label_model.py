@@ -7,6 +7,7 @@ import pytest
 from keras_labelemb.layers import LinearHead
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import find_label_head, gile_wan, set_labels, wan
+from keras_labelemb.testing import dtype_policy
 from keras_labelemb.training import SampledLabelModel, positive_label_indices
 
 NUM_LABELS = 12
@@ -76,14 +77,11 @@ def test_dropped_positives_are_reported_when_the_candidate_budget_is_too_small()
 
 def test_mixed_precision_sampled_fit_is_finite():
     labels, ids, y = _wan_data()
-    keras.mixed_precision.set_global_policy("mixed_float16")
-    try:
+    with dtype_policy("mixed_float16"):
         model = gile_wan(40, labels, max_tokens=10, encoder={"units": 6}, head={"joint_dim": 6})
         trainer = SampledLabelModel(model, SampledSigmoidLoss(negative_rate=0.3, seed=0))
         trainer.compile("adam", jit_compile=True)
         loss = trainer.fit(ids, y, batch_size=16, epochs=1, verbose=0).history["loss"][0]
-    finally:
-        keras.mixed_precision.set_global_policy("float32")
     assert np.isfinite(loss)
 
 

@@ -10,6 +10,7 @@ from keras import ops
 
 from keras_labelemb.layers.label_head import LabelHead
 from keras_labelemb.layers.walk_layers import walk_layers
+from keras_labelemb.testing.dtype_policy import dtype_policy
 
 
 def _as_list(value):
@@ -293,9 +294,7 @@ def _check_training_step(layer_cls, init_kwargs, input_data, mask, call_kwargs, 
 
 
 def _check_mixed_precision(layer_cls, init_kwargs, input_data, mask, call_kwargs):
-    previous = keras.config.dtype_policy()
-    keras.config.set_dtype_policy("mixed_float16")
-    try:
+    with dtype_policy("mixed_float16"):
         layer = _make(layer_cls, init_kwargs)
         # Both modes in one call: under JAX one XLA program. A float16 training step was checked here before, but
         # its loss scaling skips a step whose gradients overflow, so it showed no more than this forward pass in
@@ -309,5 +308,3 @@ def _check_mixed_precision(layer_cls, init_kwargs, input_data, mask, call_kwargs
             for value in values:
                 assert np.all(np.isfinite(value)), f"{layer_cls.__name__} is not finite under mixed_float16 ({mode})"
         assert all(w.dtype == "float32" for w in layer.trainable_weights), "weights must stay float32"
-    finally:
-        keras.config.set_dtype_policy(previous)
