@@ -4,6 +4,7 @@ import keras
 import tensorflow as tf
 
 from keras_labelemb.argument_checks import check_positive_int
+from keras_labelemb.export.endpoints import add_endpoint
 from keras_labelemb.export.stateless_language_model import stateless_language_model
 
 
@@ -144,7 +145,7 @@ def export_language_model(model, vocabulary, filepath, unknown_token="<unk>", st
     def vocabulary_endpoint():
         return {"vocabulary": tf.constant(words)}
 
-    archive.add_endpoint("serve", serve)
-    archive.add_endpoint("vocabulary", vocabulary_endpoint)
+    add_endpoint(archive, "serve", serve)
+    add_endpoint(archive, "vocabulary", vocabulary_endpoint)
     archive.write_out(filepath, verbose=False)
     return filepath

@@ -3,6 +3,7 @@
 import keras
 import tensorflow as tf
 
+from keras_labelemb.export.endpoints import add_endpoint
 from keras_labelemb.layers.adaptive_label_decoder import AdaptiveLabelDecoder
 from keras_labelemb.layers.label_head_access import split_at_head
 
@@ -97,7 +98,7 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
     def serve(texts):
         return served(model(vectorize(texts), training=False))
 
-    archive.add_endpoint("serve", serve)
+    add_endpoint(archive, "serve", serve)
 
     if head.scores_are_inner_products or head.scores_label_sets:
         archive.track(encoder)
@@ -108,7 +109,7 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
             vectors = head.query_vectors(encoder(vectorize(texts), training=False))
             return {"query_vectors": tf.cast(vectors, tf.float32)}
 
-        archive.add_endpoint("query_vectors", query_vectors)
+        add_endpoint(archive, "query_vectors", query_vectors)
 
     if head.scores_label_sets and head.label_ids is not None:
         length = description_length or head.label_ids.shape[1]
@@ -137,7 +138,7 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
             with tf.control_dependencies([tf.debugging.assert_positive(count, message=message)]):
                 return decode()
 
-        archive.add_endpoint("serve_with_labels", serve_with_labels)
+        add_endpoint(archive, "serve_with_labels", serve_with_labels)
     archive.write_out(filepath, verbose=False)
     return filepath
 
