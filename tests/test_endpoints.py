@@ -32,6 +32,7 @@ def test_the_function_is_traced_once_and_served_unchanged(tmp_path):
     x = np.arange(6, dtype="float32").reshape(2, 3)
     expected = np.asarray(layer(x))
     np.testing.assert_allclose(loaded.serve(tf.constant(x))["outputs"].numpy(), expected)
+    np.testing.assert_allclose(loaded.serve(features=tf.constant(x))["outputs"].numpy(), expected)  # by name
     # The signature keeps the argument's name, and the first endpoint is the default one.
     signature = loaded.signatures["serving_default"]
     np.testing.assert_allclose(signature(features=tf.constant(x))["outputs"].numpy(), expected)
