@@ -51,7 +51,9 @@ def test_sampled_fit_under_xla_learns_and_evaluates_every_label(head):
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=4, max_positives=12, seed=0))
     trainer.compile(
         keras.optimizers.Adam(0.02),
-        metrics=[keras.metrics.AUC(from_logits=True, multi_label=True, name="auc")],
+        # num_labels: built now, not inside the first traced step (TensorFlow traces a step that creates variables
+        # twice, and under XLA compiles both).
+        metrics=[keras.metrics.AUC(from_logits=True, multi_label=True, num_labels=NUM_LABELS, name="auc")],
         jit_compile=True,
     )
     before = float(trainer.evaluate(ids, y, verbose=0, return_dict=True)["loss"])
