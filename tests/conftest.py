@@ -43,7 +43,9 @@ def optimizer_built_before_the_first_trace():
 
     def prebuilt(self, force=False):
         optimizer = getattr(self, "optimizer", None)
-        if optimizer is not None and not optimizer.built and all(layer.built for layer in self._flatten_layers()):
+        # The model's own `built` is not asked: a wrapper such as SampledLabelModel holds no weights of its own.
+        sublayers_built = all(layer.built for layer in self._flatten_layers(include_self=False))
+        if optimizer is not None and not optimizer.built and sublayers_built:
             optimizer.build(self.trainable_variables)
         return make_train_function(self, force)
 

@@ -364,5 +364,9 @@ def train_tv_embeddings(
     if initialize_biases:
         model.context_free_loss = model.initialize_output_biases(ids)
     model.compile(optimizer or keras.optimizers.RMSprop(1e-3), jit_compile=jit_compile)
+    # Built before `fit`, as Keras builds under a distribution strategy: otherwise the weights and the optimizer's
+    # variables are created inside the first traced step, and TensorFlow traces that step twice.
+    model.build((None,) + ids.shape[1:])
+    model.optimizer.build(model.trainable_variables)
     model.history = model.fit(ids, batch_size=batch_size, epochs=epochs, verbose=verbose)
     return model
