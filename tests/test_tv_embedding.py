@@ -79,6 +79,21 @@ def test_trains_a_few_steps_on_tiny_data(jit_compile):
     assert model.predict(ids, verbose=0).shape == (16, 12, 12)  # both directions' h_t
 
 
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="a TensorFlow trainer's retrace")
+def test_train_tv_embeddings_traces_its_step_once(monkeypatch, keras_as_users_run_it):
+    """Built before `fit`: Keras' own trainer (the suite's pre-build switched off) traces the first step once."""
+    traces = []
+    train_step = TvEmbedding.train_step
+
+    def counted(self, data):
+        traces.append(1)
+        return train_step(self, data)
+
+    monkeypatch.setattr(TvEmbedding, "train_step", counted)
+    train_tv_embeddings(tiny_ids(), tokens(), units=4, window=2, max_targets=20, num_negatives=8, chop_size=5)
+    assert len(traces) == 1, len(traces)
+
+
 def test_negatives_are_redrawn_every_batch():
     model = TvEmbedding(VOCAB, target_vocabulary(tokens(), 20), units=2, num_negatives=6, seed=3)
     draws = [np.asarray(keras.random.randint((6,), 0, 20, seed=model.seed_generator)) for _ in range(2)]

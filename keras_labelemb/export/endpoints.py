@@ -12,6 +12,23 @@ def add_endpoint(archive, name, function):
     endpoint is called by keyword as before), which is all the two later traces see. A small GILE-HAN's export
     took 3.6 -> 2.3 s of CPU (the vectorizer's tensorflow-text graph and the model traced once instead of
     twice per endpoint).
+
+    Example:
+
+    >>> import tempfile, keras, numpy as np, tensorflow as tf
+    >>> layer = keras.layers.Dense(2, kernel_initializer="ones")
+    >>> layer.build((None, 3))
+    >>> @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32, name="features")])
+    ... def serve(features):
+    ...     return {"outputs": layer(features)}
+    >>> archive = keras.export.ExportArchive()
+    >>> archive.track(layer)
+    >>> add_endpoint(archive, "serve", serve)
+    >>> path = tempfile.mkdtemp()
+    >>> archive.write_out(path, verbose=False)
+    >>> served = tf.saved_model.load(path)  # kept: its variables live as long as it does
+    >>> served.serve(features=tf.ones((1, 3)))["outputs"].numpy()
+    array([[3., 3.]], dtype=float32)
     """
     if getattr(function, "input_signature", None) is None:
         raise ValueError(
