@@ -6,10 +6,23 @@ import numpy as np
 import pytest
 
 
-def _train_step_traces():
+class Wrapper(keras.Model):
+    """A model holding a built model and no weights of its own, as SampledLabelModel does: never built itself."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def call(self, inputs):
+        return self.inner(inputs)
+
+
+def _train_step_traces(wrapped=False):
     """How many times a tiny model's first `fit` traces its train step."""
     inputs = keras.Input((3,))
     model = keras.Model(inputs, keras.layers.Dense(2)(inputs))
+    if wrapped:
+        model = Wrapper(model)
     traces = []
     train_step = model.train_step
 
@@ -31,3 +44,4 @@ def test_the_prebuilt_optimizer_saves_the_second_trace_and_users_keep_kerass_own
 @pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="a TensorFlow trainer's retrace")
 def test_the_suite_traces_a_first_fit_once():
     assert _train_step_traces() == 1
+    assert _train_step_traces(wrapped=True) == 1
