@@ -29,8 +29,9 @@ def optimizer_built_before_the_first_trace():
     Keras' TensorFlow trainer (without a distribution strategy) creates the optimizer's variables inside the
     first traced train step, and a `tf.function` that creates variables is traced twice: about half the CPU
     of a small model's first `fit` (measured: 2.4 s -> 1.0 s for a tiny GILE-HAN), and this suite fits
-    hundreds. Built first, as Keras itself builds it under a strategy: the same variables, one trace. Tests
-    that run code the way users run it opt out with `keras_as_users_run_it`.
+    hundreds. Built first (`keras_labelemb.training.build_optimizer`, as the library's own compile helpers
+    do): the same variables, one trace. Tests that run code the way users run it opt out with
+    `keras_as_users_run_it`.
     """
     import keras
 
@@ -39,14 +40,12 @@ def optimizer_built_before_the_first_trace():
         return
     from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
 
+    from keras_labelemb.training import build_optimizer
+
     make_train_function = TensorFlowTrainer.make_train_function
 
     def prebuilt(self, force=False):
-        optimizer = getattr(self, "optimizer", None)
-        # The model's own `built` is not asked: a wrapper such as SampledLabelModel holds no weights of its own.
-        sublayers_built = all(layer.built for layer in self._flatten_layers(include_self=False))
-        if optimizer is not None and not optimizer.built and sublayers_built:
-            optimizer.build(self.trainable_variables)
+        build_optimizer(self)
         return make_train_function(self, force)
 
     prebuilt.keras_own = make_train_function

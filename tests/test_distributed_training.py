@@ -120,7 +120,7 @@ def _train(mode, dropout):
 
     from keras_labelemb.losses import SampledSigmoidLoss
     from keras_labelemb.models import gile_han
-    from keras_labelemb.training import SampledLabelModel
+    from keras_labelemb.training import SampledLabelModel, build_optimizer
 
     keras.utils.set_random_seed(0)
     labels, x, y = _data()
@@ -143,9 +143,9 @@ def _train(mode, dropout):
         loss = SampledSigmoidLoss(num_negatives=8, max_positives=48, sampler=sampler, seed=1)
         trainer = SampledLabelModel(model, loss)
         trainer.compile(keras.optimizers.SGD(2.0))
-    # Built before `fit`: Keras' TensorFlow trainer would create the variables inside the first traced step,
-    # which TensorFlow then traces twice (as tests/conftest.py does for the in-process tests).
-    trainer.optimizer.build(trainer.trainable_variables)
+    # Keras' TensorFlow trainer would create the variables inside the first traced step, which TensorFlow then
+    # traces twice (SampledLabelModel.compile builds them already; tests/conftest.py does so in-process).
+    build_optimizer(trainer)
     history = trainer.fit(x, y, batch_size=BATCH, epochs=EPOCHS, shuffle=False, verbose=0).history
     history["full_bce"] = [before, model.evaluate(x, y, batch_size=BATCH, verbose=0)]
     return model, history

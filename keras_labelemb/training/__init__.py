@@ -9,6 +9,7 @@ from keras_labelemb.training.cnle_training import (
 )
 from keras_labelemb.training.component_blend import choose_blend
 from keras_labelemb.training.decoded_validation import DecodedValidation, decoded_set_scores
+from keras_labelemb.training.optimizer_build import build_optimizer
 from keras_labelemb.training.reset_states import ResetStates, reset_states
 from keras_labelemb.training.sampled_label_model import SampledLabelModel, positive_label_indices
 from keras_labelemb.training.tv_embedding import TvEmbedding, train_tv_embeddings, window_target_counts
@@ -24,6 +25,7 @@ __all__ = [
     "TeacherForcing",
     "TvEmbedding",
     "WarmupSchedule",
+    "build_optimizer",
     "choose_blend",
     "cnle_optimizer",
     "cnle_training_model",

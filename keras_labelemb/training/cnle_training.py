@@ -6,6 +6,7 @@ from keras import ops
 from keras_labelemb.layers import AdaptiveLabelDecoder
 from keras_labelemb.layers.label_head_access import split_at_head
 from keras_labelemb.losses.label_sequence_loss import LabelSequenceLoss
+from keras_labelemb.training.optimizer_build import build_optimizer
 from keras_labelemb.training.warmup_schedule import WarmupSchedule
 
 
@@ -83,4 +84,4 @@ def cnle_optimizer(model_dim=256, warmup_steps=800, global_clipnorm=1.0, scale=1
 def compile_cnle_training_model(training_model, optimizer=None, **compile_kwargs):
     """Compiles a `cnle_training_model` with `LabelSequenceLoss` (eq. 14) and `cnle_optimizer()` by default."""
     training_model.compile(optimizer=optimizer or cnle_optimizer(), loss=LabelSequenceLoss(), **compile_kwargs)
-    return training_model
+    return build_optimizer(training_model)  # one trace of the first training step, not two

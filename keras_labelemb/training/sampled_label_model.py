@@ -9,6 +9,7 @@ from keras_labelemb.layers.label_head_access import split_at_head
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.losses.label_sampler import contains
 from keras_labelemb.training._replicas import cross_replica_max, num_replicas_in_sync
+from keras_labelemb.training.optimizer_build import build_optimizer
 
 _FEATURES = "document_vectors"
 TARGETS = ("multi_hot", "label_indices")
@@ -163,6 +164,7 @@ class SampledLabelModel(keras.Model):
             )
         self.sampler.check_label_count(self.num_labels)
         super().compile(optimizer=optimizer, loss=self.sampled_loss, **kwargs)
+        build_optimizer(self)  # one trace of the first training step, not two
 
     def get_compile_config(self):
         config = super().get_compile_config()
@@ -175,8 +177,6 @@ class SampledLabelModel(keras.Model):
         config = keras.saving.deserialize_keras_object(config)
         config.pop("loss", None)
         self.compile(**config)
-        if self.built and self.optimizer is not None:
-            self.optimizer.build(self.trainable_variables)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         if not isinstance(y_pred, dict):  # evaluate: full logits, full BCE

@@ -17,6 +17,7 @@ from keras import ops
 
 from keras_labelemb.argument_checks import check_choice, check_positive_int
 from keras_labelemb.layers import RegionLSTM
+from keras_labelemb.training.optimizer_build import build_optimizer
 
 
 def window_targets(ids, target_ids, window, backward=False):
@@ -364,9 +365,7 @@ def train_tv_embeddings(
     if initialize_biases:
         model.context_free_loss = model.initialize_output_biases(ids)
     model.compile(optimizer or keras.optimizers.RMSprop(1e-3), jit_compile=jit_compile)
-    # Built before `fit`, as Keras builds under a distribution strategy: otherwise the weights and the optimizer's
-    # variables are created inside the first traced step, and TensorFlow traces that step twice.
-    model.build((None,) + ids.shape[1:])
-    model.optimizer.build(model.trainable_variables)
+    model.build((None,) + ids.shape[1:])  # its weights and the optimizer's before the first trace, not inside it
+    build_optimizer(model)
     model.history = model.fit(ids, batch_size=batch_size, epochs=epochs, verbose=verbose)
     return model

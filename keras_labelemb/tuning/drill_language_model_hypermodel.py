@@ -8,6 +8,7 @@ from keras_labelemb.argument_checks import check_positive_float, check_positive_
 from keras_labelemb.layers.drill_head import DROPOUT_TYPES
 from keras_labelemb.metrics import Perplexity
 from keras_labelemb.models.language_model import LM_HEAD_OPTIONS, drill_lm, lm_head_spec
+from keras_labelemb.training.optimizer_build import build_optimizer
 from keras_labelemb.training.reset_states import ResetStates
 from keras_labelemb.tuning._search_space import (
     _check_bool,
@@ -289,6 +290,7 @@ class DrillLanguageModelHyperModel(keras_tuner.HyperModel):
             metrics=[Perplexity()],
             jit_compile=self.jit_compile,
         )
+        build_optimizer(model)  # one trace of the first training step, not two
         return model
 
     def fit(self, hp, model, *args, **kwargs):

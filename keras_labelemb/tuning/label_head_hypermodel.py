@@ -7,6 +7,7 @@ from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
 from keras_labelemb.models.document_classifier import document_classifier, encoder_spec, head_spec
 from keras_labelemb.models.head_specs import HEAD_CLASSES, PER_LABEL_HEADS, SENTENCE_HEADS
+from keras_labelemb.training.optimizer_build import build_optimizer
 from keras_labelemb.tuning._search_space import (
     _check_builder_kwargs,
     _check_jit_compile,
@@ -269,4 +270,5 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
             metrics=[_copy_metric(m) for m in self.metrics],
             jit_compile=self.jit_compile,
         )
+        build_optimizer(model)  # one trace of the first training step, not two
         return model

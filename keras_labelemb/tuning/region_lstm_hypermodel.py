@@ -8,6 +8,7 @@ from keras_labelemb.layers.region_lstm import GATES
 from keras_labelemb.layers.region_pooling import POOLING_MODES
 from keras_labelemb.models.document_classifier import head_spec
 from keras_labelemb.models.oh_2lstmp import oh_2lstmp
+from keras_labelemb.training.optimizer_build import build_optimizer
 from keras_labelemb.tuning._search_space import (
     _check_bool,
     _check_builder_kwargs,
@@ -242,4 +243,5 @@ class RegionLSTMHyperModel(keras_tuner.HyperModel):
             metrics=[_copy_metric(m) for m in self.metrics],
             jit_compile=self.jit_compile,
         )
+        build_optimizer(model)  # one trace of the first training step, not two
         return model
