@@ -5,6 +5,7 @@ import keras
 import keras_tuner
 import numpy as np
 import pytest
+from trace_counting import first_fit_traces
 
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import cnle, gile_wan
@@ -31,20 +32,6 @@ def dense_model(seed=0):
     keras.utils.set_random_seed(seed)
     inputs = keras.Input((3,))
     return keras.Model(inputs, keras.layers.Dense(2)(inputs))
-
-
-def first_fit_traces(model, x, y):
-    """How many times `model`'s first `fit` (one epoch) traces its train step."""
-    traces = []
-    train_step = model.train_step
-
-    def counted(data):
-        traces.append(1)
-        return train_step(data)
-
-    model.train_step = counted
-    model.fit(x, y, batch_size=4, verbose=0)
-    return len(traces)
 
 
 @tensorflow_only
