@@ -1,5 +1,7 @@
 """A compiled model's optimizer variables, created before its first training step is traced."""
 
+from keras_labelemb.layers.walk_layers import walk_layers
+
 
 def build_optimizer(model):
     """Creates `model.optimizer`'s variables now, before the first `fit`; returns `model`.
@@ -30,8 +32,9 @@ def build_optimizer(model):
     optimizer = getattr(model, "optimizer", None)
     if optimizer is None or optimizer.built:
         return model
-    # Every sublayer, not the model's own flag: a wrapper such as SampledLabelModel holds no weights of its own
-    # and is never built itself. (`_flatten_layers` is the walk Keras' own symbolic build uses.)
-    if all(layer.built for layer in model._flatten_layers(include_self=False)):
+    # Every layer, not the model's own flag: a wrapper such as SampledLabelModel holds no weights of its own and
+    # is never built itself. A head builds the layers it holds (shared embedding, label encoder, components) in
+    # its own `build()` (the LabelHead protocol), so a built head stands for them.
+    if all(layer.built for layer in walk_layers(model)):
         optimizer.build(model.trainable_variables)
     return model
