@@ -39,17 +39,52 @@ def test_fine_tuning_reaches_the_encoder_through_documents_only():
         assert any(g is not None and np.any(np.asarray(g) != 0) for g in grads) == reaches
 
 
-@pytest.mark.parametrize("fine_tune", [False, True])
+@pytest.mark.parametrize("fine_tune", [False, True, "documents"])
 def test_fine_tune_holds_through_freezing_and_thawing_the_model(fine_tune):
     layer = SentenceEncoder(tiny_bert(V, 8, T), fine_tune=fine_tune)
     ids = keras.Input((T,), dtype="int32")
     model = keras.Model(ids, keras.layers.Dense(2)(layer(ids)["pooled"]))
     backbone = {w.path for w in layer.backbone.weights}
     for _ in range(2):
-        assert bool(backbone & {w.path for w in model.trainable_weights}) == fine_tune
+        assert bool(backbone & {w.path for w in model.trainable_weights}) == bool(fine_tune)
+        if layer.label_backbone is not None:  # the label side's copy never trains
+            assert not layer.label_backbone.trainable_weights
         model.trainable = False
         assert not model.trainable_weights
         model.trainable = True
+
+
+def fitted_match_model(fine_tune):
+    """A SentenceMatchHead over the encoder, trained a few steps on the documents; returns (model, encoder)."""
+    keras.utils.set_random_seed(0)
+    layer = SentenceEncoder(tiny_bert(V, 8, T), fine_tune=fine_tune)
+    ids = keras.Input((T,), dtype="int32")
+    model = keras.Model(ids, SentenceMatchHead(layer, LABELS)(layer(ids)["pooled"]))
+    model.compile(keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True))
+    return model, layer
+
+
+@pytest.mark.parametrize("fine_tune, labels_move", [(True, True), ("documents", False)])
+def test_documents_mode_reads_labels_with_the_pretrained_copy(fine_tune, labels_move, tmp_path):
+    model, layer = fitted_match_model(fine_tune)
+    pretrained = [np.array(w) for w in layer.backbone.get_weights()]
+    before = np.asarray(layer.encode(LABELS))
+    np.testing.assert_allclose(before, unit_means(layer.backbone, LABELS), atol=1e-5)
+    model.fit(DOCUMENTS[:2], np.eye(3, dtype="float32")[:2], epochs=5, verbose=0)
+    assert any(not np.allclose(a, b) for a, b in zip(layer.backbone.get_weights(), pretrained))  # documents' side
+    after = np.asarray(layer.encode(LABELS))
+    assert (not np.allclose(after, before, atol=1e-4)) == labels_move
+    if fine_tune == "documents":  # exactly the pretrained backbone's vectors, by NumPy pooling
+        for a, b in zip(layer.label_backbone.get_weights(), pretrained):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_allclose(after, unit_means(layer.label_backbone, LABELS), atol=1e-5)
+    # Saved and loaded: both sides as trained, the same scores.
+    model.save(tmp_path / "model.keras")
+    loaded = keras.saving.load_model(tmp_path / "model.keras")
+    np.testing.assert_allclose(loaded.predict(DOCUMENTS, verbose=0), model.predict(DOCUMENTS, verbose=0), atol=1e-5)
+    encoder = next(x for x in loaded.layers if isinstance(x, SentenceEncoder))
+    assert encoder.fine_tune == fine_tune
+    np.testing.assert_allclose(encoder.encode(LABELS), after, atol=1e-6)
 
 
 def test_bad_arguments_name_the_argument():
@@ -58,6 +93,8 @@ def test_bad_arguments_name_the_argument():
     ids = keras.Input((4,), dtype="int32")
     with pytest.raises(ValueError, match="backbone"):  # a functional model, but no token embedding
         SentenceEncoder(keras.Model({"token_ids": ids, "padding_mask": ids}, keras.layers.Embedding(9, 2)(ids)))
+    with pytest.raises(ValueError, match="fine_tune.*'documents'.*'labels'"):
+        SentenceEncoder(tiny_bert(V, 8, T), fine_tune="labels")
     layer = encoder()
     with pytest.raises(ValueError, match=r"token_ids.*\(2, 9\)"):  # longer than the backbone's 6 positions
         layer(np.ones((2, 9), "int32"))

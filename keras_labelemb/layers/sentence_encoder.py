@@ -32,9 +32,14 @@ class SentenceEncoder(keras.layers.Layer):
             `sequence_output`.
         fine_tune: train the backbone's weights. Default False: they are
             frozen and the backbone runs in inference mode (no dropout).
-            For labels never seen keep it False: trained on the seen
-            labels, all-MiniLM-L6-v2 ranked held-out labels worse
-            (`benchmarks/README.md`, zero-shot attempt 8).
+            True trains the one backbone that reads documents and, through
+            `encode`, label descriptions: the label vectors move with it.
+            `"documents"` trains it on documents only and reads descriptions
+            with a frozen copy of the pretrained backbone made here (twice
+            the weights), as `embedding={"fine_tune": "documents"}` does for
+            word vectors. For labels never seen keep it False: trained on the
+            seen labels, all-MiniLM-L6-v2 ranked held-out labels worse
+            (`benchmarks/README.md`, zero-shot attempts 8 and 9).
 
     Example:
 
@@ -63,8 +68,26 @@ class SentenceEncoder(keras.layers.Layer):
                 f"`backbone` needs the inputs `token_ids` and `padding_mask`. Received: inputs {sorted(backbone.input)}"
             )
         self.backbone = backbone
-        self.fine_tune = check_bool("fine_tune", fine_tune)
-        self.backbone.trainable = self.fine_tune
+        if fine_tune != "documents":
+            try:
+                fine_tune = check_bool("fine_tune", fine_tune)
+            except ValueError:
+                raise ValueError(
+                    f"`fine_tune` must be False, True or 'documents'. Received: fine_tune={fine_tune!r}"
+                ) from None
+        self.fine_tune = fine_tune
+        self.backbone.trainable = bool(self.fine_tune)
+        # The label side's own frozen copy, made before any training moves the backbone.
+        self.label_backbone = self._frozen_copy(backbone) if fine_tune == "documents" else None
+
+    @staticmethod
+    def _frozen_copy(backbone):
+        config = keras.saving.serialize_keras_object(backbone)
+        config["config"]["name"] = f"{backbone.name}_labels"
+        copy = keras.saving.deserialize_keras_object(config)
+        copy.set_weights(backbone.get_weights())
+        copy.trainable = False
+        return copy
 
     @property
     def trainable(self):
@@ -74,7 +97,9 @@ class SentenceEncoder(keras.layers.Layer):
     def trainable(self, value):
         keras.layers.Layer.trainable.fset(self, value)
         if hasattr(self, "fine_tune"):  # `fine_tune=False` holds through `model.trainable = True`
-            self.backbone.trainable = bool(value) and self.fine_tune
+            self.backbone.trainable = bool(value) and bool(self.fine_tune)
+            if getattr(self, "label_backbone", None) is not None:  # the label side's copy stays as pretrained
+                self.label_backbone.trainable = False
 
     @property
     def input_dim(self):
@@ -102,22 +127,27 @@ class SentenceEncoder(keras.layers.Layer):
             self._check_shape(input_shape)
         self.built = True  # the backbone is a functional model: built when constructed
 
-    def _states(self, token_ids, training):
+    def _states(self, token_ids, training, backbone=None):
         self._check_shape(token_ids.shape)
+        backbone = backbone or self.backbone
         ids = ops.cast(token_ids, "int32")
         mask = ops.not_equal(ids, 0)
         inputs = {"token_ids": ids, "padding_mask": mask}
-        if "segment_ids" in self.backbone.input:
+        if "segment_ids" in backbone.input:
             inputs["segment_ids"] = ops.zeros_like(ids)
-        states = self.backbone(inputs, training=training if self.fine_tune else False)
+        states = backbone(inputs, training=training)
         return ops.convert_to_tensor(states["sequence_output"] if isinstance(states, dict) else states), ids, mask
 
     def encode(self, token_ids, training=None):
-        """`(N, d)` unit mean token states of `token_ids` `(N, T)`; a sequence of padding only gives zeros."""
-        return self(token_ids, training=training)["pooled"]
+        """`(N, d)` unit mean token states of `token_ids` `(N, T)`, as label heads read descriptions (with the
+        frozen copy under `fine_tune="documents"`); a sequence of padding only gives zeros."""
+        if self.label_backbone is None:
+            return self(token_ids, training=training)["pooled"]
+        states, _, mask = self._states(token_ids, False, self.label_backbone)
+        return unit_mean(ops.cast(states, "float32"), ops.cast(mask, "float32"))
 
     def call(self, token_ids, training=None):
-        states, ids, mask = self._states(token_ids, training)
+        states, ids, mask = self._states(token_ids, training if self.fine_tune else False)
         pooled = unit_mean(ops.cast(states, "float32"), ops.cast(mask, "float32"))
         return {"pooled": pooled, "token_states": states, "token_ids": ids, "token_mask": mask}
 
