@@ -37,8 +37,9 @@ class SentenceEncoder(keras.layers.Layer):
             `"documents"` trains it on documents only and reads descriptions
             with a frozen copy of the pretrained backbone made here (twice
             the weights), as `embedding={"fine_tune": "documents"}` does for
-            word vectors. For labels never seen keep it False: trained on the
-            seen labels, all-MiniLM-L6-v2 ranked held-out labels worse
+            word vectors. For labels never seen, True did harm: trained on
+            the seen labels, all-MiniLM-L6-v2 ranked held-out labels worse;
+            `"documents"` was level with False, neither better nor worse
             (`benchmarks/README.md`, zero-shot attempts 8 and 9).
 
     Example:
