@@ -166,8 +166,11 @@ ZERO_SHOT_RUNS = {
         "all-MiniLM-L6-v2 on a GPU; baselines GloVe 50-d",
     ),
 }
-# What a hybrid must beat: the untrained matchers, and each of its components alone where the run has it.
+# What a hybrid must beat: the untrained matchers, and each of its components alone where the run has it (the
+# issue's Reuters target). On AAPD the target asks for tf-idf and random alone; the Reuters bars are said
+# beside its verdict.
 ZERO_SHOT_BARS = ("tfidf_match", "untrained_fusion", "embedding_cosine", "gile", "interaction")
+AAPD_BARS = ("tfidf_match", "random")
 # The untrained fusion of a hybrid's own components, where a run has it: whether training added anything (said
 # beside the verdict, not one of the bars).
 OWN_UNTRAINED = "untrained_sentence_fusion"
@@ -190,6 +193,15 @@ def zero_shot_rows(report, hybrid, what, vectors="GloVe 50-d", brief=None):
         versus = {b: paired_comparison(avgpr[hybrid], avgpr[b]) for b in bars}
         mean = {name: float(np.mean(values)) for name, values in avgpr.items()}
         missed = [b for b, c in versus.items() if not c["met"]]
+        target = "above tf-idf, the fusion and each component alone"
+        verdict = met(not missed) + ("" if not missed else f" (not above {', '.join(missed)})")
+        if dataset == "aapd":
+            target = "above tf-idf and random"
+            reached = all(paired_comparison(avgpr[hybrid], avgpr[b])["met"] for b in AAPD_BARS)
+            verdict = (
+                met(reached) + "; as on Reuters, above the fusion and each component alone: "
+                + (met(not missed) + ("" if not missed else f" (not above {', '.join(missed)})"))
+            )  # fmt: skip
         trained = ""
         if OWN_UNTRAINED in avgpr:
             own = paired_comparison(avgpr[hybrid], avgpr[OWN_UNTRAINED])
@@ -214,10 +226,8 @@ def zero_shot_rows(report, hybrid, what, vectors="GloVe 50-d", brief=None):
                 + "".join(f"; {b} {mean[b]:.4f}" for b in bars[2:])
                 + trained,
                 "-",
-                "above tf-idf, the fusion and each component alone (noise rule; vs tf-idf "
-                f"{versus['tfidf_match']['mean_gain']:+.3f}, p {versus['tfidf_match']['p_value']:.2g}): "
-                + met(not missed)
-                + ("" if not missed else f" (not above {', '.join(missed)})"),
+                f"{target} (noise rule; vs tf-idf "
+                f"{versus['tfidf_match']['mean_gain']:+.3f}, p {versus['tfidf_match']['p_value']:.2g}): {verdict}",
                 "[zero-shot](benchmarks/README.md#zero-shot-over-many-splits-heads-that-read-the-documents-words)",
                 f"{DATASET_NAMES[dataset]}, {len(splits[0]['unseen_labels'])} unseen labels: average precision, "
                 f"{brief or hybrid}",

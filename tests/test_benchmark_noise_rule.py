@@ -53,6 +53,15 @@ def test_zero_shot_rows_apply_the_rule_against_every_bar():
     assert "**not met**" in row and "untrained_fusion" in row
 
 
+def test_aapd_rows_judge_the_issues_aapd_target_and_say_the_reuters_bars_beside_it():
+    aapd = {"results": {"aapd": report([0.05, 0.01, 0.04, 0.03])["results"]["reuters"]}}  # below the fusion
+    verdict = zero_shot_rows(aapd, "hybrid", "h")[0][4]
+    assert verdict.startswith("above tf-idf and random (")
+    assert ": met; as on Reuters" in verdict and "**not met** (not above untrained_fusion)" in verdict
+    below_tfidf = {"results": {"aapd": report([0.01, -0.02, 0.0, -0.01])["results"]["reuters"]}}
+    assert ": **not met**; as on Reuters" in zero_shot_rows(below_tfidf, "hybrid", "h")[0][4]
+
+
 def test_seen_and_language_model_rows_pair_by_seed():
     summary = {"gile_han_micro_f1": 0.843, "han_linear_micro_f1": 0.844, "svm_micro_f1": 0.884}
     seen = {m: {"seeds": [{"seed": k, "micro_f1": v} for k, v in enumerate(vals)]}
