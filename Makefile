@@ -10,12 +10,13 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-fast clean
 
-# --no-compile: pip would byte-compile every module of TensorFlow, JAX and PyTorch (about 25 s of a fresh
-# install on 2 cores); Python compiles the modules a run imports, once, when it first imports them.
+# uv (from PyPI, into the venv) installs the package and its test dependencies: 13 s against pip's 32 s on 2
+# cores from an empty cache. Like `pip --no-compile` it byte-compiles nothing (pip compiling every module of
+# TensorFlow, JAX and PyTorch took about 25 s); Python compiles the modules a run imports when it imports them.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet --no-compile -e ".[test]"
+	$(PY) -m pip install --quiet uv
+	$(VENV)/bin/uv pip install --quiet --python $(PY) -e ".[test]"
 	touch $(STAMP)
 
 # Trains GILE-HAN on the embedded demo dataset, evaluates seen and unseen labels,
