@@ -39,7 +39,8 @@ def sentence_classifier(encoder, label_ids=None, num_labels=None, head="sentence
 
     Args:
         encoder: the `SentenceEncoder` (frozen unless built with
-            `fine_tune=True`).
+            `fine_tune=True`, or `fine_tune="documents"` to train it on
+            the documents and read descriptions with a frozen copy).
         label_ids: `(L, Lw)` word-piece ids of the label descriptions.
         num_labels: the label count, for a `"linear"` head without
             descriptions.
