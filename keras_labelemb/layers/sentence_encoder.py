@@ -130,7 +130,7 @@ class SentenceEncoder(keras.layers.Layer):
 
     def _states(self, token_ids, training, backbone=None):
         self._check_shape(token_ids.shape)
-        backbone = backbone or self.backbone
+        backbone = self.backbone if backbone is None else backbone
         ids = ops.cast(token_ids, "int32")
         mask = ops.not_equal(ids, 0)
         inputs = {"token_ids": ids, "padding_mask": mask}
