@@ -4,7 +4,7 @@ of exact words and sentence meaning trains, relabels, round-trips and serves raw
 import keras
 import numpy as np
 import pytest
-from sentence_helpers import DOCUMENTS, LABELS, T, encoder, unit_means, vectorizer
+from sentence_helpers import DOCUMENTS, LABELS, T, encoder, tiny_bert, unit_means, vectorizer
 
 from keras_labelemb.evaluation import predict_top_k
 from keras_labelemb.layers import HybridHead, LexicalMatchHead, SentenceEncoder, SentenceMatchHead
@@ -80,6 +80,9 @@ def test_bad_arguments_name_the_argument():
         head(np.zeros((2, 5), "float32"))
     with pytest.raises(ValueError, match="label_ids"):
         head.set_labels(np.array([[2, 16 + 3]]))  # outside the encoder's vocabulary
+    documents_only = SentenceEncoder(tiny_bert(16, 8, T), fine_tune="documents")
+    with pytest.raises(ValueError, match=r"fine_tune_labels=True.*frozen copy"):
+        SentenceMatchHead(documents_only, LABELS, fine_tune_labels=True)
 
 
 def test_a_sentence_model_serves_raw_strings_and_labels_sent_with_the_request(tmp_path):

@@ -40,7 +40,8 @@ class SentenceMatchHead(LabelHead):
         label_ids: `(L, Lw)` word-piece ids of the label descriptions (the
             encoder's tokenizer; 0 = padding).
         fine_tune_labels: let gradients reach the encoder through the
-            descriptions. Default False.
+            descriptions. Default False. Refused beside an encoder with
+            `fine_tune="documents"`, whose label side is a frozen copy.
         scale_initializer: initial `scale`. Default 1.
         bias_initializer: initial `b`. Default 0.
 
@@ -80,6 +81,12 @@ class SentenceMatchHead(LabelHead):
                 "SentenceMatchHead's label encoder is its SentenceEncoder. Received: a `label_encoder` argument"
             )
         self.fine_tune_labels = check_bool("fine_tune_labels", fine_tune_labels)
+        if self.fine_tune_labels and embedding.fine_tune == "documents":
+            raise ValueError(
+                "`fine_tune_labels=True` trains the encoder through the descriptions, but "
+                "`SentenceEncoder(fine_tune='documents')` reads them with a frozen copy: nothing would train. Use "
+                "`fine_tune=True` for one encoder trained on both sides. Received: fine_tune_labels=True"
+            )
         self.scale_initializer = keras.initializers.get(scale_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
         super().__init__(embedding=embedding, label_ids=label_ids, **kwargs)
