@@ -148,6 +148,13 @@ ZERO_SHOT_RUNS = {
         "hybrid_fusion_interaction",
         "fusion trained end to end with the word interaction beside it (starting at weight 0), fresh splits",
     ),
+    # Attempt 7's AAPD rows again on fresh splits, after the AAPD verdict moved to the issue's AAPD target.
+    "zero_shot_sentence_aapd_confirm": (
+        "hybrid_sentence",
+        "hybrid of word-piece tf-idf and MiniLM sentence cosine (encoder frozen, blend trained), fresh splits "
+        "confirming the AAPD target",
+        "all-MiniLM-L6-v2; baselines GloVe 50-d",
+    ),
     "zero_shot_fine_tune": (
         "hybrid_sentence_fine_tuned",
         "MiniLM + word-piece tf-idf hybrid, encoder fine-tuned end to end from the frozen hybrid, fresh splits",
