@@ -37,32 +37,40 @@ about 100 minutes for Reuters and 80 for 20 Newsgroups with the defaults;
     python -m benchmarks.cnle --datasets reuters --merge &      # writes its part of cnle.json
     python -m benchmarks.cnle --datasets newsgroups --merge     # adds 20NG beside it
     python -m benchmarks.cnle --quick                           # a check of the script (to a temporary file)
+
+On a GPU machine without TensorFlow (JAX), in two steps: here the text pipeline writes each dataset's token
+ids, targets, label sequences, GloVe rows and texts; there the SVM and each CNLE variant run from them, each in
+its own process (`--jobs` at once, sharing the GPU), and their parts are merged into `--output`. No GILE-HAN
+there (its benchmark reads text with TensorFlow), so no step-time ratio either; the code version recorded is
+the bundle's: write it from a clean checkout of the commit the GPU machine runs.
+
+    python -m benchmarks.cnle --write-bundle .device_data/cnle --word-vectors glove50
+    KERAS_BACKEND=jax python -m benchmarks.cnle --bundle .device_data/cnle --word-vectors glove50 --jobs 8
 """
 
 import argparse
+import gzip
 import json
 import os
 import pathlib
+import subprocess
+import sys
 import tempfile
 import time
+from types import SimpleNamespace
 
 import keras
 import numpy as np
 
-from benchmarks import reuters as reuters_benchmark
 from benchmarks.baselines import tuned_svm
 from benchmarks.report import RESULTS, code_version, command_line, results_header, write_report
 from benchmarks.tables import markdown_table
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
-from benchmarks.token_ids import token_ids
 from benchmarks.training_loop import fit_best_epoch
-from benchmarks.word_vectors import glove50
 from keras_labelemb.datasets import load_newsgroups, load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
 from keras_labelemb.models import cnle, find_label_head
 from keras_labelemb.plotting import plot_co_attention
-from keras_labelemb.text import TextVectorizer
-from keras_labelemb.text.label_sequences import label_sequences
 from keras_labelemb.training import (
     DecodedValidation,
     cnle_optimizer,
@@ -106,6 +114,12 @@ def parse_args(argv=None):
         "--quick", action="store_true", help="600 training texts, 1 epoch, small model: checks the script end to end"
     )
     p.add_argument("--output", default=None, help="JSON path (default benchmarks/results/cnle.json)")
+    p.add_argument("--write-bundle", help="write each dataset's ids, targets, vectors and texts here, then stop")
+    p.add_argument("--bundle", help="run from the folder --write-bundle wrote (no TensorFlow needed, no GILE-HAN)")
+    p.add_argument("--jobs", type=int, default=1, help="with --bundle: parts (the SVM, each model) run at once")
+    p.add_argument("--time-limit", type=float, default=None, help="minutes: no epoch starts that would end later")
+    p.add_argument("--part", help=argparse.SUPPRESS)  # one part of --jobs: "<dataset>:<svm or model key>"
+    p.add_argument("--deadline-at", type=float, help=argparse.SUPPRESS)  # --time-limit's end, from --jobs
     p.add_argument(
         "--report-only",
         action="store_true",
@@ -127,6 +141,10 @@ def parse_args(argv=None):
         if args.output is None:
             args.output = str(pathlib.Path(tempfile.gettempdir()) / "cnle_quick.json")
     args.output = args.output or str(RESULTS / "cnle.json")
+    if args.bundle:
+        args.no_gile = True  # GILE-HAN's benchmark reads its text with TensorFlow
+    elif args.jobs != 1:
+        p.error("--jobs runs parts of a --bundle")
     return args
 
 
@@ -141,18 +159,27 @@ def _subsample(data, count, seed):
 class Setup:
     """One dataset's split, flat vocabulary, token ids, label descriptions and targets."""
 
-    def __init__(self, args, name):
+    def __init__(self, args, name, bundle=None):
         self.args, self.name = args, name
         self.multi_label = name == "reuters"
+        self.max_tokens = args.reuters_max_tokens if self.multi_label else args.newsgroups_max_tokens
+        self.epochs = args.reuters_epochs if self.multi_label else args.newsgroups_epochs
+        self._vectors = {}
+        if bundle is not None:
+            self._read(pathlib.Path(bundle))
+            return
+        from benchmarks.token_ids import token_ids
+        from keras_labelemb.text import TextVectorizer
+        from keras_labelemb.text.label_sequences import label_sequences
+
         data_dir = None if args.data_dir is None else os.path.join(args.data_dir, DATA_FOLDERS[name])
         data = load_reuters(data_dir) if self.multi_label else load_newsgroups(data_dir)
         self.data = _subsample(data, args.max_train, args.seed).validation_split(
             args.validation_fraction, seed=args.seed
         )
-        self.max_tokens = args.reuters_max_tokens if self.multi_label else args.newsgroups_max_tokens
-        self.epochs = args.reuters_epochs if self.multi_label else args.newsgroups_epochs
         self.vectorizer = TextVectorizer(max_tokens=self.max_tokens)
         self.vectorizer.adapt(self.data.train_texts, min_count=2, max_size=args.vocabulary_size + 2)
+        self.vocabulary = self.vectorizer.get_vocabulary()
         self.label_ids = self.vectorizer.encode_labels(self.data.label_descriptions, args.label_words)
         self.ids = {s: token_ids(self.vectorizer, getattr(self.data, f"{s}_texts")) for s in ("train", "val", "test")}
         self.y = {s: self.data.multi_hot(s) for s in ("train", "val", "test")}
@@ -167,7 +194,7 @@ class Setup:
             "validation_documents": len(self.data.val_texts),
             "test_documents": len(self.data.test_texts),
             "labels": self.data.num_labels,
-            "vocabulary_size": self.vectorizer.vocabulary_size,
+            "vocabulary_size": len(self.vocabulary),
             "max_tokens": self.max_tokens,
             "mean_tokens_after_truncation": round(float(lengths.mean()), 1),
             "truncated_documents_fraction": round(float((lengths == self.max_tokens).mean()), 3),
@@ -176,19 +203,72 @@ class Setup:
             if self.multi_label
             else 0,
         }
-        self._vectors = {}
         print(f"{name}: {self.info}", flush=True)
 
     def word_vectors(self, kind):
         if kind not in self._vectors:
             if kind == "glove50":
+                from benchmarks.word_vectors import glove50
+
                 vectors, self.info["glove50_coverage"] = glove50(self.vectorizer, self.label_ids)
             else:
-                vectors = pretrain_word_vectors(self.ids["train"], self.vectorizer.vocabulary_size, self.args.ppmi_dim)
+                vectors = pretrain_word_vectors(self.ids["train"], len(self.vocabulary), self.args.ppmi_dim)
             self._vectors[kind] = vectors
         return self._vectors[kind]
 
+    def write(self, folder, kinds):
+        """Writes what a run needs (`kinds`: the word vectors made here) to `folder`/<name>.npz and .json.gz."""
+        arrays = {f"ids_{s}": self.ids[s] for s in SPLITS} | {f"y_{s}": self.y[s].astype("uint8") for s in SPLITS}
+        arrays.update(label_ids=self.label_ids, sequences=self.sequences)
+        arrays.update({f"vectors_{kind}": self.word_vectors(kind) for kind in kinds})
+        np.savez_compressed(folder / f"{self.name}.npz", **arrays)
+        d = self.data
+        meta = {
+            "code_version": code_version(),
+            "data_options": {option: getattr(self.args, option) for option in DATA_OPTIONS},
+            "info": self.info,
+            "max_steps": self.max_steps,
+            "vocabulary": self.vocabulary,
+            "label_names": list(d.label_names),
+            "test_ids": [str(i) for i in d.test_ids],
+            "texts": {s: list(getattr(d, f"{s}_texts")) for s in SPLITS},
+        }
+        with gzip.open(folder / f"{self.name}.json.gz", "wt") as out:
+            json.dump(meta, out)
 
+    def _read(self, folder):
+        with gzip.open(folder / f"{self.name}.json.gz", "rt") as stored:
+            meta = json.load(stored)
+        given = {option: getattr(self.args, option) for option in DATA_OPTIONS}
+        if given != meta["data_options"]:
+            raise SystemExit(f"{folder}: written with {meta['data_options']}, run with {given}")
+        with np.load(folder / f"{self.name}.npz") as stored:
+            arrays = dict(stored)
+        self.code_version, self.info, self.max_steps = meta["code_version"], meta["info"], meta["max_steps"]
+        self.vocabulary = meta["vocabulary"]
+        self.data = SimpleNamespace(
+            label_names=meta["label_names"],
+            test_ids=meta["test_ids"],
+            **{f"{s}_texts": meta["texts"][s] for s in SPLITS},
+        )
+        self.ids = {s: arrays[f"ids_{s}"] for s in SPLITS}
+        self.y = {s: arrays[f"y_{s}"].astype("float32") for s in SPLITS}
+        self.label_ids, self.sequences = arrays["label_ids"], arrays["sequences"]
+        self._vectors = {key[len("vectors_") :]: arrays[key] for key in arrays if key.startswith("vectors_")}
+        print(f"{self.name} (bundle of {self.code_version}): {self.info}", flush=True)
+
+
+SPLITS = ("train", "val", "test")
+# What a bundle fixes: a run from it must be given the same.
+DATA_OPTIONS = (
+    "max_train",
+    "reuters_max_tokens",
+    "newsgroups_max_tokens",
+    "vocabulary_size",
+    "validation_fraction",
+    "seed",
+    "label_words",
+)
 DATA_FOLDERS = {"reuters": "reuters21578", "newsgroups": "20newsgroups_bydate"}
 
 
@@ -196,7 +276,7 @@ def build_cnle(setup, model_name, vectors_kind):
     a = setup.args
     ablation = MODELS[model_name]
     return cnle(
-        setup.vectorizer.vocabulary_size,
+        len(setup.vocabulary),
         setup.label_ids,
         max_tokens=setup.max_tokens,
         multi_label=setup.multi_label,
@@ -223,13 +303,14 @@ def train_cnle(setup, model_name, vectors_kind):
     metric = "micro_f1" if setup.multi_label else "accuracy"
     best = DecodedValidation(model, setup.ids["val"], setup.y["val"], metric=metric, patience=a.patience)
     timer = EpochTimer()  # after `best`: an epoch's time includes its decoded validation
+    limit = TimeLimit(a.deadline)
     history, fitted = fit_best_epoch(
         training,
         {"token_ids": setup.ids["train"], "label_sequence": setup.sequences},
         setup.sequences,
         best=best,
         epochs=setup.epochs,
-        callbacks=[best, timer],
+        callbacks=[best, timer, limit],
         batch_size=a.batch_size,
     )
     decoded = model.predict(setup.ids["test"], batch_size=256, verbose=0)
@@ -238,6 +319,7 @@ def train_cnle(setup, model_name, vectors_kind):
         "train_seconds": fitted["train_seconds"],
         "epoch_seconds": [round(s, 1) for s in timer.seconds],
         "epochs_run": fitted["epochs_run"],
+        "stopped_by_time_limit": limit.stopped,
         "best_epoch": fitted["best_epoch"],
         f"val_{metric}": best.best_score,
         f"val_{metric}_curve": [round(v, 4) for v in history[f"val_decoded_{metric}"]],
@@ -252,6 +334,23 @@ def train_cnle(setup, model_name, vectors_kind):
     return model, training, info
 
 
+class TimeLimit(keras.callbacks.Callback):
+    """Stops training before an epoch that would end after `deadline` (`time.time()`; None: never), judged by the
+    longest epoch so far."""
+
+    def __init__(self, deadline):
+        super().__init__()
+        self.deadline, self.stopped, self.longest = deadline, False, 0.0
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.started = time.time()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.longest = max(self.longest, time.time() - self.started)
+        if self.deadline is not None and time.time() + self.longest > self.deadline:
+            self.model.stop_training = self.stopped = True
+
+
 def run_svm(setup):
     """The tuned tf-idf LinearSVC: C and n-gram range chosen on validation (threshold too on Reuters)."""
     d = setup.data
@@ -262,6 +361,8 @@ def run_svm(setup):
 
 def run_gile_han(args):
     """GILE-HAN as `benchmarks.reuters` trains it (its defaults, one seed), on the same Reuters split."""
+    from benchmarks import reuters as reuters_benchmark  # TensorFlow's text pipeline
+
     reuters_args = reuters_benchmark.parse_args(["--seed", str(args.seed), "--seeds", "1"])
     reuters_args.data_dir = None if args.data_dir is None else os.path.join(args.data_dir, DATA_FOLDERS["reuters"])
     if args.quick:
@@ -312,8 +413,7 @@ def plot_attention_example(setup, model, path):
     others = [j for j in np.argsort(-label_to_text.sum(axis=1)) if j not in shown][: max(0, 8 - len(shown))]
     shown = np.concatenate([shown, np.asarray(others, dtype=int)]).astype(int)
     length = int(lengths[row])
-    vocabulary = setup.vectorizer.get_vocabulary()
-    tokens = [vocabulary[i] for i in ids[0, :length]]
+    tokens = [setup.vocabulary[i] for i in ids[0, :length]]
     names = []
     for j in shown:
         mark = ("true" if setup.y["test"][row, j] else "") + ("+decoded" if decoded[j] else "")
@@ -329,25 +429,38 @@ def plot_attention_example(setup, model, path):
     return {"test_document": str(setup.data.test_ids[row]), "labels_shown": [setup.data.label_names[j] for j in shown]}
 
 
-def run_dataset(args, name, results, save, version):
-    setup = Setup(args, name)
+def model_runs(args):
+    """`(key, model, word vectors)` of each CNLE run: every model with the first vectors, CNLE with the others."""
+    kinds, models = args.word_vectors.split(","), args.models.split(",")
+    return [(m, m, kinds[0]) for m in models] + [(f"cnle_{k}", "cnle", k) for k in kinds[1:] if "cnle" in models]
+
+
+def parts_of(args, name):
+    """What one dataset's run is made of: the SVM, GILE-HAN (Reuters) and each CNLE run, by key."""
+    gile = ["gile_han"] if name == "reuters" and not args.no_gile else []
+    return ["svm", *gile, *(key for key, _, _ in model_runs(args))]
+
+
+def run_dataset(args, name, results, save, version, parts=None):
+    """Runs `parts` (default: all of `parts_of`) of dataset `name` into `results[name]`, saving after each."""
+    parts = parts or parts_of(args, name)
+    setup = Setup(args, name, args.bundle and pathlib.Path(args.bundle))
     out = results.setdefault(name, {})
     out.update(setup=setup.info, command=command_line("benchmarks.cnle"), code_version=version, models={})
-    print(f"\n== {name}: tuned tf-idf LinearSVC ==", flush=True)
-    out["svm"] = run_svm(setup)
-    print(out["svm"], flush=True)
-    save()
+    if "svm" in parts:
+        print(f"\n== {name}: tuned tf-idf LinearSVC ==", flush=True)
+        out["svm"] = run_svm(setup)
+        print(out["svm"], flush=True)
+        save()
     gile = None
-    if name == "reuters" and not args.no_gile:
+    if "gile_han" in parts:
         print("\n== reuters: GILE-HAN (benchmarks.reuters' defaults, one seed) ==", flush=True)
         gile_model, gile_batch, out["gile_han"] = run_gile_han(args)
         gile = gile_model, gile_batch
         save()
-    vector_kinds = args.word_vectors.split(",")
-    runs = [(m, vector_kinds[0]) for m in args.models.split(",")]
-    runs += [("cnle", kind) for kind in vector_kinds[1:] if "cnle" in args.models.split(",")]
-    for model_name, kind in runs:
-        key = model_name if kind == vector_kinds[0] else f"{model_name}_{kind}"
+    for key, model_name, kind in model_runs(args):
+        if key not in parts:
+            continue
         print(f"\n== {name}: {key} ({kind} vectors, frozen) ==", flush=True)
         model, training, out["models"][key] = train_cnle(setup, model_name, kind)
         out["setup"] = setup.info
@@ -361,6 +474,58 @@ def run_dataset(args, name, results, save, version):
         save()
 
 
+def write_bundle(args):
+    """Writes what `--bundle` runs read: per dataset its split's ids, targets, label sequences, word vectors
+    (the kinds of `--word-vectors` that need this machine: GloVe) and texts; `bundle.json` the code version."""
+    folder = pathlib.Path(args.write_bundle)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in args.datasets.split(","):
+        Setup(args, name).write(folder, [k for k in args.word_vectors.split(",") if k == "glove50"])
+    meta = {"code_version": code_version(), "datasets": args.datasets.split(",")}
+    (folder / "bundle.json").write_text(json.dumps(meta))
+    print(f"wrote {folder}: {sum(f.stat().st_size for f in folder.iterdir()) / 2**20:.1f} MiB")
+
+
+def part_output(args, name, part):
+    return pathlib.Path(args.output).with_suffix(".parts") / f"{name}_{part}.json"
+
+
+def run_parts(args, argv, start, version):
+    """`--jobs`: every part of every dataset in its own process, `args.jobs` at once (on one GPU: its kernels are
+    small, so processes fill it better than one does), then their results merged into `--output`."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    jobs = [(name, part) for name in args.datasets.split(",") for part in parts_of(args, name)]
+    env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")  # one GPU's memory, shared
+
+    def run(job):
+        name, part = job
+        log_path = part_output(args, name, part).with_suffix(".log")
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        extra = ["--part", f"{name}:{part}"] + ([] if args.deadline is None else ["--deadline-at", str(args.deadline)])
+        with open(log_path, "w") as log:
+            command = [sys.executable, "-m", "benchmarks.cnle", *argv, *extra]
+            code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=env).returncode
+        print(f"{name}:{part} ended ({code}) after {time.time() - start:.0f} s; log {log_path}", flush=True)
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        list(pool.map(run, jobs))
+    results, missing = {}, []
+    for name, part in jobs:
+        path = part_output(args, name, part)
+        if not path.exists():
+            missing.append(f"{name}:{part}")
+            continue
+        got = json.loads(path.read_text())["results"][name]
+        out = results.setdefault(name, {"models": {}})
+        out["models"].update(got.pop("models"))
+        out.update(got, command=command_line("benchmarks.cnle", argv))
+    if missing:
+        print(f"parts without a result: {missing}", flush=True)
+    return results
+
+
 def summary(results):
     out = {}
     for name, key, metric in (
@@ -371,7 +536,8 @@ def summary(results):
         if not r:
             continue
         row = {m: run[metric] for m, run in r.get("models", {}).items()}
-        row["svm"] = r["svm"][metric]
+        if "svm" in r:  # a part of --jobs may have none
+            row["svm"] = r["svm"][metric]
         if "gile_han" in r:
             row["gile_han"] = r["gile_han"][metric]
         out[key] = row
@@ -422,18 +588,19 @@ def table(results):
                     paper_figure(name, key),
                 ]
             )
-        svm = r["svm"]
-        rows.append(
-            [
-                MODEL_NAMES["svm"],
-                "tf-idf",
-                f"{svm[metric]:.4f}",
-                f"{svm['val_score']:.4f}",
-                "-",
-                "-",
-                paper_figure(name, "svm"),
-            ]
-        )
+        if "svm" in r:
+            svm = r["svm"]
+            rows.append(
+                [
+                    MODEL_NAMES["svm"],
+                    "tf-idf",
+                    f"{svm[metric]:.4f}",
+                    f"{svm['val_score']:.4f}",
+                    "-",
+                    "-",
+                    paper_figure(name, "svm"),
+                ]
+            )
         if "gile_han" in r:
             g = r["gile_han"]
             rows.append(
@@ -478,7 +645,17 @@ def table(results):
 
 def main(argv=None):
     args = parse_args(argv)
-    start, version = time.time(), code_version()
+    start = time.time()
+    args.deadline = args.deadline_at or (None if args.time_limit is None else start + 60 * args.time_limit)
+    if args.write_bundle:
+        write_bundle(args)
+        return
+    # The GPU machine's copy of the tree reads as no clean commit: a bundle's run records the bundle's version.
+    version = (
+        json.loads((pathlib.Path(args.bundle) / "bundle.json").read_text())["code_version"]
+        if args.bundle
+        else code_version()
+    )
     results = {}
     if args.report_only:  # the tables of a finished run, rebuilt by today's table code
         report = json.loads(pathlib.Path(args.output).read_text())
@@ -487,18 +664,28 @@ def main(argv=None):
         header = results_header(report)
         pathlib.Path(args.output).with_suffix(".md").write_text(f"{header}\n\n{table(report['results'])}\n")
         return
+    output = args.output
+    if args.part:
+        name, part = args.part.split(":")
+        output = part_output(args, name, part)
 
     def save():
         merged = dict(results)
-        if args.merge and os.path.exists(args.output):  # read at each save: another dataset's process may write too
-            with open(args.output) as previous:
+        if args.merge and not args.part and os.path.exists(output):  # another dataset's process may write too
+            with open(output) as previous:
                 merged = {**json.load(previous)["results"], **results}
         write_report(
-            args.output, "CNLE", "benchmarks.cnle", args, argv, merged, summary(merged), table(merged), start, version
+            output, "CNLE", "benchmarks.cnle", args, argv, merged, summary(merged), table(merged), start, version
         )
 
-    for name in args.datasets.split(","):
-        run_dataset(args, name, results, save, version)
+    if args.part:
+        run_dataset(args, name, results, save, version, parts=[part])
+        return
+    if args.jobs > 1:
+        results.update(run_parts(args, argv, start, version))
+    else:
+        for name in args.datasets.split(","):
+            run_dataset(args, name, results, save, version)
     save()
     print(table(results))
 
