@@ -336,18 +336,19 @@ def train_cnle(setup, model_name, vectors_kind):
 
 class TimeLimit(keras.callbacks.Callback):
     """Stops training before an epoch that would end after `deadline` (`time.time()`; None: never), judged by the
-    longest epoch so far."""
+    latest epoch (the first is not a guide: it includes compiling the step)."""
 
     def __init__(self, deadline):
         super().__init__()
-        self.deadline, self.stopped, self.longest = deadline, False, 0.0
+        self.deadline, self.stopped = deadline, False
 
     def on_epoch_begin(self, epoch, logs=None):
         self.started = time.time()
 
     def on_epoch_end(self, epoch, logs=None):
-        self.longest = max(self.longest, time.time() - self.started)
-        if self.deadline is not None and time.time() + self.longest > self.deadline:
+        now = time.time()
+        expected = now - self.started if epoch > 0 else 0.0
+        if self.deadline is not None and now + expected > self.deadline:
             self.model.stop_training = self.stopped = True
 
 
