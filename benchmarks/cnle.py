@@ -118,7 +118,7 @@ def parse_args(argv=None):
     p.add_argument("--bundle", help="run from the folder --write-bundle wrote (no TensorFlow needed, no GILE-HAN)")
     p.add_argument("--jobs", type=int, default=1, help="with --bundle: parts (the SVM, each model) run at once")
     p.add_argument("--time-limit", type=float, default=None, help="minutes: no epoch starts that would end later")
-    p.add_argument("--part", help=argparse.SUPPRESS)  # one part of --jobs: "<dataset>:<svm or model key>"
+    p.add_argument("--part", help='one part of a --bundle run, "<dataset>:<svm or model key>", to --output\'s .parts/')
     p.add_argument("--deadline-at", type=float, help=argparse.SUPPRESS)  # --time-limit's end, from --jobs
     p.add_argument(
         "--report-only",
@@ -630,6 +630,13 @@ def table(results):
             f"{setup['test_documents']} test documents; {setup['labels']} labels; {setup['max_tokens']} tokens "
             f"per text; command `{r['command']}` at code version {r['code_version']}."
         )
+        for key, run in r.get("models", {}).items():
+            if "rerun" in run:  # a part run again by itself after the merged run (see its `reason`)
+                again = run["rerun"]
+                note += (
+                    f" {MODEL_NAMES.get(key, key)} rerun by itself: `{again['command']}` at code version "
+                    f"{again['code_version']} ({again['reason']})."
+                )
         parts.append(f"**{title}**\n\n{markdown_table(header, rows)}\n\n{note}")
         if "attention_plot" in r:
             plot = r["attention_plot"]

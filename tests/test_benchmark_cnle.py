@@ -1,7 +1,9 @@
 """benchmarks.cnle: its summary keys, tables and README rows, read from a results mapping (no training here)."""
 
 import json
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from benchmarks import cnle, readme
@@ -99,3 +101,79 @@ def test_arguments_are_checked():
         cnle.parse_args(["--models", "cnle,bert"])
     quick = cnle.parse_args(["--quick"])
     assert quick.max_train == 600 and quick.output.endswith("cnle_quick.json")
+
+
+def test_a_gpu_run_without_gile_han_or_a_part_without_the_svm_still_reports():
+    runs = results()
+    for key in ("gile_han", "timing"):
+        del runs["reuters"][key]
+    runs["reuters"]["models"]["cnle"]["rerun"] = {
+        "command": "python -m x --part reuters:cnle",
+        "code_version": "b",
+        "reason": "r",
+    }
+    reuters_row = readme.cnle_rows(cnle.summary(runs))[0]
+    assert reuters_row[2].startswith("tuned tf-idf SVM 0.8800; w/o label embedding 0.8400")
+    text = cnle.table(runs)
+    assert "CNLE rerun by itself: `python -m x --part reuters:cnle` at code version b (r)." in text
+    del runs["newsgroups"]["svm"]  # a part of --jobs that trained one model
+    assert cnle.summary(runs)["newsgroups_accuracy"] == {"cnle": 0.7}
+    assert "tf-idf LinearSVC" not in cnle.table({"newsgroups": runs["newsgroups"]})
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.mark.parametrize(
+    "epoch_seconds, deadline_after, stopped_after",
+    [
+        ([300, 20, 20, 20], 400, 4),  # the first epoch compiles: not a guide; 300 + 3 x 20 ends before 400
+        ([300, 20, 20, 20], 350, 3),  # after 340 s another 20 would end at 360 > 350
+        ([300, 20, 20, 20], 310, 2),  # the first epoch is always followed by one that shows the pace
+        ([10, 10, 10, 10], None, 4),  # no deadline
+    ],
+)
+def test_time_limit_judges_the_next_epoch_by_the_latest(monkeypatch, epoch_seconds, deadline_after, stopped_after):
+    clock = _Clock()
+    monkeypatch.setattr(cnle.time, "time", clock)
+    limit = cnle.TimeLimit(None if deadline_after is None else clock.now + deadline_after)
+    limit.set_model(type("Model", (), {"stop_training": False})())
+    ran = 0
+    for epoch, seconds in enumerate(epoch_seconds):
+        limit.on_epoch_begin(epoch)
+        clock.now += seconds
+        limit.on_epoch_end(epoch)
+        ran += 1
+        if limit.model.stop_training:
+            break
+    assert ran == stopped_after and limit.stopped == (ran < len(epoch_seconds))
+
+
+def test_a_bundle_gives_back_what_was_written(tmp_path):
+    args = cnle.parse_args(["--quick"])
+    setup = object.__new__(cnle.Setup)
+    rng = np.random.default_rng(0)
+    setup.args, setup.name, setup.multi_label = args, "reuters", True
+    setup.ids = {s: rng.integers(0, 9, (4, 6)).astype("int32") for s in cnle.SPLITS}
+    setup.y = {s: rng.integers(0, 2, (4, 3)).astype("float32") for s in cnle.SPLITS}
+    setup.label_ids, setup.sequences = rng.integers(0, 9, (3, 2)), rng.integers(0, 4, (4, 3))
+    setup.vocabulary, setup.max_steps, setup.info = [f"w{i}" for i in range(9)], 3, {"labels": 3}
+    setup._vectors = {"glove50": rng.normal(size=(9, 5)).astype("float32")}
+    texts = {f"{s}_texts": [f"{s} text {i}" for i in range(4)] for s in cnle.SPLITS}
+    setup.data = SimpleNamespace(label_names=["a", "b", "c"], test_ids=["t0", "t1", "t2", "t3"], **texts)
+    setup.write(tmp_path, ["glove50"])
+    back = cnle.Setup(args, "reuters", tmp_path)
+    for s in cnle.SPLITS:
+        np.testing.assert_array_equal(back.ids[s], setup.ids[s])
+        np.testing.assert_array_equal(back.y[s], setup.y[s])
+        assert getattr(back.data, f"{s}_texts") == texts[f"{s}_texts"]
+    np.testing.assert_array_equal(back.word_vectors("glove50"), setup._vectors["glove50"])
+    np.testing.assert_array_equal(back.sequences, setup.sequences)
+    assert back.vocabulary == setup.vocabulary and back.max_steps == 3 and back.data.label_names == ["a", "b", "c"]
+    with pytest.raises(SystemExit, match="written with"):  # a run must be given the data options it was written with
+        cnle.Setup(cnle.parse_args([]), "reuters", tmp_path)
