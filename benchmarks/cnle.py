@@ -577,44 +577,21 @@ def table(results):
         if not r:
             continue
         rows = []
+
+        def row(key, vectors, run, validation, epochs="-", seconds="-"):
+            scores = f"{run[metric]:.4f}", f"{validation:.4f}"
+            return [MODEL_NAMES.get(key, key), vectors, *scores, epochs, seconds, paper_figure(name, key)]
+
         for key, run in r.get("models", {}).items():
-            rows.append(
-                [
-                    MODEL_NAMES.get(key, key),
-                    run["word_vectors"],
-                    f"{run[metric]:.4f}",
-                    f"{run[f'val_{metric}']:.4f}",
-                    f"{run['best_epoch']}/{run['epochs_run']}",
-                    f"{np.median(run['epoch_seconds']):.0f}" if run["epoch_seconds"] else "-",
-                    paper_figure(name, key),
-                ]
-            )
+            seconds = f"{np.median(run['epoch_seconds']):.0f}" if run["epoch_seconds"] else "-"
+            epochs = f"{run['best_epoch']}/{run['epochs_run']}"
+            rows.append(row(key, run["word_vectors"], run, run[f"val_{metric}"], epochs, seconds))
         if "svm" in r:
-            svm = r["svm"]
-            rows.append(
-                [
-                    MODEL_NAMES["svm"],
-                    "tf-idf",
-                    f"{svm[metric]:.4f}",
-                    f"{svm['val_score']:.4f}",
-                    "-",
-                    "-",
-                    paper_figure(name, "svm"),
-                ]
-            )
+            rows.append(row("svm", "tf-idf", r["svm"], r["svm"]["val_score"]))
         if "gile_han" in r:
             g = r["gile_han"]
-            rows.append(
-                [
-                    MODEL_NAMES["gile_han"],
-                    "ppmi (fine-tuned)",
-                    f"{g[metric]:.4f}",
-                    f"{g['val_micro_f1']:.4f}",
-                    f"{g['best_epoch']}/{g['epochs_run']}",
-                    f"{g['epoch_seconds_mean']:.0f}",
-                    paper_figure(name, "gile_han"),
-                ]
-            )
+            epochs, seconds = f"{g['best_epoch']}/{g['epochs_run']}", f"{g['epoch_seconds_mean']:.0f}"
+            rows.append(row("gile_han", "ppmi (fine-tuned)", g, g["val_micro_f1"], epochs, seconds))
         header = [
             "model",
             "word vectors",
