@@ -73,6 +73,28 @@ def keras_as_users_run_it():
     TensorFlowTrainer.make_train_function = patched
 
 
+@pytest.fixture
+def tf_functions_run_eagerly():
+    """Runs every `tf.function` eagerly (TensorFlow backend), `fit`, `evaluate` and `predict` included.
+
+    For tests of a few tiny steps whose subject is not graph mode (a search's trials, objectives and
+    checkpoints, a callback's logs): tracing a training, a validation and a prediction graph costs far more
+    than running the steps (a tiny CNLE's training step: about 8 s of CPU to trace, under 1 s a step eagerly).
+    Each hypermodel still trains in graph mode in its docstring example (tests/test_docstring_examples.py).
+    """
+    import keras
+
+    if keras.backend.backend() != "tensorflow":
+        yield
+        return
+    import tensorflow as tf
+
+    before = tf.config.functions_run_eagerly()
+    tf.config.run_functions_eagerly(True)
+    yield
+    tf.config.run_functions_eagerly(before)
+
+
 MISSING_DATA = "shared data missing"  # how every real-data skip begins, so the summary can count them
 MISSING_PACKAGE = "optional package missing"  # likewise for a test of an extra that `make test` does not install
 

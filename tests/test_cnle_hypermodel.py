@@ -117,6 +117,7 @@ def test_default_search_space():
 
 
 @pytest.mark.slow  # ~8 s on one core: a trial of two epochs, decoding the validation texts after each
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_tiny_search_on_decoded_micro_f1_gives_the_inference_model_of_the_best_epoch(tmp_path):
     x, y = data(24, seed=0)
     x_val, y_val = data(12, seed=1)
@@ -144,6 +145,7 @@ def test_tiny_search_on_decoded_micro_f1_gives_the_inference_model_of_the_best_e
     assert decoded_set_scores(y_val, decoded)["micro_f1"] == pytest.approx(best_trial.score, abs=1e-6)
 
 
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_single_label_fit_logs_the_teacher_forcing_validation_loss_and_decoded_accuracy():
     x, y = data(16, seed=2, multi_label=False)
     model_maker = hypermodel(multi_label=False, max_steps=None, model_dims=4, num_heads=1, attention_dims=4)

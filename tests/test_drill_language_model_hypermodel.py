@@ -154,6 +154,7 @@ def test_stateful_fit_refuses_what_breaks_the_carried_state(fit_kwargs, rows, ma
 
 
 @pytest.mark.slow  # ~5 s on one core: a stateful trial and two stateless ones
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_tiny_searches_stateful_on_perplexity_and_stateless_on_loss(tmp_path):
     x, y = windows(2 * BATCH, 3)
     x_val, y_val = windows(BATCH, 4)

@@ -150,6 +150,7 @@ def test_hierarchical_inputs_and_builder_kwargs_pass_through():
 
 
 @pytest.mark.slow  # ~7 s on 2 cores: two search trials
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_tiny_random_search_on_micro_f1(tmp_path):
     x, y = data(32, seed=0)
     x_val, y_val = data(16, seed=1)
@@ -189,6 +190,7 @@ def test_tiny_random_search_on_micro_f1(tmp_path):
     assert np.isfinite(scores).all()
 
 
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_search_minimizes_validation_loss_by_default_objective(tmp_path):
     x, y = data(32, seed=2)
     tuner = keras_tuner.RandomSearch(
@@ -209,6 +211,7 @@ def test_search_minimizes_validation_loss_by_default_objective(tmp_path):
     assert trials[0].score == pytest.approx(expected, rel=1e-4)
 
 
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_best_validation_f1_callback_as_objective(tmp_path):
     """The documented alternative: micro-F1 at the best validation threshold, logged by a callback."""
     x, y = data(32, seed=4)

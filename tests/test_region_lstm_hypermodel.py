@@ -151,6 +151,7 @@ def test_multi_label_compiles_binary_cross_entropy_and_fixed_builder_arguments_p
 
 
 @pytest.mark.slow  # ~5 s on one core: two trials
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_tiny_random_search_on_validation_accuracy(tmp_path):
     x, y = data(24, seed=0)
     x_val, y_val = data(12, seed=1)
@@ -179,6 +180,7 @@ def test_tiny_random_search_on_validation_accuracy(tmp_path):
     assert accuracy == pytest.approx(tuner.oracle.get_best_trials(1)[0].score, abs=1e-6)
 
 
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_multi_label_search_on_micro_f1(tmp_path):
     x, y = data(16, seed=2, multi_label=True)
     tuner = keras_tuner.RandomSearch(
