@@ -224,10 +224,8 @@ class Setup:
         np.savez_compressed(folder / f"{self.name}.npz", **arrays)
         d = self.data
         meta = {
-            "code_version": code_version(),
             "data_options": {option: getattr(self.args, option) for option in DATA_OPTIONS},
             "info": self.info,
-            "max_steps": self.max_steps,
             "vocabulary": self.vocabulary,
             "label_names": list(d.label_names),
             "test_ids": [str(i) for i in d.test_ids],
@@ -244,7 +242,7 @@ class Setup:
             raise SystemExit(f"{folder}: written with {meta['data_options']}, run with {given}")
         with np.load(folder / f"{self.name}.npz") as stored:
             arrays = dict(stored)
-        self.code_version, self.info, self.max_steps = meta["code_version"], meta["info"], meta["max_steps"]
+        self.info, self.max_steps = meta["info"], meta["info"]["max_steps"]
         self.vocabulary = meta["vocabulary"]
         self.data = SimpleNamespace(
             label_names=meta["label_names"],
@@ -255,7 +253,7 @@ class Setup:
         self.y = {s: arrays[f"y_{s}"].astype("float32") for s in SPLITS}
         self.label_ids, self.sequences = arrays["label_ids"], arrays["sequences"]
         self._vectors = {key[len("vectors_") :]: arrays[key] for key in arrays if key.startswith("vectors_")}
-        print(f"{self.name} (bundle of {self.code_version}): {self.info}", flush=True)
+        print(f"{self.name} (from {folder}): {self.info}", flush=True)
 
 
 SPLITS = ("train", "val", "test")

@@ -162,7 +162,7 @@ def test_a_bundle_gives_back_what_was_written(tmp_path):
     setup.ids = {s: rng.integers(0, 9, (4, 6)).astype("int32") for s in cnle.SPLITS}
     setup.y = {s: rng.integers(0, 2, (4, 3)).astype("float32") for s in cnle.SPLITS}
     setup.label_ids, setup.sequences = rng.integers(0, 9, (3, 2)), rng.integers(0, 4, (4, 3))
-    setup.vocabulary, setup.max_steps, setup.info = [f"w{i}" for i in range(9)], 3, {"labels": 3}
+    setup.vocabulary, setup.max_steps, setup.info = [f"w{i}" for i in range(9)], 3, {"labels": 3, "max_steps": 3}
     setup._vectors = {"glove50": rng.normal(size=(9, 5)).astype("float32")}
     texts = {f"{s}_texts": [f"{s} text {i}" for i in range(4)] for s in cnle.SPLITS}
     setup.data = SimpleNamespace(label_names=["a", "b", "c"], test_ids=["t0", "t1", "t2", "t3"], **texts)
