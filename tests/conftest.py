@@ -57,6 +57,28 @@ def optimizer_built_before_the_first_trace():
     TensorFlowTrainer.make_train_function = make_train_function
 
 
+@pytest.fixture(scope="session", autouse=True)
+def tensorflow_graphs_unoptimized():
+    """TensorFlow's graph optimiser (grappler) off in the test processes, as XLA's `-O0` above and for the same
+    reason: the suite traces hundreds of graphs and runs each a few times, and grappler's rewrites change how
+    fast a graph runs, not what it computes. It is most of the first run of a CNLE training step (eight LSTM
+    loops and their gradients): a tiny CNLE's first `fit` 10.5-11.1 -> 6.4-6.7 s of CPU. Seven CNLE-, XLA- and
+    README-heavy test files in one process, two alternating pairs: 186.3 / 189.5 -> 179.2 / 180.6 s of CPU.
+    Processes the tests start (the served SavedModels, the distributed and multi-worker runs) keep it on.
+    """
+    import keras
+
+    if keras.backend.backend() != "tensorflow":
+        yield
+        return
+    import tensorflow as tf
+
+    before = tf.config.optimizer.get_experimental_options().get("disable_meta_optimizer", False)
+    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
+    yield
+    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": before})
+
+
 @pytest.fixture
 def keras_as_users_run_it():
     """Keras' own first `fit`, without `optimizer_built_before_the_first_trace` (README's blocks run so)."""
