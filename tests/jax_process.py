@@ -23,6 +23,7 @@ import json
 import os
 import pathlib
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -109,18 +110,39 @@ def _label_sharding():
 PARTS = {"backends": _backends, "distributed": _distributed, "label_sharding": _label_sharding}
 
 
+def _compilation_cache():
+    """A JAX compilation cache for this process when the environment gives none (`-p no:cacheprovider`, a part
+    run alone): the checks compile some programs twice, e.g. a layer case's `predict` before and after its
+    `.keras` round trip (keras_labelemb/testing/layer_test.py), and JAX then runs the second from the first's
+    executable. Its key is the lowered program without debug information, the XLA flags and the devices, so
+    only an identical program is reused. Returns the folder to remove, or None."""
+    import jax
+
+    if jax.config.jax_compilation_cache_dir:  # the suite's, under .pytest_cache (tests/distribution_helpers.py)
+        return None
+    folder = tempfile.mkdtemp(prefix="keras_labelemb_jax_cache_")
+    jax.config.update("jax_compilation_cache_dir", folder)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    return folder
+
+
 def main(*parts):
     import keras
 
     assert keras.backend.backend() == "jax", keras.backend.backend()
+    cache = _compilation_cache()
     results = {}
-    for name in parts or PARTS:
-        try:
-            results[name] = {"result": PARTS[name]()}
-        except Exception:  # noqa: BLE001 - the part's test reports it; the other parts still run
-            traceback.print_exc()
-            results[name] = {"error": traceback.format_exc()[-6000:]}
-        keras.distribution.set_distribution(None)  # each part starts from one device
+    try:
+        for name in parts or PARTS:
+            try:
+                results[name] = {"result": PARTS[name]()}
+            except Exception:  # noqa: BLE001 - the part's test reports it; the other parts still run
+                traceback.print_exc()
+                results[name] = {"error": traceback.format_exc()[-6000:]}
+            keras.distribution.set_distribution(None)  # each part starts from one device
+    finally:
+        if cache is not None:
+            shutil.rmtree(cache, ignore_errors=True)
     print(RESULT_MARKER + json.dumps(results), flush=True)
 
 

@@ -163,7 +163,9 @@ def run_layer_test(
     4. a model holding it has every layer a head holds built (`LabelHead.held_layers`),
        predicts what the eager call gives (compiled with XLA under JAX, a graph under
        TensorFlow, eagerly under PyTorch), and saved to `.keras` and loaded (`from_config`,
-       weights and assets: a label head's label set) computes identically;
+       weights and assets: a label head's label set) computes identically (under JAX its `predict`
+       against the original's, the same XLA program: with a JAX compilation cache, as in the suite's
+       JAX process, it is not compiled twice; elsewhere called as the layer was);
     5. one training step (`train_on_batch`; compiled with XLA under JAX, eager under TensorFlow
        and PyTorch) changes every trainable weight (gradients reach them) except those named in
        `frozen_weights`, and leaves every weight finite (no NaN gradient, e.g. from a square
@@ -231,15 +233,23 @@ def run_layer_test(
     # XLA under JAX. Under TensorFlow a graph, as its "auto" runs on a CPU: TensorFlow's XLA compiles every layer
     # class's forward pass and gradients in tests/test_xla_training.py, and an XLA compile here was a third of a
     # case's time (the TensorFlow contract file 84 -> 57 s of CPU without it).
-    model.compile(jit_compile=keras.backend.backend() == "jax")
-    _assert_close(model.predict(model_inputs, verbose=0), eager, atol, "predict differs from the eager call")
+    jax = keras.backend.backend() == "jax"
+    model.compile(jit_compile=jax)
+    predicted = model.predict(model_inputs, verbose=0)
+    _assert_close(predicted, eager, atol, "predict differs from the eager call")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.keras")
         model.save(path)
         loaded = keras.models.load_model(path)
-    # Called as the layer itself was above: bit for bit. (A second compiled `predict` cost a trace, under JAX
-    # an XLA compile, per case.)
-    _assert_close(_jitted(loaded)(model_inputs), eager, 0.0, ".keras round trip changed predictions")
+    if jax:
+        # Its `predict`, bit for bit the original's. A loaded model that rebuilds the same layers with the same
+        # weights lowers to the same XLA program as the original's `predict`, so a JAX compilation cache (the
+        # suite's JAX process has one) runs it without compiling it again; a lost config value or weight makes
+        # another program or other values, and the outputs differ.
+        _assert_close(loaded.predict(model_inputs, verbose=0), predicted, 0.0, ".keras round trip changed predictions")
+    else:
+        # Called as the layer itself was above: bit for bit. (A second `predict` cost a trace per case.)
+        _assert_close(loaded(model_inputs), eager, 0.0, ".keras round trip changed predictions")
 
     # 5. One training step (XLA under JAX, eager elsewhere); gradients reach every weight.
     if run_training:
