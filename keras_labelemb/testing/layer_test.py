@@ -240,7 +240,9 @@ def run_layer_test(
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.keras")
         model.save(path)
-        loaded = keras.models.load_model(path)
+        # Under JAX `predict` below needs no compiled loss or optimizer: not restoring them skips building an
+        # optimizer per case (elsewhere the loaded model is only called).
+        loaded = keras.models.load_model(path, compile=not jax)
     if jax:
         # Its `predict`, bit for bit the original's. A loaded model that rebuilds the same layers with the same
         # weights lowers to the same XLA program as the original's `predict`, so a JAX compilation cache (the
