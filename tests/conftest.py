@@ -25,6 +25,13 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
+def without_tensorflow(env):
+    """`env` for a subprocess in which `import tensorflow` fails (tests/without_tensorflow), as on a machine
+    without it."""
+    stand_in = str(pathlib.Path(__file__).parent / "without_tensorflow")
+    return dict(env, PYTHONPATH=os.pathsep.join(filter(None, [stand_in, env.get("PYTHONPATH")])))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def optimizer_built_before_the_first_trace():
     """Builds a model's optimizer before its first training step is traced, under TensorFlow.
