@@ -21,7 +21,8 @@ the workers' differ.
   coordinator's address, the process count and its own id, then trains with
   `fit` under `keras.distribution.DataParallel` over the devices of both
   processes (JAX's CPU collectives), fed its own half of the data
-  (`auto_shard_dataset=False`).
+  (`auto_shard_dataset=False`). It needs no TensorFlow (its test runs it with
+  TensorFlow blocked).
 
 On a real cluster each machine runs the worker part with its own `TF_CONFIG`
 (or process id); nothing else changes.
