@@ -157,12 +157,12 @@ def run_layer_test(
 
     1. builds from shapes and counts weights; `compute_output_shape` is right;
     2. symbolic call (KerasTensors) and a call on arrays give the expected shapes, finite values
-       (eager under TensorFlow and PyTorch; under JAX one `jax.jit` of the call, the way JAX runs it
-       in a model, instead of a compile per operation);
+       (eager under TensorFlow and PyTorch; under JAX the `predict` of a model holding it, compiled
+       with XLA, the way JAX runs it, instead of a compile per operation);
     3. `get_config` is JSON-serializable and `from_config` of it gives a layer of the same config;
     4. a model holding it has every layer a head holds built (`LabelHead.held_layers`),
-       predicts what the eager call gives (compiled with XLA under JAX, a graph under
-       TensorFlow, eagerly under PyTorch), and saved to `.keras` and loaded (`from_config`,
+       predicts what the eager call gives (a graph under TensorFlow, eagerly under PyTorch;
+       under JAX step 2 was that prediction), and saved to `.keras` and loaded (`from_config`,
        weights and assets: a label head's label set) computes identically (under JAX its `predict`
        against the original's, the same XLA program: with a JAX compilation cache, as in the suite's
        JAX process, it is not compiled twice; elsewhere called as the layer was);
@@ -207,7 +207,19 @@ def run_layer_test(
     symbolic_mask = None if mask is None else keras.Input(batch_shape=mask.shape, dtype="bool")
     symbolic = _call(_make(layer_cls, init_kwargs), symbolic_input, symbolic_mask, call_kwargs)
     assert [tuple(o.shape) for o in _as_list(symbolic)] == expected
-    call_layer = _compiled_call(layer, mask, call_kwargs)
+    jax = keras.backend.backend() == "jax"
+    if jax:
+        # Under JAX the model of step 4, compiled with XLA, stands for the call: a `jax.jit` of the call as well
+        # was one more XLA program per case computing the same operations (36 of the JAX run's 422 compiles).
+        model, model_inputs = _model(layer, input_data, mask, call_kwargs)
+        model.compile(jit_compile=True)
+
+        def call_layer(data):
+            if not isinstance(data, dict):
+                data = [data] if mask is None else [data, mask]
+            return model.predict(data, verbose=0)
+    else:
+        call_layer = _compiled_call(layer, mask, call_kwargs)
     eager = call_layer(input_data)
     eager_values = _numpy(eager)
     assert [v.shape for v in eager_values] == expected
@@ -224,19 +236,22 @@ def run_layer_test(
     )
 
     # 4. In a model: compiled prediction equals the eager call; saved and loaded, it computes the same.
-    model, model_inputs = _model(layer, input_data, mask, call_kwargs)
+    if not jax:
+        model, model_inputs = _model(layer, input_data, mask, call_kwargs)
     # A head's held layers (its shared embedding, label encoder, components) are not traced by the symbolic call:
     # one left unbuilt and Keras' JAX `predict` runs the whole model eagerly first, op by op.
     held = [layer for head in walk_layers(model) if isinstance(head, LabelHead) for layer in head.held_layers()]
     unbuilt = [layer.name for layer in held if not layer.built]
     assert not unbuilt, f"{layer_cls.__name__}.build() left sublayers unbuilt: {unbuilt}"
-    # XLA under JAX. Under TensorFlow a graph, as its "auto" runs on a CPU: TensorFlow's XLA compiles every layer
-    # class's forward pass and gradients in tests/test_xla_training.py, and an XLA compile here was a third of a
-    # case's time (the TensorFlow contract file 84 -> 57 s of CPU without it).
-    jax = keras.backend.backend() == "jax"
-    model.compile(jit_compile=jax)
-    predicted = model.predict(model_inputs, verbose=0)
-    _assert_close(predicted, eager, atol, "predict differs from the eager call")
+    if jax:
+        predicted = eager  # the model's XLA `predict` (step 2)
+    else:
+        # Under TensorFlow a graph, as its "auto" runs on a CPU: TensorFlow's XLA compiles every layer class's
+        # forward pass and gradients in tests/test_xla_training.py, and an XLA compile here was a third of a
+        # case's time (the TensorFlow contract file 84 -> 57 s of CPU without it).
+        model.compile(jit_compile=False)
+        predicted = model.predict(model_inputs, verbose=0)
+        _assert_close(predicted, eager, atol, "predict differs from the eager call")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.keras")
         model.save(path)
@@ -265,7 +280,7 @@ def run_layer_test(
     if mask is not None and check_mask_invariance:
         perturbed = _perturb_masked(input_data, mask, seed=0)
         _assert_close(
-            call_layer(perturbed),  # under JAX the program compiled for `eager`, same shapes
+            call_layer(perturbed),  # under JAX the `predict` program compiled for `eager`, same shapes
             eager,
             atol,
             "values at masked positions changed the outputs",
