@@ -19,7 +19,7 @@ import pathlib
 import numpy as np
 import pytest
 
-# Tracing TensorFlow graphs allocates millions of small objects, and Python's cyclic collector, run every 700
+# Tracing TensorFlow graphs allocates millions of small objects, and Python's cyclic collector, run every 700 net
 # allocations by default, walked them about 2,300 times in two TensorFlow-heavy test files: 4.1 s of their 74 s of
 # CPU. Every 50,000: 30 collections, 1.8 s, and at most about 130 MB more memory held a worker (measured with
 # gc.callbacks, 2026-11-29). What is collected does not change, only how often the collector looks.
