@@ -51,14 +51,13 @@ def _call(layer, inputs, mask, call_kwargs, training=None):
     return layer(inputs, **kwargs)
 
 
-def _compiled_call(layer, mask, call_kwargs, training=None):
-    """A function of the input calling `layer` (see `_jitted`), reusable for other inputs of the same shapes."""
-    function = _jitted(lambda inputs: _call(layer, inputs, mask, call_kwargs, training))
+def _eager_call(layer, mask, call_kwargs):
+    """A function of the input calling `layer` eagerly (TensorFlow and PyTorch; JAX calls a compiled model)."""
 
     def call(inputs):
-        if not layer.built:  # variables are made outside a traced function
+        if not layer.built:
             layer.build(_shape(inputs))
-        return function(inputs)
+        return _call(layer, inputs, mask, call_kwargs)
 
     return call
 
@@ -219,7 +218,7 @@ def run_layer_test(
                 data = [data] if mask is None else [data, mask]
             return model.predict(data, verbose=0)
     else:
-        call_layer = _compiled_call(layer, mask, call_kwargs)
+        call_layer = _eager_call(layer, mask, call_kwargs)
     eager = call_layer(input_data)
     eager_values = _numpy(eager)
     assert [v.shape for v in eager_values] == expected
