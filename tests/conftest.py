@@ -11,8 +11,17 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # the JAX layer checks 117 s -> 87 s of CPU; the TensorFlow contract cases, run in one process, 122 s -> 96 s.
 # LLVM's expensive passes off as well: the JAX process's layer and end-to-end checks 104 -> 96 s and 96 -> 86 s
 # of wall (two alternating pairs, 2026-11-27); TensorFlow's XLA accepts the flag (its effect there was within the
-# noise of the XLA training tests).
-os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true")
+# noise of the XLA training tests). The CPU backend's newer MLIR fusion emitters off (its older emitter compiles the
+# same HLO in about half the time) and its code generated as one LLVM module instead of split for threads. With
+# the first flag (2026-11-29): the JAX process 259.8 -> 134.1 s of CPU, every part passing; TensorFlow's XLA
+# training and sampled-model test files 129.6 -> 101.6 s. Eight JAX layer cases: 40.2 -> 21.4 s, and with the
+# second flag as well 17.7-19.6 s against 20.7-21.9 s (two alternating pairs).
+# XLA refuses to start on a flag it does not know: should a jaxlib or TensorFlow release drop one, drop it here.
+os.environ.setdefault(
+    "XLA_FLAGS",
+    "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true "
+    "--xla_cpu_use_fusion_emitters=false --xla_cpu_parallel_codegen_split_count=1",
+)
 
 import pathlib
 
