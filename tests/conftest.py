@@ -14,9 +14,10 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # noise of the XLA training tests). The CPU backend's newer MLIR fusion emitters off (its older emitter compiles the
 # same HLO in about half the time) and its code generated as one LLVM module instead of split for threads. With
 # the first flag (2026-11-29): the JAX process 259.8 -> 134.1 s of CPU, every part passing; TensorFlow's XLA
-# training and sampled-model test files 129.6 -> 101.6 s. Eight JAX layer cases: 40.2 -> 21.4 s, and with the
-# second flag as well 17.7-19.6 s against 20.7-21.9 s (two alternating pairs).
-# XLA refuses to start on a flag it does not know: should a jaxlib or TensorFlow release drop one, drop it here.
+# training and sampled-model test files 129.6-129.9 -> 101.3-101.6 s (two runs each). Eight JAX layer cases:
+# 39.1-40.4 -> 21.0-21.4 s, and with the second flag as well 17.7-19.6 s against 20.7-21.9 s (two alternating
+# pairs). XLA (JAX's and TensorFlow's) aborts at start on a flag it does not know ("Unknown flag in XLA_FLAGS"):
+# should a jaxlib or TensorFlow release drop one of these, drop it here.
 os.environ.setdefault(
     "XLA_FLAGS",
     "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true "
