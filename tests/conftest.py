@@ -124,9 +124,11 @@ def tf_functions_run_eagerly():
     """Runs every `tf.function` eagerly (TensorFlow backend), `fit`, `evaluate` and `predict` included.
 
     For tests of a few tiny steps whose subject is not graph mode (a search's trials, objectives and
-    checkpoints, a callback's logs): tracing a training, a validation and a prediction graph costs far more
-    than running the steps (a tiny CNLE's training step: about 8 s of CPU to trace, under 1 s a step eagerly).
-    Each hypermodel still trains in graph mode in its docstring example (tests/test_docstring_examples.py).
+    checkpoints, a callback's logs, which weights a step changes or leaves, a `.keras` round trip after one):
+    tracing a training, a validation and a prediction graph costs far more than running the steps (a tiny
+    CNLE's training step: about 8 s of CPU to trace, under 1 s a step eagerly). Each hypermodel still trains in
+    graph mode in its docstring example (tests/test_docstring_examples.py), and the builders' models in the
+    README, their docstrings and tests/test_xla_training.py.
     """
     import keras
 

@@ -2,8 +2,11 @@
 
 import keras
 import numpy as np
+import pytest
 
 from benchmarks.training_loop import fit_best_epoch
+
+pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture (tests/conftest.py)
 
 
 def small_model():

@@ -6,6 +6,8 @@ import pytest
 
 from keras_labelemb.training.best_epoch_stopping import BestEpochStopping
 
+pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture (tests/conftest.py)
+
 
 class Scripted(BestEpochStopping):
     """Logs the next score of a fixed list and remembers the weights it saw at each epoch."""

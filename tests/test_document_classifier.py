@@ -49,6 +49,7 @@ def label_means(vectors, label_ids):
 
 
 @pytest.mark.parametrize("mode", ["all", "none", "documents"])
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_which_vectors_train(mode):
     vectors = pretrained()
     model = build(mode, vectors)
@@ -80,6 +81,7 @@ def test_default_mode_is_all():
 
 
 @pytest.mark.parametrize("mode", ["all", "none", "documents"])
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_keras_round_trip_and_zero_shot(mode, tmp_path):
     vectors = pretrained()
     model = build(mode, vectors)

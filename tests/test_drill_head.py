@@ -375,6 +375,7 @@ def test_bias_initializer_sets_the_starting_logit_and_survives_the_config():
 
 @pytest.mark.slow  # ~6 s per case on 2 cores: fit, label swap and .keras round trip
 @pytest.mark.parametrize("units", [DIM, DIM + 3])  # g_in = I, and the projected (dual) form
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_document_classifier_drill_head_scores_new_labels_and_round_trips(units, tmp_path):
     from keras_labelemb.models import document_classifier, set_labels
 

@@ -48,6 +48,7 @@ def test_apply_head_gives_token_heads_the_document_dict_and_others_the_pooled_ve
 
 
 @pytest.mark.parametrize("flat", [False], ids=["han"])  # the flat path is the HAN's without the reshape
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_builder_wires_the_word_states_into_heads_that_read_tokens(flat, tmp_path):
     """A word-interaction head over the encoder's states: the states reach it (flattened over sentences), it
     trains the word encoder through them, the encoder cut at the head outputs them, and the model saves."""

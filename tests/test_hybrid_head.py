@@ -194,6 +194,7 @@ def test_keras_save_load_keeps_label_sets_idf_and_predictions(tmp_path, relabel)
 
 
 @pytest.mark.parametrize("flat", [False], ids=["han"])  # sentences read as one sequence; flat: test_any_encoder
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_sampled_training_and_chunked_top_k(flat):
     labels = np.array([[3, 4], [5, 0], [6, 7], [9, 3], [10, 0], [11, 12], [13, 0], [14, 15]], "int32")
     model = hybrid_model(["gile", "lexical", "interaction", "linear"], flat=flat, labels=labels)
@@ -271,6 +272,7 @@ def test_a_hybrid_rebuilt_from_its_config_asks_for_its_seen_labels_before_relabe
 
 
 @pytest.mark.parametrize("standardize", [True, False], ids=["standardized", "plain"])
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_a_standardising_hybrid_freezes_the_weights_its_z_scores_cancel(standardize):
     # Their gradients are rounding noise there, which Adam turned into full-size steps (a lexical scale went
     # 1 -> 0.22 in 100 epochs on random labels and could cross 0, flipping the component's sign).

@@ -285,6 +285,7 @@ def test_side_inputs_in_a_functional_model():
     assert np.abs(other_side - predicted).max() > 1e-4  # the side inputs reach the output
 
 
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_side_encoders_are_frozen_by_default_and_feed_the_gates():
     rng = np.random.default_rng(13)
     ids = random_ids(rng)

@@ -68,6 +68,7 @@ def test_sampled_fit_under_xla_learns_and_evaluates_every_label(head):
     )  # XLA vs graph
 
 
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_dropped_positives_are_reported_when_the_candidate_budget_is_too_small():
     labels, ids, y = _wan_data()
     model = gile_wan(40, labels, max_tokens=10, encoder={"units": 6}, head={"joint_dim": 6})
@@ -87,6 +88,7 @@ def test_mixed_precision_sampled_fit_is_finite():
     assert np.isfinite(loss)
 
 
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_trainer_and_trained_model_save_and_reload_with_identical_predictions(tmp_path):
     labels, ids, y = _wan_data()
     model = gile_wan(40, labels, max_tokens=10, encoder={"units": 6}, head={"joint_dim": 6})
@@ -158,6 +160,7 @@ def test_set_labels_through_the_trainer_or_its_model_relabels_both():
     assert np.isfinite(history["loss"]).all()
 
 
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_every_label_sampled_trains_exactly_as_full_bce_with_sample_weights_and_a_regulariser():
     """All labels sampled is full BCE: same loss history and weights as a plain `fit`, sample weights and the
     wrapped model's regularisation losses included."""

@@ -21,6 +21,7 @@ def test_sentence_head_scores_numpy_cosines():
     assert isinstance(find_label_head(model), SentenceMatchHead) and not layer.trainable_weights  # frozen
 
 
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_fusion_equals_the_hybrid_built_by_hand(tmp_path):
     layer = encoder()
     model = sentence_classifier(layer, LABELS, head={**FUSION, "standardize": True})

@@ -36,6 +36,7 @@ def model_of(layer, labels=LABELS):
     return keras.Model(ids, head(layer(ids)))
 
 
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_a_frozen_encoder_stays_frozen_while_the_blend_trains(tmp_path):
     layer = encoder()
     model = model_of(layer)

@@ -101,6 +101,7 @@ def test_negatives_are_redrawn_every_batch():
 
 
 @pytest.mark.slow  # ~13 s on 2 cores: trains the tv-embedding, then the region LSTM on it
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_trained_encoder_plugs_into_region_lstm_as_frozen_side_input():
     ids = tiny_ids()
     tv = train_tv_embeddings(
@@ -189,6 +190,7 @@ def test_window_target_counts_match_a_loop(backward):
     assert positions == (ids != 0).sum()
 
 
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_output_biases_start_at_the_context_free_optimum_and_lower_the_first_loss():
     ids = tiny_ids(seed=5, shape=(32, 12))
     targets = target_vocabulary(tokens(), max_targets=20)

@@ -87,6 +87,7 @@ def test_wide_deep_adds_the_wide_path_to_the_deep_head(vectorizers):
     np.testing.assert_allclose(model(x), expected, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_wide_deep_trains_both_paths_and_round_trips(vectorizers, tmp_path):
     keras.utils.set_random_seed(0)
     model = wide_deep(vectorizers)
