@@ -6,7 +6,7 @@ import pytest
 
 from benchmarks.training_loop import fit_best_epoch
 
-pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 
 
 def small_model():

@@ -6,7 +6,7 @@ import pytest
 
 from keras_labelemb.training.best_epoch_stopping import BestEpochStopping
 
-pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 
 
 class Scripted(BestEpochStopping):

@@ -7,7 +7,7 @@ import pytest
 from keras_labelemb.evaluation import assign_labels, choose_threshold, sigmoid
 from keras_labelemb.training import BestValidationF1
 
-pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 
 RNG = np.random.default_rng(0)
 

@@ -5,7 +5,7 @@ import pytest
 from keras_labelemb.models import document_classifier, gile_wan
 from keras_labelemb.training import choose_blend
 
-pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 
 LABELS = np.array([[2, 3], [4, 5], [6, 7]], "int32")
 

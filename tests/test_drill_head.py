@@ -373,7 +373,6 @@ def test_bias_initializer_sets_the_starting_logit_and_survives_the_config():
     assert float(ops.convert_to_numpy(clone.bias)) == -4.0
 
 
-@pytest.mark.slow  # ~6 s per case on 2 cores: fit, label swap and .keras round trip
 @pytest.mark.parametrize("units", [DIM, DIM + 3])  # g_in = I, and the projected (dual) form
 @pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_document_classifier_drill_head_scores_new_labels_and_round_trips(units, tmp_path):

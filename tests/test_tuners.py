@@ -10,7 +10,7 @@ import pytest
 from benchmarks.search_budget import search_budget
 from tuning.tuners import TUNERS, add_tuner_arguments, make_tuner
 
-pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 
 
 def _args(*argv):

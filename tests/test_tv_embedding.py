@@ -100,7 +100,7 @@ def test_negatives_are_redrawn_every_batch():
     assert not np.array_equal(*draws)
 
 
-@pytest.mark.slow  # ~13 s on 2 cores: trains the tv-embedding, then the region LSTM on it
+@pytest.mark.slow  # ~5 s on 2 cores (eager): trains the tv-embedding, then the region LSTM on it
 @pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_trained_encoder_plugs_into_region_lstm_as_frozen_side_input():
     ids = tiny_ids()
