@@ -35,6 +35,20 @@ import pytest
 # gc.callbacks, 2026-11-29). What is collected does not change, only how often the collector looks.
 gc.set_threshold(50_000)
 
+
+def pytest_collection_finish(session):
+    """Moves what collection left alive (TensorFlow, Keras, KerasTuner and every test module: about 530,000
+    objects) out of the cyclic collector's sight, for the rest of the process (`gc.freeze`).
+
+    They live until the process ends anyway, and every full collection walked them all: about 0.55 s of CPU
+    each, and KerasTuner runs two before every trial (`keras.backend.clear_session()` then `gc.collect()`), a
+    few hundred in the suite. Objects made by the tests are collected as before. Three search test files in one
+    process, two alternating pairs (2026-11-29): 61.4 / 66.1 -> 36.8 / 34.0 s of CPU.
+    """
+    gc.collect()  # what is already garbage goes now, not frozen with the rest
+    gc.freeze()
+
+
 # Keras and the library are imported inside the fixtures: with pytest-xdist the controlling process loads
 # this file too, and does no test work; importing TensorFlow there (and compiling its bytecode in a fresh
 # venv) came before either worker started.
