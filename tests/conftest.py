@@ -1,6 +1,8 @@
+import functools
 import gc
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
 
@@ -116,6 +118,39 @@ def tensorflow_graphs_unoptimized():
     tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
     yield
     tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": before})
+
+
+@pytest.fixture(scope="session", autouse=True)
+def tensorflow_op_tracebacks_off():
+    """TensorFlow records, for every graph operation it creates, the Python stack that created it (to say where
+    a failing operation was defined), and turns those stacks into file names and line numbers when a traced
+    function is registered. The suite traces thousands of graphs from deep pytest and Keras stacks: off in the
+    test processes, it took a tenth of the CPU of TensorFlow-heavy files (tests/test_xla_training.py,
+    test_sampled_label_model.py and test_gile_head.py in one process, two alternating pairs, 2026-11-29: 108.1 /
+    107.2 -> 98.1 / 94.8 s). What is computed does not change; an error in a graph still names the failing
+    operation and its message, only not the line that created the operation. There is no public switch: the
+    recording is an argument of TensorFlow's operation constructor, forced off here where it has that argument.
+    Processes the tests start (the served SavedModels, the distributed and multi-worker runs) keep it on.
+    """
+    import keras
+
+    if keras.backend.backend() != "tensorflow":
+        yield
+        return
+    from tensorflow.python.framework import ops
+
+    create = ops._create_c_op
+    if "extract_traceback" not in inspect.signature(create).parameters:  # another TensorFlow: leave it be
+        yield
+        return
+
+    @functools.wraps(create)
+    def without_traceback(*args, **kwargs):
+        return create(*args, **dict(kwargs, extract_traceback=False))
+
+    ops._create_c_op = without_traceback
+    yield
+    ops._create_c_op = create
 
 
 @pytest.fixture(scope="session", autouse=True)
