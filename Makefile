@@ -38,10 +38,11 @@ $(TORCH_STAMP): $(STAMP)
 		|| echo "warning: $(TORCH_CPU) did not install; the PyTorch backend tests will be skipped"
 	touch $(TORCH_STAMP)
 
-# The tests run with mimalloc as the C allocator of every process they start (LD_PRELOAD; on Linux the test extra
-# installs it from PyPI, `cmeel-mimalloc`, and elsewhere the variable is empty): tracing TensorFlow graphs allocates
-# and frees millions of small blocks: glibc's malloc and free were 11% of the CPU samples (perf) of two TensorFlow-heavy
-# test files. Five such files on 2 workers, two alternating pairs (2026-11-29): 181.7 / 174.9 -> 156.9 / 164.0 s of CPU.
+# The tests run with mimalloc as the C allocator of every process they start (LD_PRELOAD; on x86-64 and aarch64 Linux
+# the test extra installs it from PyPI, `cmeel-mimalloc`; elsewhere the variable is empty): tracing TensorFlow graphs
+# allocates and frees millions of small blocks, and glibc's malloc and free were 11% of the CPU samples (perf) of two
+# TensorFlow-heavy test files. Five such files on 2 workers, two alternating pairs (2026-11-29): 181.7 / 174.9 ->
+# 156.9 / 164.0 s of CPU.
 MIMALLOC = $(abspath $(wildcard $(VENV)/lib/python3*/site-packages/cmeel.prefix/lib/libmimalloc.so))
 PYTEST = LD_PRELOAD=$(MIMALLOC) TF_CPP_MIN_LOG_LEVEL=3 $(PY) -m pytest
 

@@ -1,5 +1,5 @@
 """The suite's own set-up (tests/conftest.py): the optimizer pre-build gives one trace, and the opt-out that
-README's blocks use gives Keras' own first `fit` back."""
+README's blocks use gives Keras' own first `fit` back; graph operations are created without their Python stack."""
 
 import keras
 import numpy as np
@@ -37,3 +37,13 @@ def test_the_prebuilt_optimizer_saves_the_second_trace_and_users_keep_kerass_own
 def test_the_suite_traces_a_first_fit_once():
     assert _train_step_traces() == 1
     assert _train_step_traces(wrapped=True) == 1
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="TensorFlow's graph operations")
+def test_graph_operations_carry_no_python_stack_in_the_suite():
+    """Fails when a TensorFlow release changes the constructor `tensorflow_op_tracebacks_off` reaches, which then
+    turns nothing off (a tenth of the TensorFlow-heavy files' CPU)."""
+    import tensorflow as tf
+
+    graph = tf.function(lambda x: x + 1).get_concrete_function(tf.TensorSpec([], tf.float32)).graph
+    assert [op.traceback for op in graph.get_operations()] == [None] * 4  # without it, stacks of 13 to 30 frames
