@@ -1,8 +1,6 @@
-import functools
 import gc
 import importlib
 import importlib.util
-import inspect
 import os
 import sys
 
@@ -100,57 +98,30 @@ def optimizer_built_before_the_first_trace():
 
 @pytest.fixture(scope="session", autouse=True)
 def tensorflow_graphs_unoptimized():
-    """TensorFlow's graph optimiser (grappler) off in the test processes, as XLA's `-O0` above and for the same
-    reason: the suite traces hundreds of graphs and runs each a few times, and grappler's rewrites change how
-    fast a graph runs, not what it computes. It is most of the first run of a CNLE training step (eight LSTM
-    loops and their gradients): a tiny CNLE's first `fit` 10.5-11.1 -> 6.4-6.7 s of CPU. Seven CNLE-, XLA- and
-    README-heavy test files in one process, two alternating pairs: 186.3 / 189.5 -> 179.2 / 180.6 s of CPU.
-    Processes the tests start (the served SavedModels, the distributed and multi-worker runs) keep it on.
-    """
+    """TensorFlow's graph optimiser (grappler) off in the test processes (tests/tensorflow_settings.py says why)."""
     import keras
 
     if keras.backend.backend() != "tensorflow":
         yield
         return
-    import tensorflow as tf
+    from tensorflow_settings import graphs_unoptimized
 
-    before = tf.config.optimizer.get_experimental_options().get("disable_meta_optimizer", False)
-    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
-    yield
-    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": before})
+    with graphs_unoptimized():
+        yield
 
 
 @pytest.fixture(scope="session", autouse=True)
 def tensorflow_op_tracebacks_off():
-    """TensorFlow records, for every graph operation it creates, the Python stack that created it (to say where
-    a failing operation was defined), and turns those stacks into file names and line numbers when a traced
-    function is registered. The suite traces thousands of graphs from deep pytest and Keras stacks: off in the
-    test processes, it took a tenth of the CPU of TensorFlow-heavy files (tests/test_xla_training.py,
-    test_sampled_label_model.py and test_gile_head.py in one process, two alternating pairs, 2026-11-29: 108.1 /
-    107.2 -> 98.1 / 94.8 s). What is computed does not change; an error in a graph still names the failing
-    operation and its message, only not the line that created the operation. There is no public switch: the
-    recording is an argument of TensorFlow's operation constructor, forced off here where it has that argument.
-    Processes the tests start (the served SavedModels, the distributed and multi-worker runs) keep it on.
-    """
+    """Graph operations created without the Python stack that created them (tests/tensorflow_settings.py)."""
     import keras
 
     if keras.backend.backend() != "tensorflow":
         yield
         return
-    from tensorflow.python.framework import ops
+    from tensorflow_settings import op_tracebacks_off
 
-    create = ops._create_c_op
-    if "extract_traceback" not in inspect.signature(create).parameters:  # another TensorFlow: leave it be
+    with op_tracebacks_off():
         yield
-        return
-
-    @functools.wraps(create)
-    def without_traceback(*args, **kwargs):
-        return create(*args, **dict(kwargs, extract_traceback=False))
-
-    ops._create_c_op = without_traceback
-    yield
-    ops._create_c_op = create
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -190,9 +190,17 @@ def _run_jax():
 
 def _run_tensorflow():
     import tensorflow as tf
+    from tensorflow_settings import graphs_unoptimized, op_tracebacks_off
 
     cpu = tf.config.list_physical_devices("CPU")[0]
     tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    with graphs_unoptimized(), op_tracebacks_off():  # as in the test processes (tests/tensorflow_settings.py)
+        return _train_tensorflow()
+
+
+def _train_tensorflow():
+    import tensorflow as tf
+
     result = {"one": {}, "two": {}}
     strategies = (("one", tf.distribute.get_strategy()), ("two", tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])))
     for key, strategy in strategies:
