@@ -1,10 +1,11 @@
-"""Two TensorFlow settings that change how fast the suite's graphs are built, not what they compute.
+"""Two TensorFlow settings that change how long the suite takes to build and first run its graphs, not what the
+graphs compute.
 
 The test processes turn both on for the whole session (tests/conftest.py), and so does the TensorFlow
-two-device script (tests/test_distributed_training.py): there, two alternating pairs on 2 cores (2026-11-29)
-took 29.7-30.6 s of CPU with both against 35.7-38.6 s without. The other processes the tests start keep
-TensorFlow's defaults: the served SavedModels (served as a user serves them) and the multi-worker example (run
-as a user runs it).
+two-device script (tests/test_distributed_training.py): the script alone, three alternating pairs on 2 cores
+(2026-11-29), took 33.3-34.5 s of CPU with them against 39.3-39.9 s without. The other processes the tests
+start keep TensorFlow's defaults: the served SavedModels (served as a user serves them) and the multi-worker
+example (run as a user runs it).
 """
 
 import contextlib

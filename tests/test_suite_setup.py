@@ -41,8 +41,8 @@ def test_the_suite_traces_a_first_fit_once():
 
 @pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="TensorFlow's graph operations")
 def test_graph_operations_carry_no_python_stack_in_the_suite():
-    """Fails when a TensorFlow release changes the constructor `tensorflow_op_tracebacks_off` reaches, which then
-    turns nothing off (a tenth of the TensorFlow-heavy files' CPU)."""
+    """Fails when a TensorFlow release changes the constructor `op_tracebacks_off` (tests/tensorflow_settings.py)
+    reaches, which then turns nothing off (a tenth of the TensorFlow-heavy files' CPU)."""
     import tensorflow as tf
 
     graph = tf.function(lambda x: x + 1).get_concrete_function(tf.TensorSpec([], tf.float32)).graph
