@@ -97,30 +97,17 @@ def optimizer_built_before_the_first_trace():
 
 
 @pytest.fixture(scope="session", autouse=True)
-def tensorflow_graphs_unoptimized():
-    """TensorFlow's graph optimiser (grappler) off in the test processes (tests/tensorflow_settings.py says why)."""
+def tensorflow_settings():
+    """TensorFlow's graph optimiser (grappler) off, and graph operations created without the Python stack that
+    created them, in the test processes (tests/tensorflow_settings.py says why)."""
     import keras
 
     if keras.backend.backend() != "tensorflow":
         yield
         return
-    from tensorflow_settings import graphs_unoptimized
+    from tensorflow_settings import graphs_unoptimized, op_tracebacks_off
 
-    with graphs_unoptimized():
-        yield
-
-
-@pytest.fixture(scope="session", autouse=True)
-def tensorflow_op_tracebacks_off():
-    """Graph operations created without the Python stack that created them (tests/tensorflow_settings.py)."""
-    import keras
-
-    if keras.backend.backend() != "tensorflow":
-        yield
-        return
-    from tensorflow_settings import op_tracebacks_off
-
-    with op_tracebacks_off():
+    with graphs_unoptimized(), op_tracebacks_off():
         yield
 
 
