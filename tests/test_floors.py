@@ -18,7 +18,7 @@ FLOORS = [
     {"layers", "losses", "metrics", "text", "datasets", "plotting"},
     {"models", "testing"},
     {"training", "evaluation", "export", "distribution"},
-    {"tuning"},
+    {"tuning", "tasks"},
 ]
 FLOOR = {part: level for level, parts in enumerate(FLOORS) for part in parts}
 

@@ -59,3 +59,37 @@ def choose_threshold(y_true, scores, candidates=DEFAULT_CANDIDATES, at_least_one
     results = [(_micro_f1(metric, y_true, assign_labels(scores, t, at_least_one)), -t) for t in candidates]
     best_f1, negative_threshold = max(results)
     return float(-negative_threshold), float(best_f1)
+
+
+# What `LabelClassifier.predict_labels` applies to a label whose threshold was never tuned.
+DEFAULT_THRESHOLD = 0.5
+
+
+def tune_per_label_thresholds(y_true, scores, candidates=DEFAULT_CANDIDATES, min_positives=5):
+    """One threshold per label: the candidate with the best F1 of that label on `(y_true, scores)`.
+
+    A label with fewer than `min_positives` positives in the data (its F1 would
+    be chosen on a handful of documents) gets the global threshold of
+    `choose_threshold` instead. Ties go to the higher threshold.
+
+    >>> y = np.array([[1, 0], [0, 1], [1, 0], [0, 0]]); s = np.array([[0.9, 0.2], [0.3, 0.4], [0.6, 0.1], [0.2, 0.3]])
+    >>> tune_per_label_thresholds(y, s, candidates=[0.35, 0.5], min_positives=2).tolist()
+    [0.5, 0.5]
+    >>> tune_per_label_thresholds(y, s, candidates=[0.35, 0.5], min_positives=1).tolist()
+    [0.5, 0.3499999940395355]
+    """
+    y_true, scores = np.asarray(y_true, "float32") > 0.5, np.asarray(scores, "float32")
+    if y_true.shape != scores.shape:
+        raise ValueError(f"`y_true` and `scores` must have one shape. Received: {y_true.shape} and {scores.shape}")
+    fallback = choose_threshold(y_true, scores, candidates)[0] if len(scores) else DEFAULT_THRESHOLD
+    thresholds = np.full(scores.shape[1], fallback, "float32")
+    grid = np.asarray(sorted(candidates), "float32")
+    for label in range(scores.shape[1]):
+        truth = y_true[:, label]
+        if truth.sum() < min_positives:
+            continue
+        predicted = scores[:, label][None, :] >= grid[:, None]  # (candidates, N)
+        tp = (predicted & truth).sum(axis=1)
+        f1 = 2 * tp / np.maximum(predicted.sum(axis=1) + truth.sum(), 1)
+        thresholds[label] = grid[len(grid) - 1 - np.argmax(f1[::-1])]
+    return thresholds

@@ -80,17 +80,43 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
             return vectorizer.vectorize(texts)
         return {name: layer.vectorize(texts) for name, layer in vectorizers.items()}
 
+    encoder, head = split_at_head(model)
+    length = description_length or (head.label_ids.shape[1] if head.label_ids is not None else None)
+    return write_serving_archive(
+        filepath,
+        model=model,
+        encoder=encoder,
+        head=head,
+        vectorize=vectorize,
+        vectorize_labels=lambda descriptions: vectorizer.vectorize_labels(descriptions, length),
+        tracked=list((vectorizers or {"token_ids": vectorizer}).values()),
+    )
+
+
+def write_serving_archive(
+    filepath, model, encoder, head, vectorize, vectorize_labels, tracked=(), activation="sigmoid", extra=None
+):
+    """Writes the SavedModel of `export_text_classifier`'s endpoints from its parts.
+
+    `model` maps what `vectorize(texts)` gives to logits, `encoder` to `head`'s
+    input; `vectorize_labels(descriptions)` gives description ids;
+    `activation` turns logits into served scores (`"sigmoid"` or
+    `"softmax"`); `extra` is `{name: tf.Variable}` kept on the archive (a
+    task's label names and thresholds), read back as `served.<name>[0]`.
+    """
     archive = keras.export.ExportArchive()
     archive.track(model)
-    for layer in (vectorizers or {"token_ids": vectorizer}).values():
+    for layer in tracked:
         archive.track(layer)
+    for name, variable in (extra or {}).items():
+        archive.add_variable_collection(name, [variable])  # loaded as `served.<name>[0]`
 
-    encoder, head = split_at_head(model)
     if isinstance(head, AdaptiveLabelDecoder):
         key = DECODER_OUTPUTS[head.output_mode]
         served = lambda outputs: {key: outputs if head.output_mode == "sequence" else tf.cast(outputs, tf.float32)}  # noqa: E731
     else:
-        served = lambda logits: {"scores": tf.sigmoid(tf.cast(logits, tf.float32))}  # noqa: E731
+        activate = tf.sigmoid if activation == "sigmoid" else tf.nn.softmax
+        served = lambda logits: {"scores": activate(tf.cast(logits, tf.float32))}  # noqa: E731
 
     # autograph=False: the graphs are written with TensorFlow's own control flow, and autograph's conversion of
     # the vectorizer and the model's Python took a quarter of a small model's export (10.6 -> 7.9 s of CPU).
@@ -100,7 +126,7 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
 
     add_endpoint(archive, "serve", serve)
 
-    if head.scores_are_inner_products or head.scores_label_sets:
+    if isinstance(encoder, keras.layers.Layer) and (head.scores_are_inner_products or head.scores_label_sets):
         archive.track(encoder)
     if head.scores_are_inner_products and getattr(head, "num_languages", 1) == 1:
 
@@ -112,7 +138,6 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
         add_endpoint(archive, "query_vectors", query_vectors)
 
     if head.scores_label_sets and head.label_ids is not None:
-        length = description_length or head.label_ids.shape[1]
 
         @tf.function(
             input_signature=[
@@ -123,7 +148,7 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
         )
         def serve_with_labels(texts, label_descriptions):
             ids = vectorize(texts)
-            label_ids = vectorizer.vectorize_labels(label_descriptions, length)
+            label_ids = vectorize_labels(label_descriptions)
             if not isinstance(head, AdaptiveLabelDecoder):
                 return served(head(encoder(ids, training=False), label_ids=label_ids))
 

@@ -4,6 +4,7 @@ from keras_labelemb.layers.adaptive_label_decoder import AdaptiveLabelDecoder
 from keras_labelemb.layers.attention_pooling import AttentionPooling
 from keras_labelemb.layers.co_attention import CoAttention
 from keras_labelemb.layers.co_attentive_encoder import CoAttentiveEncoder
+from keras_labelemb.layers.cosine_head import CosineHead
 from keras_labelemb.layers.drill_head import DrillHead
 from keras_labelemb.layers.embedding_match_head import EmbeddingMatchHead
 from keras_labelemb.layers.gile_head import GileHead, joint_dim_matching_linear
@@ -24,6 +25,7 @@ from keras_labelemb.layers.wide_head import WideHead
 from keras_labelemb.layers.word_interaction_head import WordInteractionHead
 
 __all__ = [
+    "CosineHead",
     "AdaptiveLabelDecoder",
     "AttentionPooling",
     "CoAttention",

@@ -1,0 +1,7 @@
+"""The task: `LabelClassifier`, from raw strings to label names, with its preprocessor and named presets."""
+
+from keras_labelemb.tasks.label_classifier import LabelClassifier
+from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor
+from keras_labelemb.tasks.presets import presets
+
+__all__ = ["LabelClassifier", "LabelClassifierPreprocessor", "presets"]

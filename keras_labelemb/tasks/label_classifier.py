@@ -1,0 +1,482 @@
+"""`LabelClassifier`: one Keras model from raw strings to label names, with its preprocessor, encoder, head, labels."""
+
+import json
+import math
+import os
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from keras_labelemb.evaluation.thresholds import DEFAULT_THRESHOLD, tune_per_label_thresholds
+from keras_labelemb.layers.label_head import LabelHead
+from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor, check_texts
+from keras_labelemb.tasks.labels import check_labels, multi_hot_targets
+from keras_labelemb.tasks.presets import build_from_recipe, load_preset, save_preset
+
+LABELS_FILE = "labels.json"
+
+
+@keras.saving.register_keras_serializable(package="keras_labelemb")
+class LabelClassifier(keras.Model):
+    """A text classifier that knows its labels: raw strings in, label names out.
+
+    In the shape of keras-hub's `Task` and setfit's `SetFitModel(body, head)`,
+    the classifier holds `.preprocessor` (raw strings -> token ids;
+    descriptions -> label ids), `.encoder` (token ids -> the document vector:
+    any layer or model, e.g. an `Embedding` and `HierarchicalAttention` in a
+    `keras.Sequential`), `.head` (a `LabelHead`: `GileHead`, `DrillHead`,
+    `LinearHead`, ...) and `.labels`, the label names with their
+    descriptions, saved with the model together with their thresholds.
+
+    - `fit`, `evaluate`, `predict` take raw strings (a list, a 1-D array of
+      `str`, or a `tf.data.Dataset` of `(strings, multi-hot targets)`);
+      targets are multi-hot arrays `(N, L)` or, per document, a list of label
+      names (single-label: one name). The first `fit` of a classifier built
+      by `from_preset` adapts the vocabulary to its texts (and every word of
+      the descriptions) and builds the preset's layers.
+    - Multi-label by default: sigmoid scores, binary cross-entropy from
+      logits, micro-F1. `multi_label=False`: softmax, categorical
+      cross-entropy, accuracy; `predict_labels` gives the top label.
+    - `predict(texts)` returns scores `(N, L)` (probabilities);
+      `predict_labels(texts)` label names at per-label thresholds, tuned on
+      `fit`'s `validation_data` (or by `tune_thresholds`), 0.5 for labels
+      never tuned; `predict_top_k(texts, k)` `(name, score)` pairs.
+    - `set_labels({"gold": "gold and silver mining", ...})` relabels (zero-shot
+      for heads that read descriptions; a per-label head takes only its own
+      count); thresholds of kept names are kept.
+    - `save("x.keras")` / `keras.saving.load_model` keep vocabulary, labels,
+      thresholds and weights; `export(path)` writes a SavedModel that serves
+      raw strings (`serve`, `serve_with_labels`, `query_vectors`).
+
+    Args:
+        encoder: a layer or model from the preprocessor's token ids to `(B, d)`.
+        head: a `LabelHead`. A head that reads descriptions gets the label
+            set from `labels`; a `LinearHead` must have `len(labels)` labels.
+        preprocessor: a `LabelClassifierPreprocessor` whose vectorizer has
+            the vocabulary the encoder's embedding was built for, or `None`
+            to feed token ids yourself (then `fit`/`predict` take ids).
+        labels: a dict `{name: description}`, or a list of names (each name
+            is then its own description).
+        multi_label: True (default) or False (one label per document).
+
+    Example:
+
+    >>> import keras_labelemb as kl
+    >>> texts = ["wheat prices rose", "the bank raised rates", "grain harvest up", "rates cut again"]
+    >>> classifier = kl.tasks.LabelClassifier.from_preset(
+    ...     "gile_wan", labels={"grain": "wheat and grain", "interest": "interest rates"}
+    ... )
+    >>> history = classifier.fit(texts, [["grain"], ["interest"], ["grain"], ["interest"]], epochs=1, verbose=0)
+    >>> len(classifier.predict_labels(["wheat harvest"])[0]) >= 1
+    True
+    """
+
+    def __init__(self, encoder, head, preprocessor=None, labels=None, multi_label=True, **kwargs):
+        super().__init__(**kwargs)
+        self.multi_label = _check_bool("multi_label", multi_label)
+        names, descriptions = check_labels(labels)
+        self._names, self._descriptions = names, descriptions
+        self._thresholds = np.full(len(names), DEFAULT_THRESHOLD, "float32")
+        if preprocessor is not None and not isinstance(preprocessor, LabelClassifierPreprocessor):
+            raise ValueError(
+                "`preprocessor` must be a LabelClassifierPreprocessor or None (feed token ids). "
+                f"Received: preprocessor={preprocessor!r:.200}"
+            )
+        self.preprocessor = preprocessor
+        self._recipe = None
+        self.encoder, self.head = None, None
+        if encoder is not None or head is not None:
+            self._set_layers(encoder, head)
+        self.compile()
+
+    # -- construction -----------------------------------------------------------------------
+    def _set_layers(self, encoder, head):
+        if not isinstance(head, LabelHead):
+            raise ValueError(
+                "`head` must be a LabelHead (GileHead, DrillHead, LinearHead, CosineHead, ...). "
+                f"Received: head={head!r:.200}"
+            )
+        if not callable(encoder):
+            raise ValueError(f"`encoder` must be a Keras layer or model. Received: encoder={encoder!r:.200}")
+        self.encoder, self.head = encoder, head
+        self._give_head_labels()
+
+    def _give_head_labels(self):
+        if self.head.reads_descriptions:
+            if self.preprocessor is None:
+                raise ValueError(
+                    f"{type(self.head).__name__} reads label descriptions: give a `preprocessor` to encode them. "
+                    "Received: preprocessor=None"
+                )
+            self.head.set_labels(self.preprocessor.encode_labels(self._descriptions))
+        elif self.head.num_labels != len(self._names):
+            raise ValueError(
+                f"{type(self.head).__name__} has {self.head.num_labels} per-label outputs. "
+                f"Received: labels with {len(self._names)} names"
+            )
+
+    @classmethod
+    def from_preset(cls, preset, labels, **overrides):
+        """A classifier from a named recipe (`presets()` lists them) or a folder written by `save_to_preset`.
+
+        A named recipe builds its layers at the first `fit` (or `adapt`), once
+        the vocabulary is known. `overrides` replace the recipe's top-level
+        options (`multi_label`, `max_tokens`, `description_length`, `embedding_dim`).
+        """
+        if isinstance(preset, (str, os.PathLike)) and os.path.isdir(preset):
+            classifier = keras.saving.load_model(os.path.join(preset, "model.keras"))
+            if labels is not None:
+                classifier.set_labels(labels)
+            return classifier
+        recipe = load_preset(preset, overrides)
+        classifier = cls(
+            encoder=None,
+            head=None,
+            preprocessor=recipe.preprocessor(),
+            labels=labels,
+            multi_label=recipe.multi_label,
+        )
+        classifier._recipe = recipe
+        return classifier
+
+    def save_to_preset(self, path):
+        """Writes the classifier (config, vocabulary, labels, thresholds, weights) to the folder `path`."""
+        self._require_layers("save_to_preset")
+        os.makedirs(path, exist_ok=True)
+        self.save(os.path.join(path, "model.keras"))
+        save_preset(path, type(self).__name__, self.labels)
+        return path
+
+    def adapt(self, texts):
+        """Adapts the preprocessor to training `texts` (and every description word) and builds the preset's layers."""
+        if self._recipe is None:
+            raise ValueError(
+                "`adapt` builds a classifier made by `from_preset`; this one was given its layers. "
+                "Received: a classifier with layers"
+            )
+        self.preprocessor.adapt(texts, self._descriptions)
+        label_ids = self.preprocessor.encode_labels(self._descriptions)
+        encoder, head = build_from_recipe(self._recipe, self.preprocessor.vocabulary_size, label_ids)
+        self._set_layers(encoder, head)
+        self._recipe = None
+
+    def _require_layers(self, what):
+        if self.head is None:
+            raise ValueError(
+                f"`{what}` needs a built classifier: call `fit(texts, targets)` or `adapt(texts)` first "
+                "(a preset builds its layers once it has seen the vocabulary). Received: an unbuilt classifier"
+            )
+
+    # -- the labels -----------------------------------------------------------------------
+    @property
+    def labels(self):
+        """`{name: description}` of the current label set, in score order."""
+        return dict(zip(self._names, self._descriptions))
+
+    @property
+    def label_names(self):
+        return list(self._names)
+
+    @property
+    def thresholds(self):
+        """`{name: threshold}` `predict_labels` applies."""
+        return dict(zip(self._names, self._thresholds.tolist()))
+
+    def set_thresholds(self, thresholds):
+        """Sets thresholds by name (`{name: float}`); names not given keep theirs."""
+        if not isinstance(thresholds, dict):
+            raise ValueError(f"`thresholds` must be a dict {{name: float}}. Received: thresholds={thresholds!r:.200}")
+        position = {name: i for i, name in enumerate(self._names)}
+        unknown = sorted(set(thresholds) - set(position))
+        if unknown:
+            raise ValueError(
+                f"`thresholds` names labels the classifier does not have. Received: unknown names {unknown}"
+            )
+        for name, value in thresholds.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                raise ValueError(f"A threshold is a score in [0, 1]. Received: thresholds[{name!r}]={value!r}")
+            self._thresholds[position[name]] = value
+
+    def set_labels(self, labels):
+        """Replaces the label set by `labels` (`{name: description}` or a list of names).
+
+        Heads that read descriptions score any new label (zero-shot); a
+        per-label head accepts only as many labels as it has outputs.
+        Thresholds of names kept are kept; new names get 0.5. The compiled
+        train/test/predict functions are rebuilt.
+        """
+        names, descriptions = check_labels(labels)
+        old = self.thresholds
+        previous = (self._names, self._descriptions)
+        self._names, self._descriptions = names, descriptions
+        if self.head is not None:
+            try:
+                self._give_head_labels()
+            except ValueError:
+                self._names, self._descriptions = previous
+                raise
+        self._thresholds = np.array([old.get(name, DEFAULT_THRESHOLD) for name in names], "float32")
+        for function, rebuild in (
+            (self.train_function, self.make_train_function),
+            (self.test_function, self.make_test_function),
+            (self.predict_function, self.make_predict_function),
+        ):
+            if function is not None:
+                rebuild(force=True)
+
+    # -- the model -----------------------------------------------------------------------
+    def call(self, inputs, training=None):
+        self._require_layers("call")
+        return self.head(self._document_model()(inputs, training=training), training=training)
+
+    def compile(self, optimizer="auto", loss="auto", metrics="auto", **kwargs):
+        """`compile` with the task's defaults: Adam(1e-3); binary (multi-label) or categorical cross-entropy from logits;
+        micro-F1 or accuracy."""
+        from keras_labelemb.metrics import MicroF1
+
+        if optimizer == "auto":
+            optimizer = keras.optimizers.Adam(1e-3)
+        if loss == "auto":
+            loss = (
+                keras.losses.BinaryCrossentropy(from_logits=True)
+                if self.multi_label
+                else keras.losses.CategoricalCrossentropy(from_logits=True)
+            )
+        if metrics == "auto":
+            metrics = (
+                [MicroF1(from_logits=True)] if self.multi_label else [keras.metrics.CategoricalAccuracy("accuracy")]
+            )
+        super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+
+    # -- data -----------------------------------------------------------------------
+    def _targets(self, y, count):
+        return multi_hot_targets(y, self._names, count, self.multi_label)
+
+    def _dataset(self, x, y=None, batch_size=None, shuffle=False):
+        """A batched `tf.data.Dataset` of `(ids, targets)` (or ids) from raw strings, or `x` mapped if a dataset."""
+        if isinstance(x, tf.data.Dataset):
+            spec = x.element_spec[0] if isinstance(x.element_spec, tuple) else x.element_spec
+            if self.preprocessor is None or getattr(spec, "dtype", None) != tf.string:
+                return x  # ids already (Keras' fit evaluates the validation data it was given through here)
+            vectorize = self.preprocessor.call
+            return x.map(lambda texts, *rest: (vectorize(texts), *rest), num_parallel_calls=tf.data.AUTOTUNE)
+        if self.preprocessor is None:
+            inputs = np.asarray(x)
+        else:
+            inputs = check_texts(x)
+        count = len(inputs)
+        parts = inputs if y is None else (inputs, self._targets(y, count))
+        dataset = tf.data.Dataset.from_tensor_slices(parts)
+        if shuffle:
+            dataset = dataset.shuffle(count, reshuffle_each_iteration=True)
+        dataset = dataset.batch(batch_size or 32)
+        if self.preprocessor is not None:
+            vectorize = self.preprocessor.call
+            if y is None:
+                dataset = dataset.map(vectorize, num_parallel_calls=tf.data.AUTOTUNE)
+            else:
+                dataset = dataset.map(lambda t, y: (vectorize(t), y), num_parallel_calls=tf.data.AUTOTUNE)
+        return dataset.prefetch(tf.data.AUTOTUNE)
+
+    def _texts_of(self, x):
+        if isinstance(x, tf.data.Dataset):
+            return [t.decode("utf-8") for t in x.map(lambda texts, *rest: texts).unbatch().as_numpy_iterator()]
+        return check_texts(x)
+
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, validation_data=None, shuffle=True, **kwargs):
+        """Trains on raw strings; tunes per-label thresholds on `validation_data` `(texts, targets)` afterwards."""
+        if self.head is None:
+            self.adapt(self._texts_of(x))
+        dataset = self._dataset(x, y, batch_size, shuffle=shuffle and not isinstance(x, tf.data.Dataset))
+        validation = None
+        if validation_data is not None:
+            validation = (
+                self._dataset(validation_data, batch_size=batch_size)
+                if isinstance(validation_data, tf.data.Dataset)
+                else self._dataset(*_pair("validation_data", validation_data), batch_size=batch_size)
+            )
+        history = super().fit(dataset, epochs=epochs, validation_data=validation, **kwargs)
+        if validation_data is not None and self.multi_label and not isinstance(validation_data, tf.data.Dataset):
+            self.tune_thresholds(*_pair("validation_data", validation_data))
+        return history
+
+    def evaluate(self, x=None, y=None, batch_size=None, **kwargs):
+        self._require_layers("evaluate")
+        return super().evaluate(self._dataset(x, y, batch_size), **kwargs)
+
+    def predict(self, x, batch_size=None, verbose=0, **kwargs):
+        """Scores `(N, L)`: sigmoid (multi-label) or softmax probabilities of every label for each text."""
+        self._require_layers("predict")
+        if not isinstance(x, tf.data.Dataset) and len(self._texts_or_ids(x)) == 0:
+            return np.zeros((0, len(self._names)), "float32")
+        logits = super().predict(self._dataset(x, batch_size=batch_size), verbose=verbose, **kwargs)
+        return _activate(np.asarray(logits, "float32"), self.multi_label)
+
+    def _texts_or_ids(self, x):
+        return np.asarray(x) if self.preprocessor is None else check_texts(x)
+
+    def predict_labels(self, x, batch_size=None):
+        """Label names per text: those at or above their thresholds, at least the best one (multi-label), or the top one."""
+        scores = self.predict(x, batch_size=batch_size)
+        if not self.multi_label:
+            return [self._names[i] for i in scores.argmax(axis=1)]
+        chosen = scores >= self._thresholds
+        chosen[np.arange(len(scores)), scores.argmax(axis=1)] = True
+        return [[self._names[i] for i in np.flatnonzero(row)] for row in chosen]
+
+    def predict_top_k(self, x, k=5, batch_size=None):
+        """The `k` best labels of each text as `(name, score)` pairs, best first (`k` capped at the label count)."""
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"`k` must be a positive int. Received: k={k!r}")
+        scores = self.predict(x, batch_size=batch_size)
+        k = min(k, scores.shape[1])
+        best = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+        return [[(self._names[i], float(row[i])) for i in order] for row, order in zip(scores, best)]
+
+    def tune_thresholds(self, x, y, batch_size=None):
+        """Chooses each label's threshold on validation texts and targets (best F1 per label); returns them by name."""
+        if not self.multi_label:
+            raise ValueError(
+                "A single-label classifier predicts its top label; it has no thresholds. Received: multi_label=False"
+            )
+        scores = self.predict(x, batch_size=batch_size)
+        targets = self._targets(y, len(scores))
+        self._thresholds = tune_per_label_thresholds(targets, scores)
+        return self.thresholds
+
+    # -- export -----------------------------------------------------------------------
+    def export(self, filepath, format="tf_saved_model", verbose=False):
+        """Writes a SavedModel that serves raw strings, preprocessing included.
+
+        Endpoints: `serve(texts)` -> `{"scores": (B, L)}` (sigmoid, or softmax
+        when `multi_label=False`: rows sum to 1); `serve_with_labels(texts,
+        label_descriptions)` for heads that read descriptions;
+        `query_vectors(texts)` for inner-product heads (what a `LabelIndex`
+        searches with). The loaded object's `label_names[0]` and `thresholds[0]`
+        variables hold the labels. Load with `load_text_classifier`.
+        """
+        from keras_labelemb.export.text_classifier_export import write_serving_archive
+
+        if format != "tf_saved_model":
+            raise ValueError(f"A LabelClassifier exports as a SavedModel. Received: format={format!r}")
+        self._require_layers("export")
+        if self.preprocessor is None:
+            raise ValueError("`export` serves raw strings: it needs the preprocessor. Received: preprocessor=None")
+        document = self._document_model()
+        return write_serving_archive(
+            filepath,
+            model=self,
+            encoder=document,
+            head=self.head,
+            vectorize=self.preprocessor.call,
+            vectorize_labels=self.preprocessor.vectorize_labels,
+            tracked=[self.preprocessor.vectorizer],
+            activation="sigmoid" if self.multi_label else "softmax",
+            extra={
+                "label_names": tf.Variable(self._names, trainable=False, name="label_names"),
+                "thresholds": tf.Variable(self._thresholds, trainable=False, name="thresholds"),
+            },
+        )
+
+    def _document_model(self):
+        """What the head reads, as a function of token ids (the document dict for heads that read tokens)."""
+        encoder, reads_tokens = self.encoder, self.head.reads_tokens
+
+        def document(ids, training=False):
+            pooled = encoder(ids, training=training)
+            if not reads_tokens:
+                return pooled
+            flat = ids if len(ids.shape) == 2 else keras.ops.reshape(ids, (-1, math.prod(ids.shape[1:])))
+            return {"pooled": pooled, "token_ids": flat}
+
+        return document
+
+    # -- saving -----------------------------------------------------------------------
+    def get_config(self):
+        if self._recipe is not None:
+            raise ValueError(
+                "Save a classifier made by `from_preset` after `fit` or `adapt`: its layers are built then."
+            )
+        config = super().get_config()
+        config.update(
+            encoder=keras.saving.serialize_keras_object(self.encoder),
+            head=keras.saving.serialize_keras_object(self.head),
+            preprocessor=None if self.preprocessor is None else keras.saving.serialize_keras_object(self.preprocessor),
+            # The names are config (a head needs its count); descriptions and thresholds are an asset.
+            labels=self.label_names,
+            multi_label=self.multi_label,
+        )
+        if getattr(self.head, "embedding", None) is not None:
+            _mark_shared(config, self.head.embedding)
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        for key in ("encoder", "head", "preprocessor"):
+            if config.get(key) is not None:
+                config[key] = keras.saving.deserialize_keras_object(config[key])
+        preprocessor, head = config.pop("preprocessor"), config.pop("head")
+        classifier = cls(
+            encoder=None, head=None, preprocessor=preprocessor, **{k: v for k, v in config.items() if k != "encoder"}
+        )
+        # The head's label set comes back from its own asset: do not encode the names-as-descriptions here.
+        classifier.encoder, classifier.head = config["encoder"], head
+        return classifier
+
+    def save_assets(self, dir_path):
+        with open(os.path.join(dir_path, LABELS_FILE), "w", encoding="utf-8") as file:
+            json.dump(
+                {"names": self._names, "descriptions": self._descriptions, "thresholds": self._thresholds.tolist()},
+                file,
+                ensure_ascii=False,
+            )
+
+    def load_assets(self, dir_path):
+        with open(os.path.join(dir_path, LABELS_FILE), encoding="utf-8") as file:
+            stored = json.load(file)
+        self._names, self._descriptions = list(stored["names"]), list(stored["descriptions"])
+        self._thresholds = np.asarray(stored["thresholds"], "float32")
+
+
+def _mark_shared(config, layer):
+    """Marks every serialized copy of `layer` in `config` as one shared object, so loading builds it once.
+
+    A word embedding shared by the encoder and the head is serialized twice; Keras' own marking misses the
+    copy inside a Sequential's config, and the loaded head would read an embedding of its own, untrained.
+    """
+    if isinstance(config, dict):
+        inner = config.get("config")
+        if (
+            config.get("class_name") == type(layer).__name__
+            and isinstance(inner, dict)
+            and inner.get("name") == layer.name
+        ):
+            config["shared_object_id"] = id(layer)
+        for value in config.values():
+            _mark_shared(value, layer)
+    elif isinstance(config, list):
+        for value in config:
+            _mark_shared(value, layer)
+
+
+def _check_bool(name, value):
+    if not isinstance(value, bool):
+        raise ValueError(f"`{name}` must be True or False. Received: {name}={value!r}")
+    return value
+
+
+def _pair(name, value):
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise ValueError(
+            f"`{name}` must be `(texts, targets)` or a tf.data.Dataset. Received: {name} of type {type(value).__name__}"
+        )
+    return value
+
+
+def _activate(logits, multi_label):
+    if multi_label:
+        return 1.0 / (1.0 + np.exp(-logits))
+    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)

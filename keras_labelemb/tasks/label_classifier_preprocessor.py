@@ -1,0 +1,150 @@
+"""`LabelClassifierPreprocessor`: raw strings -> what a `LabelClassifier`'s encoder reads; descriptions -> label ids."""
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from keras_labelemb.argument_checks import check_positive_int
+from keras_labelemb.text import TextVectorizer
+
+
+def check_texts(texts, name="texts"):
+    """`texts` as a list of `str`, or a `ValueError` naming `name` and what was wrong.
+
+    Accepts a list or tuple of strings, a 1-D NumPy array of `str`/`object`,
+    or UTF-8 `bytes` items (decoded). A single string is refused: a model fed
+    `"wheat"` would otherwise read five one-letter documents.
+    """
+    if isinstance(texts, (str, bytes)):
+        raise ValueError(
+            f"`{name}` must be a list of strings, not one string. Received: {name}={texts!r:.100}; pass [{texts!r:.60}]"
+        )
+    if isinstance(texts, (tf.Tensor, np.ndarray)):
+        array = np.asarray(texts)
+        if array.ndim == 2 and array.shape[-1] == 1:
+            array = array[:, 0]
+        if array.ndim != 1:
+            raise ValueError(
+                f"`{name}` must be one string per document (1-D). Received: {name} with shape {array.shape}"
+            )
+        texts = array.tolist()
+    if not isinstance(texts, (list, tuple)):
+        raise ValueError(f"`{name}` must be a list of strings. Received: {name} of type {type(texts).__name__}")
+    checked = []
+    for index, text in enumerate(texts):
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"`{name}[{index}]` is bytes that are not UTF-8. Received: {text!r:.100}") from None
+        if not isinstance(text, str):
+            raise ValueError(
+                f"`{name}` must hold strings only. Received: {name}[{index}]={text!r:.100} ({type(text).__name__})"
+            )
+        checked.append(text)
+    return checked
+
+
+@keras.saving.register_keras_serializable(package="keras_labelemb")
+class LabelClassifierPreprocessor(keras.layers.Layer):
+    """Raw strings -> token ids for a `LabelClassifier`, and label descriptions -> label token ids.
+
+    It holds the word `TextVectorizer` (flat ids for WAN, RegionLSTM and
+    max-pool encoders; sentences of ids for HAN) and the number of tokens a
+    label description is read with. `adapt(texts, descriptions)` builds the
+    vocabulary from training documents and keeps every description word, so no
+    label loses its key word to `<unk>`. Like keras-hub's preprocessors it runs
+    in `tf.data` (TensorFlow ops), under any Keras backend.
+
+    Args:
+        vectorizer: a `TextVectorizer` (adapted or not). Default:
+            `TextVectorizer()` (flat, 256 tokens).
+        description_length: tokens per label description (default 16).
+        max_vocabulary: the largest vocabulary `adapt` builds (default 50,000).
+        min_count: words seen fewer times in the training texts are dropped (default 1).
+
+    Example:
+
+    >>> preprocessor = LabelClassifierPreprocessor(TextVectorizer(max_tokens=4), description_length=3)
+    >>> preprocessor.adapt(["wheat prices rose", "rates fell"], ["wheat and grain", "interest rates"])
+    >>> preprocessor(["wheat rates"]).numpy().tolist()
+    [[2, 5, 0, 0]]
+    >>> preprocessor.encode_labels(["interest rates"]).tolist()
+    [[9, 5, 0]]
+    """
+
+    def __init__(self, vectorizer=None, description_length=16, max_vocabulary=50_000, min_count=1, **kwargs):
+        super().__init__(**kwargs)
+        if vectorizer is None:
+            vectorizer = TextVectorizer()
+        if not isinstance(vectorizer, TextVectorizer):
+            raise ValueError(f"`vectorizer` must be a TextVectorizer. Received: vectorizer={vectorizer!r:.200}")
+        self.vectorizer = vectorizer
+        self.description_length = check_positive_int("description_length", description_length)
+        self.max_vocabulary = check_positive_int("max_vocabulary", max_vocabulary, allow_none=True)
+        self.min_count = check_positive_int("min_count", min_count)
+        self.built = True
+
+    @property
+    def adapted(self):
+        """True once the vectorizer has a vocabulary."""
+        return self.vectorizer.vocabulary_size is not None
+
+    @property
+    def vocabulary_size(self):
+        return self.vectorizer.vocabulary_size
+
+    @property
+    def output_shape_per_text(self):
+        """The shape of one text's ids: `(max_tokens,)` or `(max_sentences, max_sentence_length)`."""
+        return self.vectorizer.compute_output_shape((None,))[1:]
+
+    def adapt(self, texts, descriptions=()):
+        """Builds the vocabulary from `texts` (training documents), keeping every word of `descriptions`."""
+        texts = check_texts(texts)
+        if not texts:
+            raise ValueError("`texts` must hold at least one training document to adapt to. Received: texts=[]")
+        self.vectorizer.adapt(
+            texts, max_size=self.max_vocabulary, min_count=self.min_count, keep=list(descriptions) or None
+        )
+
+    def _require_adapted(self):
+        if not self.adapted:
+            raise ValueError(
+                "The preprocessor has no vocabulary yet: call `fit(texts, targets)` or `adapt(texts)` on the "
+                "classifier (or give the TextVectorizer a vocabulary) first. Received: an unadapted vectorizer"
+            )
+
+    def call(self, texts):
+        """`(B,)` strings -> `(B, ...)` int32 token ids (pure TensorFlow; safe in `tf.data.Dataset.map`)."""
+        self._require_adapted()
+        return self.vectorizer.vectorize(texts)
+
+    def vectorize_labels(self, descriptions):
+        """In-graph: `(L,)` description strings -> `(L, description_length)` int32 ids."""
+        self._require_adapted()
+        return self.vectorizer.vectorize_labels(descriptions, self.description_length)
+
+    def encode_labels(self, descriptions):
+        """NumPy `(L, description_length)` int32 ids of `descriptions` (a list of strings)."""
+        self._require_adapted()
+        return self.vectorizer.encode_labels(check_texts(descriptions, "descriptions"), self.description_length)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape) + self.output_shape_per_text
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            vectorizer=keras.saving.serialize_keras_object(self.vectorizer),
+            description_length=self.description_length,
+            max_vocabulary=self.max_vocabulary,
+            min_count=self.min_count,
+        )
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["vectorizer"] = keras.saving.deserialize_keras_object(config["vectorizer"])
+        return cls(**config)

@@ -1,0 +1,80 @@
+"""A classifier's labels as data: names with descriptions, and targets given by name or as multi-hot arrays."""
+
+import numpy as np
+
+
+def check_labels(labels):
+    """`(names, descriptions)` from `{name: description}` or a list of names (each its own description)."""
+    if isinstance(labels, dict):
+        pairs = list(labels.items())
+    elif isinstance(labels, (list, tuple)) and not isinstance(labels, str):
+        pairs = [(name, name) for name in labels]
+        duplicates = sorted({name for name in labels if isinstance(name, str) and labels.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"`labels` names each label once. Received: repeated names {duplicates}")
+    else:
+        raise ValueError(
+            "`labels` must be a dict {name: description} or a list of names. "
+            f"Received: labels of type {type(labels).__name__}"
+        )
+    if not pairs:
+        raise ValueError("`labels` must name at least one label. Received: labels with no entries")
+    for name, description in pairs:
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"A label name is a non-empty string. Received: name {name!r}")
+        if not isinstance(description, str) or not description.strip():
+            raise ValueError(
+                f"A label description is a non-empty string (the words the label is read from). "
+                f"Received: labels[{name!r}]={description!r}"
+            )
+    return [name for name, _ in pairs], [description for _, description in pairs]
+
+
+def multi_hot_targets(y, names, count, multi_label=True):
+    """`(count, L)` float32 targets from a multi-hot array or, per document, label names (a list, or one name)."""
+    if y is None:
+        raise ValueError("`y` (the targets) is needed here. Received: y=None")
+    width = len(names)
+    if isinstance(y, np.ndarray) and y.dtype.kind in "biuf" or _is_numeric_rows(y):
+        targets = np.asarray(y, "float32")
+        if targets.ndim != 2 or targets.shape[1] != width:
+            raise ValueError(
+                f"Multi-hot targets have one column per label ({width}). Received: y with shape {targets.shape}"
+            )
+        if not np.isfinite(targets).all() or ((targets != 0) & (targets != 1)).any():
+            raise ValueError("Multi-hot targets hold 0 and 1 only. Received: other values in y")
+    else:
+        position = {name: i for i, name in enumerate(names)}
+        rows = list(y)
+        targets = np.zeros((len(rows), width), "float32")
+        for row, given in enumerate(rows):
+            given = [given] if isinstance(given, str) else given
+            if not isinstance(given, (list, tuple, np.ndarray)):
+                raise ValueError(f"y[{row}] must be a label name or a list of names. Received: {given!r:.100}")
+            for name in given:
+                if name not in position:
+                    raise ValueError(
+                        f"y[{row}] names a label the classifier does not have. Received: {name!r}; "
+                        f"the labels are {names[:20]}{' ...' if width > 20 else ''}"
+                    )
+                targets[row, position[name]] = 1.0
+    if len(targets) != count:
+        raise ValueError(f"Give one target per text. Received: {len(targets)} targets for {count} texts")
+    if not multi_label and (targets.sum(axis=1) != 1).any():
+        row = int(np.flatnonzero(targets.sum(axis=1) != 1)[0])
+        raise ValueError(
+            f"A single-label classifier takes exactly one label per text. Received: y[{row}] with "
+            f"{int(targets[row].sum())} labels"
+        )
+    return targets
+
+
+def _is_numeric_rows(y):
+    if not isinstance(y, (list, tuple)) or not y:
+        return False
+    first = y[0]
+    return (
+        isinstance(first, (list, tuple, np.ndarray))
+        and len(first) > 0
+        and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in first)
+    )

@@ -1,0 +1,122 @@
+"""Presets: the measured recipes as data files (`presets/<name>.json`), built once the vocabulary is known."""
+
+import dataclasses
+import inspect
+import json
+import math
+import os
+import pathlib
+
+import keras
+
+from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor
+from keras_labelemb.text import TextVectorizer
+
+PRESET_DIR = pathlib.Path(__file__).parent / "presets"
+# A recipe's values that are known only once the vocabulary is: written as these strings in the files.
+VOCABULARY_SIZE = "<vocabulary_size>"
+# The top-level options `from_preset(name, labels, **overrides)` may replace.
+OVERRIDES = ("multi_label", "embedding_dim", "description_length", "max_tokens", "max_sentences", "max_sentence_length")
+
+
+def presets():
+    """`{name: one-line description}` of every named preset."""
+    return {path.stem: json.loads(path.read_text())["description"] for path in sorted(PRESET_DIR.glob("*.json"))}
+
+
+@dataclasses.dataclass
+class Recipe:
+    """A preset file read: the vectorizer's options, the word embedding's width, the encoder and the head."""
+
+    name: str
+    description: str
+    multi_label: bool
+    vectorizer: dict
+    description_length: int
+    embedding_dim: int | None
+    encoder: dict
+    head: dict
+
+    def preprocessor(self):
+        return LabelClassifierPreprocessor(
+            TextVectorizer(**self.vectorizer), description_length=self.description_length
+        )
+
+
+def load_preset(name, overrides=None):
+    """The `Recipe` of preset `name`, with `overrides` applied; a `ValueError` lists the names if it does not exist."""
+    path = PRESET_DIR / f"{name}.json" if isinstance(name, str) else None
+    if path is None or not path.is_file():
+        raise ValueError(
+            f"`preset` must name a preset ({sorted(presets())}) or a folder written by `save_to_preset`. "
+            f"Received: preset={name!r}"
+        )
+    data = json.loads(path.read_text())
+    recipe = Recipe(
+        name=name,
+        description=data["description"],
+        multi_label=data.get("multi_label", True),
+        vectorizer=dict(data["vectorizer"]),
+        description_length=data.get("description_length", 16),
+        embedding_dim=data.get("embedding_dim"),
+        encoder=data["encoder"],
+        head=data["head"],
+    )
+    for key, value in (overrides or {}).items():
+        if key not in OVERRIDES:
+            raise ValueError(f"A preset's overrides are {list(OVERRIDES)}. Received: {key}={value!r}")
+        if key.startswith("max_"):
+            recipe.vectorizer[key] = value
+        else:
+            setattr(recipe, key, value)
+    return recipe
+
+
+def _layer(spec, **given):
+    """The registered keras_labelemb layer `spec["class"]` built from `spec["config"]` plus `given`."""
+    cls = keras.saving.get_registered_object(f"keras_labelemb>{spec['class']}")
+    if cls is None:
+        raise ValueError(f"A preset names a keras_labelemb layer. Received: class {spec['class']!r}")
+    config = {
+        key: given.pop("vocabulary_size") if value == VOCABULARY_SIZE else value
+        for key, value in spec.get("config", {}).items()
+    }
+    given.pop("vocabulary_size", None)
+    accepted = inspect.signature(cls.__init__).parameters
+    return cls(**config, **{key: value for key, value in given.items() if key in accepted and key not in config})
+
+
+def build_from_recipe(recipe, vocabulary_size, label_ids):
+    """`(encoder, head)` of `recipe` for a vocabulary of `vocabulary_size` ids and the labels' `(L, Lw)` ids."""
+    count = len(label_ids)
+    if recipe.embedding_dim is None:  # the encoder reads ids itself (RegionLSTM's one-hot lookup)
+        embedding = None
+        encoder = _layer(recipe.encoder, vocabulary_size=vocabulary_size)
+    else:
+        embedding = keras.layers.Embedding(vocabulary_size, recipe.embedding_dim, mask_zero=True, name="word_embedding")
+        flat = recipe.vectorizer.get("flat", True)
+        shape = (
+            (recipe.vectorizer.get("max_tokens", 256),)
+            if flat
+            else (
+                recipe.vectorizer.get("max_sentences", 15),
+                recipe.vectorizer.get("max_sentence_length", 30),
+            )
+        )
+        encoder = keras.Sequential(
+            [keras.Input(shape, dtype="int32"), embedding, _layer(recipe.encoder, flat=flat)], name="document_encoder"
+        )
+    # The output bias starts at the log-odds of about one label per document (the prior of Lin et al. 2017).
+    prior = keras.initializers.Constant(-math.log(count) if count > 1 else 0.0)
+    head_class = keras.saving.get_registered_object(f"keras_labelemb>{recipe.head['class']}")
+    if head_class is not None and head_class.reads_descriptions:
+        head = _layer(recipe.head, embedding=embedding, label_ids=label_ids, bias_initializer=prior)
+    else:
+        head = _layer(recipe.head, num_labels=count, bias_initializer=prior)
+    return encoder, head
+
+
+def save_preset(path, class_name, labels):
+    """Writes `preset.json` beside `model.keras` in the folder a `save_to_preset` fills."""
+    with open(os.path.join(path, "preset.json"), "w", encoding="utf-8") as file:
+        json.dump({"class": class_name, "keras_version": keras.__version__, "labels": len(labels)}, file, indent=1)
