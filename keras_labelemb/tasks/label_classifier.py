@@ -231,7 +231,7 @@ class LabelClassifier(keras.Model):
         return self.head(self._document_model()(inputs, training=training), training=training)
 
     def compile(self, optimizer="auto", loss="auto", metrics="auto", **kwargs):
-        """`compile` with the task's defaults: Adam(1e-3); binary (multi-label) or categorical cross-entropy from logits;
+        """`compile` with the task's defaults: Adam(1e-3); binary (multi-label) or categorical cross-entropy;
         micro-F1 or accuracy."""
         from keras_labelemb.metrics import MicroF1
 
@@ -296,7 +296,7 @@ class LabelClassifier(keras.Model):
                 if isinstance(validation_data, tf.data.Dataset)
                 else self._dataset(*_pair("validation_data", validation_data), batch_size=batch_size)
             )
-        history = super().fit(dataset, epochs=epochs, validation_data=validation, **kwargs)
+        history = super().fit(dataset, epochs=epochs, validation_data=validation, shuffle=False, **kwargs)  # shuffled above
         if validation_data is not None and self.multi_label and not isinstance(validation_data, tf.data.Dataset):
             self.tune_thresholds(*_pair("validation_data", validation_data))
         return history
@@ -317,7 +317,7 @@ class LabelClassifier(keras.Model):
         return np.asarray(x) if self.preprocessor is None else check_texts(x)
 
     def predict_labels(self, x, batch_size=None):
-        """Label names per text: those at or above their thresholds, at least the best one (multi-label), or the top one."""
+        """Label names per text: those at or above their thresholds, at least the best; single-label: the top one."""
         scores = self.predict(x, batch_size=batch_size)
         if not self.multi_label:
             return [self._names[i] for i in scores.argmax(axis=1)]

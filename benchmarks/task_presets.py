@@ -1,0 +1,160 @@
+"""The task's presets as a user runs them, against the tuned tf-idf SVM of the same run, on 6,000 training documents.
+
+Issue 56 asks that the default preset, trained by `LabelClassifier.fit` on raw
+strings with its defaults, be at least level with a tuned tf-idf SVM on
+Reuters-21578 and 20 Newsgroups each subsampled to 6,000 training documents.
+
+Protocol (fixed before any test number was seen):
+- per seed: the dataset's validation split (10% of the training documents,
+  `TextClassificationData.validation_split(0.1, seed)`), then 6,000 of the
+  remaining training documents drawn with the seed; the full test set;
+- the SVM: `baselines.tuned_svm` (C and n-gram grids on validation, the
+  multi-label threshold on validation);
+- each preset: `LabelClassifier.from_preset(name, labels)` and `fit(texts,
+  targets, validation_data=(val texts, val targets))` with Keras'
+  `EarlyStopping(restore_best_weights=True, patience=2)` on the validation
+  metric the task compiles (micro-F1, or accuracy), at most `--epochs`
+  epochs; thresholds per label tuned on validation by `fit`;
+- scored on test: micro-F1 of `predict_labels` (Reuters) or accuracy
+  (20 Newsgroups); verdict by `noise_rule.level_with` over the seeds.
+
+Run: `python -m benchmarks.task_presets` (about an hour on 2 cores);
+`--quick` is a minute-long check of the same code.
+"""
+
+import argparse
+import time
+
+import keras
+import numpy as np
+
+from benchmarks.baselines import tuned_svm
+from benchmarks.noise_rule import level_with, paired_comparison
+from benchmarks.report import write_report
+from keras_labelemb.datasets import load_newsgroups, load_reuters
+from keras_labelemb.evaluation.thresholds import micro_f1_score
+from keras_labelemb.tasks import LabelClassifier
+
+DATASETS = {"reuters": load_reuters, "newsgroups": load_newsgroups}
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--datasets", default="reuters,newsgroups")
+    p.add_argument("--presets", default="wan,gile_wan,cosine_wan")
+    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--train-size", type=int, default=6000)
+    p.add_argument("--epochs", type=int, default=15)
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--quick", action="store_true", help="300 documents, 2 epochs, one seed pair: checks the code")
+    p.add_argument("--output", default="benchmarks/results/task_presets.json")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.train_size, args.epochs, args.seeds = 300, 2, "0,1"
+    return args
+
+
+def split(data, seed, train_size, quick):
+    data = data.validation_split(0.1, seed=seed)
+    order = np.random.default_rng(seed).permutation(len(data.train_texts))[:train_size]
+    pick = lambda texts, rows: [texts[i] for i in rows]  # noqa: E731
+    test_rows = np.arange(len(data.test_texts))[: 300 if quick else None]
+    val_rows = np.arange(len(data.val_texts))[: 300 if quick else None]
+    return {
+        "train": (pick(data.train_texts, order), pick(data.train_labels, order)),
+        "val": (pick(data.val_texts, val_rows), pick(data.val_labels, val_rows)),
+        "test": (pick(data.test_texts, test_rows), pick(data.test_labels, test_rows)),
+    }
+
+
+def multi_hot(labels, count):
+    y = np.zeros((len(labels), count), "float32")
+    for row, indices in enumerate(labels):
+        y[row, indices] = 1.0
+    return y
+
+
+def run_preset(name, data, parts, multi_label, epochs, seed):
+    keras.utils.set_random_seed(seed)
+    labels = dict(zip(data.label_names, data.label_descriptions))
+    classifier = LabelClassifier.from_preset(name, labels=labels, multi_label=multi_label)
+    count = len(data.label_names)
+    (train, y_train), (val, y_val), (test, y_test) = parts["train"], parts["val"], parts["test"]
+    monitor = "val_micro_f1" if multi_label else "val_accuracy"
+    stop = keras.callbacks.EarlyStopping(monitor, mode="max", patience=2, restore_best_weights=True)
+    start = time.time()
+    history = classifier.fit(
+        train,
+        multi_hot(y_train, count),
+        validation_data=(val, multi_hot(y_val, count)),
+        epochs=epochs,
+        callbacks=[stop],
+        verbose=0,
+    )
+    seconds = time.time() - start
+    best_epoch = int(np.argmax(history.history[monitor])) + 1
+    if multi_label:
+        position = {n: i for i, n in enumerate(data.label_names)}
+        predicted = [[position[n] for n in row] for row in classifier.predict_labels(test)]
+        score = micro_f1_score(multi_hot(y_test, count), multi_hot(predicted, count))
+    else:
+        predicted = classifier.predict_labels(test)
+        score = float(np.mean([data.label_names[y[0]] == p for y, p in zip(y_test, predicted)]))
+    return {"score": score, "best_epoch": best_epoch, "epochs_run": len(history.history[monitor]), "seconds": seconds}
+
+
+def run_svm(data, parts, multi_label):
+    count = len(data.label_names)
+    (train, y_train), (val, y_val), (test, y_test) = parts["train"], parts["val"], parts["test"]
+    if multi_label:
+        _, report = tuned_svm(
+            train, multi_hot(y_train, count), val, multi_hot(y_val, count), test, multi_hot(y_test, count), True
+        )
+        return {"score": report["micro_f1"], "C": report.get("C"), "ngram_range": report.get("ngram_range")}
+    ids = lambda labels: np.array([y[0] for y in labels])  # noqa: E731
+    _, report = tuned_svm(train, ids(y_train), val, ids(y_val), test, ids(y_test), False)
+    return {"score": report["accuracy"], "C": report.get("C"), "ngram_range": report.get("ngram_range")}
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start = time.time()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    presets = args.presets.split(",")
+    results, summary, lines = {}, {}, []
+    for dataset in args.datasets.split(","):
+        data = DATASETS[dataset](args.data_dir)
+        multi_label = dataset == "reuters"
+        runs = {"svm": []} | {name: [] for name in presets}
+        for seed in seeds:
+            parts = split(data, seed, args.train_size, args.quick)
+            runs["svm"].append(run_svm(data, parts, multi_label))
+            for name in presets:
+                runs[name].append(run_preset(name, data, parts, multi_label, args.epochs, seed))
+                print(dataset, seed, name, runs[name][-1], "svm", runs["svm"][-1]["score"], flush=True)
+        results[dataset] = runs
+        svm = [r["score"] for r in runs["svm"]]
+        measure = "micro-F1" if multi_label else "accuracy"
+        lines += [
+            f"\n{dataset}, {args.train_size} training documents, {measure} on test, seeds {seeds}\n",
+            "| model | mean ± std | best epochs | level with the SVM | gain over the SVM (p) |",
+            "|---|---|---|---|---|",
+            f"| tuned tf-idf SVM | {np.mean(svm):.4f} ± {np.std(svm, ddof=1):.4f} | - | - | - |",
+        ]
+        for name in presets:
+            scores = [r["score"] for r in runs[name]]
+            level, comparison = level_with(scores, svm), paired_comparison(scores, svm)
+            summary[f"{dataset}/{name}"] = {"mean": float(np.mean(scores)), "svm": float(np.mean(svm)), "level": level}
+            summary[f"{dataset}/{name}"].update(comparison)
+            epochs = ", ".join(f"{r['best_epoch']}/{r['epochs_run']}" for r in runs[name])
+            lines.append(
+                f"| {name} | {np.mean(scores):.4f} ± {np.std(scores, ddof=1):.4f} | {epochs} | "
+                f"{'yes' if level else '**no**'} | {comparison['mean_gain']:+.4f} ({comparison['p_value']:.3f}) |"
+            )
+    table = "\n".join(lines)
+    print(table)
+    write_report(args.output, "Task presets against the SVM", "benchmarks.task_presets", args, argv, results, summary, table, start)
+
+
+if __name__ == "__main__":
+    main()
