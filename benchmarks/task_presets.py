@@ -153,7 +153,17 @@ def main(argv=None):
             )
     table = "\n".join(lines)
     print(table)
-    write_report(args.output, "Task presets against the SVM", "benchmarks.task_presets", args, argv, results, summary, table, start)
+    write_report(
+        args.output,
+        "Task presets against the SVM",
+        "benchmarks.task_presets",
+        args,
+        argv,
+        results,
+        summary,
+        table,
+        start,
+    )
 
 
 if __name__ == "__main__":

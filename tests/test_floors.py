@@ -16,9 +16,9 @@ PACKAGE = REPO / "keras_labelemb"
 FLOORS = [
     {"argument_checks", "renamed", "display_text", "document_frequency"},
     {"layers", "losses", "metrics", "text", "datasets", "plotting"},
-    {"models", "testing"},
+    {"models"},
     {"training", "evaluation", "export", "distribution"},
-    {"tuning", "tasks"},
+    {"tuning", "tasks", "testing"},
 ]
 FLOOR = {part: level for level, parts in enumerate(FLOORS) for part in parts}
 

@@ -296,7 +296,9 @@ class LabelClassifier(keras.Model):
                 if isinstance(validation_data, tf.data.Dataset)
                 else self._dataset(*_pair("validation_data", validation_data), batch_size=batch_size)
             )
-        history = super().fit(dataset, epochs=epochs, validation_data=validation, shuffle=False, **kwargs)  # shuffled above
+        history = super().fit(
+            dataset, epochs=epochs, validation_data=validation, shuffle=False, **kwargs
+        )  # shuffled above
         if validation_data is not None and self.multi_label and not isinstance(validation_data, tf.data.Dataset):
             self.tune_thresholds(*_pair("validation_data", validation_data))
         return history

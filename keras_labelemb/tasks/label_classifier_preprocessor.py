@@ -68,9 +68,9 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
     >>> preprocessor = LabelClassifierPreprocessor(TextVectorizer(max_tokens=4), description_length=3)
     >>> preprocessor.adapt(["wheat prices rose", "rates fell"], ["wheat and grain", "interest rates"])
     >>> preprocessor(["wheat rates"]).numpy().tolist()
-    [[2, 5, 0, 0]]
+    [[6, 4, 0, 0]]
     >>> preprocessor.encode_labels(["interest rates"]).tolist()
-    [[9, 5, 0]]
+    [[9, 4, 0]]
     """
 
     def __init__(self, vectorizer=None, description_length=16, max_vocabulary=50_000, min_count=1, **kwargs):
@@ -114,6 +114,11 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
                 "The preprocessor has no vocabulary yet: call `fit(texts, targets)` or `adapt(texts)` on the "
                 "classifier (or give the TextVectorizer a vocabulary) first. Received: an unadapted vectorizer"
             )
+
+    def __call__(self, texts, **kwargs):
+        if not isinstance(texts, tf.Tensor):  # a list of strings: checked, then one string tensor
+            texts = tf.constant(check_texts(texts), tf.string)
+        return super().__call__(texts, **kwargs)
 
     def call(self, texts):
         """`(B,)` strings -> `(B, ...)` int32 token ids (pure TensorFlow; safe in `tf.data.Dataset.map`)."""

@@ -1,0 +1,106 @@
+"""`run_task_test`: the task's counterpart of `run_layer_test`, one check of a `LabelClassifier` from raw strings."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import keras
+import numpy as np
+
+# Served in a separate process, so the check covers what a serving process has: TensorFlow and tensorflow-text.
+_SERVE = """
+import json, sys
+import tensorflow as tf
+import tensorflow_text  # noqa: F401
+served = tf.saved_model.load(sys.argv[1])
+texts = json.loads(sys.argv[2])
+scores = served.serve(tf.constant(texts))["scores"].numpy()
+names = [n.decode("utf-8") for n in served.label_names[0].numpy()]
+print(json.dumps({"scores": scores.tolist(), "names": names}))
+"""
+
+
+def run_task_test(preset, labels, texts, targets, new_labels=None, fresh_process=True, atol=1e-5, **overrides):
+    """Checks a preset the same way for every preset of the library; returns the trained classifier.
+
+    1. `LabelClassifier.from_preset(preset, labels, **overrides)` fits one epoch on raw `texts` and
+       `targets` (names per text), with validation data (the thresholds are tuned on it);
+    2. `predict` gives finite probabilities `(N, L)` (rows summing to 1 for single-label), `predict_labels`
+       names from `labels`, `predict_top_k` pairs in descending order;
+    3. `.keras` save and `load_model`: the same scores, labels and thresholds;
+    4. `save_to_preset` and `from_preset(folder)`: the same scores;
+    5. `export`: the SavedModel, loaded in a fresh Python process (`fresh_process`, default; else in this
+       one), serves the same scores from raw strings and names the same labels;
+    6. `set_labels(new_labels)`: a head that reads descriptions scores the new set; a per-label head
+       refuses a set of another size with a `ValueError`.
+    """
+    from keras_labelemb.tasks import LabelClassifier
+
+    classifier = LabelClassifier.from_preset(preset, labels=labels, **overrides)
+    classifier.fit(texts, targets, validation_data=(texts, targets), epochs=1, batch_size=8, verbose=0)
+    names = list(labels) if isinstance(labels, dict) else list(labels)
+    scores = classifier.predict(texts)
+    assert scores.shape == (len(texts), len(names)), scores.shape
+    assert np.isfinite(scores).all() and (scores >= 0).all() and (scores <= 1).all()
+    if not classifier.multi_label:
+        np.testing.assert_allclose(scores.sum(axis=1), 1.0, atol=1e-5)
+    predicted = classifier.predict_labels(texts)
+    flat = predicted if not classifier.multi_label else [name for row in predicted for name in row]
+    assert set(flat) <= set(names), flat
+    for row in classifier.predict_top_k(texts, k=2):
+        assert [s for _, s in row] == sorted((s for _, s in row), reverse=True)
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "classifier.keras")
+        classifier.save(path)
+        loaded = keras.saving.load_model(path)
+        np.testing.assert_allclose(loaded.predict(texts), scores, atol=atol)
+        assert loaded.labels == classifier.labels and loaded.thresholds == classifier.thresholds
+
+        preset_folder = classifier.save_to_preset(os.path.join(folder, "preset"))
+        again = LabelClassifier.from_preset(preset_folder, labels=None)
+        np.testing.assert_allclose(again.predict(texts), scores, atol=atol)
+
+        served_path = classifier.export(os.path.join(folder, "served"))
+        served = _serve_in_fresh_process(served_path, texts) if fresh_process else _serve_here(served_path, texts)
+        np.testing.assert_allclose(np.asarray(served["scores"]), scores, atol=atol)
+        assert served["names"] == classifier.label_names
+
+    if new_labels is not None:
+        if classifier.head.reads_descriptions:
+            classifier.set_labels(new_labels)
+            assert classifier.predict(texts).shape == (len(texts), len(new_labels))
+            classifier.set_labels(labels)
+        else:
+            try:
+                classifier.set_labels(new_labels)
+            except ValueError:
+                pass
+            else:
+                raise AssertionError("a per-label head accepted a label set of another size")
+    return classifier
+
+
+def _serve_here(path, texts):
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401
+
+    served = tf.saved_model.load(path)
+    names = [n.decode("utf-8") for n in served.label_names[0].numpy()]
+    return {"scores": served.serve(tf.constant(texts))["scores"].numpy(), "names": names}
+
+
+def _serve_in_fresh_process(path, texts):
+    environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    done = subprocess.run(
+        [sys.executable, "-c", _SERVE, path, json.dumps(list(texts))],
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"serving in a fresh process failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])

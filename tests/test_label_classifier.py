@@ -1,0 +1,183 @@
+"""Tests of `label_classifier`: every preset through `run_task_test`, and what users send that is wrong."""
+
+import keras
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score
+from sklearn.preprocessing import MultiLabelBinarizer
+from task_helpers import LABELS, NEW_LABELS, texts_and_targets
+
+from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead
+from keras_labelemb.tasks import LabelClassifier, LabelClassifierPreprocessor, presets
+from keras_labelemb.testing import run_task_test
+from keras_labelemb.text import TextVectorizer
+
+# Small sizes through the presets' own override arguments: the recipes' layers, at test speed.
+SMALL = {"embedding_dim": 16, "max_tokens": 24, "description_length": 6}
+PRESET_OVERRIDES = {
+    "gile_han": {"embedding_dim": 16, "max_sentences": 3, "max_sentence_length": 8, "description_length": 6},
+    "han": {"embedding_dim": 16, "max_sentences": 3, "max_sentence_length": 8, "description_length": 6},
+    "oh_2lstmp": {"max_tokens": 60, "description_length": 6},
+}
+
+
+FRESH_PROCESS = ("gile_han", "oh_2lstmp", "cosine_wan")
+
+
+@pytest.mark.parametrize("preset", sorted(presets()))
+def test_every_preset_passes_the_task_test(preset):
+    multi_label = preset != "oh_2lstmp"
+    texts, targets = texts_and_targets(multi_label=multi_label)
+    overrides = PRESET_OVERRIDES.get(preset, SMALL)
+    # A fresh serving process (about 8 s) for one preset of each input shape and output; the others load here.
+    fresh = preset in FRESH_PROCESS
+    run_task_test(preset, LABELS, texts, targets, new_labels=NEW_LABELS, fresh_process=fresh, **overrides)
+
+
+@pytest.fixture(scope="module")
+def trained():
+    texts, targets = texts_and_targets(48)
+    classifier = LabelClassifier.from_preset("gile_wan", labels=LABELS, **SMALL)
+    classifier.compile(keras.optimizers.Adam(1e-2))  # 48 documents: a larger step than the default's
+    classifier.fit(texts, targets, validation_data=(texts, targets), epochs=8, batch_size=8, verbose=0)
+    return classifier, texts, targets
+
+
+def test_a_trained_classifier_names_the_labels_of_its_texts(trained):
+    classifier, texts, targets = trained
+    binarizer = MultiLabelBinarizer(classes=list(LABELS))
+    predicted = binarizer.fit_transform(classifier.predict_labels(texts))
+    assert f1_score(binarizer.transform(targets), predicted, average="micro") >= 0.75  # chance: about 0.4
+
+
+def test_relabelling_zero_shot_keeps_the_thresholds_of_names_kept(trained):
+    classifier, texts, _ = trained
+    classifier.set_thresholds({"grain": 0.42})
+    classifier.set_labels(NEW_LABELS)
+    try:
+        assert classifier.label_names == list(NEW_LABELS)
+        assert classifier.thresholds == {"gold": 0.5, "grain": pytest.approx(0.42), "jobs": 0.5}
+        assert classifier.predict(texts[:3]).shape == (3, 3)
+        assert classifier.head.label_ids.shape[0] == 3
+    finally:
+        classifier.set_labels(LABELS)
+
+
+def test_a_single_label_classifier_gives_probabilities_that_sum_to_one():
+    texts, targets = texts_and_targets(multi_label=False)
+    classifier = LabelClassifier.from_preset("wan", labels=LABELS, multi_label=False, **SMALL)
+    classifier.fit(texts, targets, epochs=1, verbose=0)
+    np.testing.assert_allclose(classifier.predict(texts).sum(axis=1), 1.0, atol=1e-5)
+    assert all(isinstance(name, str) and name in LABELS for name in classifier.predict_labels(texts))
+    with pytest.raises(ValueError, match="exactly one label"):
+        classifier.fit(texts[:2], [["grain", "oil"], ["oil"]], epochs=1, verbose=0)
+
+
+def test_layers_given_directly_make_the_same_task():
+    texts, targets = texts_and_targets()
+    vectorizer = TextVectorizer(max_tokens=24)
+    preprocessor = LabelClassifierPreprocessor(vectorizer, description_length=6)
+    preprocessor.adapt(texts, list(LABELS.values()))
+    embedding = keras.layers.Embedding(preprocessor.vocabulary_size, 16, mask_zero=True)
+    encoder = keras.Sequential(
+        [keras.Input((24,), dtype="int32"), embedding, HierarchicalAttention("dense", 16, flat=True)]
+    )
+    classifier = LabelClassifier(encoder, GileHead(embedding=embedding, joint_dim=8), preprocessor, labels=LABELS)
+    classifier.fit(texts, targets, epochs=1, verbose=0)
+    assert classifier.predict(texts).shape == (len(texts), 4)
+    with pytest.raises(ValueError, match="per-label outputs"):
+        LabelClassifier(encoder, LinearHead(3), preprocessor, labels=LABELS)
+
+
+def test_ids_can_be_fed_directly_without_a_preprocessor():
+    encoder = keras.Sequential(
+        [keras.Input((5,), dtype="int32"), keras.layers.Embedding(10, 4), keras.layers.GlobalAveragePooling1D()]
+    )
+    classifier = LabelClassifier(encoder, LinearHead(4), preprocessor=None, labels=list(LABELS))
+    ids = np.random.default_rng(0).integers(1, 10, size=(6, 5)).astype("int32")
+    classifier.fit(ids, np.eye(4, dtype="float32")[[0, 1, 2, 3, 0, 1]], epochs=1, verbose=0)
+    assert classifier.predict(ids).shape == (6, 4)
+
+
+@pytest.mark.parametrize(
+    "texts, message",
+    [
+        ("wheat prices", "not one string"),
+        ([1, 2], r"texts\[0\]=1"),
+        ([None], r"texts\[0\]=None"),
+        ([["nested"]], "strings only"),
+        ([b"\xff\xfe"], "not UTF-8"),
+        (np.zeros((2, 2, 2)), "1-D"),
+    ],
+)
+def test_texts_that_are_not_strings_are_refused_with_what_was_passed(trained, texts, message):
+    classifier = trained[0]
+    with pytest.raises(ValueError, match=message):
+        classifier.predict(texts)
+
+
+def test_valid_utf8_bytes_and_empty_texts_are_read(trained):
+    classifier = trained[0]
+    scores = classifier.predict([b"wheat harvest", "", "!!!", "zzzz unknown words"])
+    assert scores.shape == (4, 4) and np.isfinite(scores).all()
+    assert classifier.predict([]).shape == (0, 4)
+
+
+@pytest.mark.parametrize(
+    "targets, message",
+    [
+        (np.ones((48, 3), "float32"), "one column per label"),
+        ([["gold"]] * 48, "'gold'"),
+        ([["grain"]] * 5, "one target per text"),
+        (np.full((48, 4), 2.0, "float32"), "0 and 1"),
+    ],
+)
+def test_targets_that_do_not_fit_the_labels_are_refused(trained, targets, message):
+    classifier, texts, _ = trained
+    with pytest.raises(ValueError, match=message):
+        classifier.evaluate(texts, targets, verbose=0)
+
+
+@pytest.mark.parametrize(
+    "labels, message",
+    [
+        ({}, "at least one"),
+        (["a", "a"], "repeated"),
+        ({"": "x"}, "non-empty string"),
+        ({"a": "  "}, "description"),
+        ({"a": None}, "description"),
+        ("grain", "dict"),
+    ],
+)
+def test_label_sets_that_cannot_be_read_are_refused(trained, labels, message):
+    classifier = trained[0]
+    with pytest.raises(ValueError, match=message):
+        classifier.set_labels(labels)
+    assert classifier.label_names == list(LABELS)  # unchanged
+
+
+def test_thresholds_for_unknown_labels_or_out_of_range_are_refused(trained):
+    classifier = trained[0]
+    with pytest.raises(ValueError, match="unknown names"):
+        classifier.set_thresholds({"gold": 0.3})
+    with pytest.raises(ValueError, match="in \\[0, 1\\]"):
+        classifier.set_thresholds({"grain": 1.5})
+
+
+def test_an_unbuilt_preset_says_to_fit_first_and_unknown_presets_list_the_names():
+    classifier = LabelClassifier.from_preset("gile_wan", labels=LABELS)
+    with pytest.raises(ValueError, match="fit"):
+        classifier.predict(["wheat"])
+    with pytest.raises(ValueError, match="gile_wan"):
+        LabelClassifier.from_preset("bert_large", labels=LABELS)
+    with pytest.raises(ValueError, match="overrides"):
+        LabelClassifier.from_preset("gile_wan", labels=LABELS, joint_dim=3)
+
+
+def test_a_per_label_head_refuses_a_label_set_of_another_size():
+    texts, targets = texts_and_targets()
+    classifier = LabelClassifier.from_preset("wan", labels=LABELS, **SMALL)
+    classifier.fit(texts, targets, epochs=1, verbose=0)
+    with pytest.raises(ValueError, match="per-label outputs"):
+        classifier.set_labels(NEW_LABELS)
+    assert classifier.label_names == list(LABELS)

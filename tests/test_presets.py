@@ -1,0 +1,26 @@
+"""Tests of `presets`: the files are complete data, each names registered layers, overrides are checked."""
+
+import json
+
+import pytest
+
+from keras_labelemb.tasks.presets import PRESET_DIR, build_from_recipe, load_preset, presets
+
+
+def test_every_preset_file_names_its_benchmark_row_and_registered_layers():
+    assert {"gile_han", "gile_wan", "han", "wan", "drill", "oh_2lstmp", "cosine_wan"} <= set(presets())
+    for path in PRESET_DIR.glob("*.json"):
+        data = json.loads(path.read_text())
+        assert data["description"] and data["measured"], path.name
+        recipe = load_preset(path.stem)
+        encoder, head = build_from_recipe(recipe, vocabulary_size=30, label_ids=[[2, 3], [4, 0]])
+        assert head.num_labels == 2, path.name
+
+
+def test_overrides_replace_top_level_options_only():
+    recipe = load_preset("gile_han", {"max_sentences": 4, "embedding_dim": 8, "multi_label": False})
+    assert recipe.vectorizer["max_sentences"] == 4 and recipe.embedding_dim == 8 and not recipe.multi_label
+    with pytest.raises(ValueError, match="joint_dim=3"):
+        load_preset("gile_han", {"joint_dim": 3})
+    with pytest.raises(ValueError, match=r"\['cosine_wan', 'drill'"):
+        load_preset("nope")
