@@ -235,6 +235,22 @@ def gile_head_call_time_labels(rng):
     )
 
 
+def cosine_head(rng):
+    import keras
+
+    from keras_labelemb.layers import CosineHead
+
+    def init_kwargs():  # a fresh embedding for every instance the helper builds
+        return {"embedding": keras.layers.Embedding(40, 6, mask_zero=True), "label_ids": GILE_LABELS}
+
+    return CosineHead, dict(
+        init_kwargs=init_kwargs,
+        input_data=rng.normal(size=(3, 7)).astype("float32"),
+        expected_output_shape=(3, 4),
+        frozen_weights=("embeddings",),  # rows of words in no description get no gradient
+    )
+
+
 def linear_head(rng):
     from keras_labelemb.layers import LinearHead
 
@@ -628,6 +644,7 @@ CASES = {
     "gile_head_multilingual": gile_head_multilingual,
     "gile_head_call_time_labels": gile_head_call_time_labels,
     "linear_head": linear_head,
+    "cosine_head": cosine_head,
     "wide_head": wide_head,
     "lexical_match_head": lexical_match_head,
     "word_interaction_head": word_interaction_head,

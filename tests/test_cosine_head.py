@@ -1,11 +1,13 @@
-"""Tests of `cosine_head`: `s · cos(h P, E) + b` against NumPy, the layer contract, zero vectors, relabelling."""
+"""Tests of `cosine_head`: `s · cos(h P, E) + b` against NumPy, zero vectors, relabelling.
+
+The layer contract (`run_layer_test`, TF, JAX and PyTorch) runs from its case in tests/layer_cases.py.
+"""
 
 import keras
 import numpy as np
 import pytest
 
 from keras_labelemb.layers import CosineHead
-from keras_labelemb.testing import run_layer_test
 
 LABELS = np.array([[2, 3, 0], [4, 0, 0], [5, 6, 7], [8, 9, 0]], "int32")
 
@@ -58,16 +60,3 @@ def test_new_labels_are_scored_from_their_descriptions():
 def test_scale_must_be_a_positive_number(scale):
     with pytest.raises(ValueError, match="scale"):
         CosineHead(embedding=keras.layers.Embedding(12, 6), scale=scale)
-
-
-def test_the_layer_contract():
-    def init_kwargs():  # a fresh embedding for every instance the helper builds
-        return {"embedding": keras.layers.Embedding(12, 6, mask_zero=True), "label_ids": LABELS}
-
-    run_layer_test(
-        CosineHead,
-        init_kwargs=init_kwargs,
-        input_data=np.random.default_rng(0).normal(size=(3, 5)).astype("float32"),
-        expected_output_shape=(3, 4),
-        frozen_weights=("embeddings",),  # rows of words in no description get no gradient
-    )

@@ -181,3 +181,40 @@ def test_a_per_label_head_refuses_a_label_set_of_another_size():
     with pytest.raises(ValueError, match="per-label outputs"):
         classifier.set_labels(NEW_LABELS)
     assert classifier.label_names == list(LABELS)
+
+
+_UNDER_JAX = """
+import sys
+sys.path.insert(0, "tests")
+import keras, numpy as np
+assert keras.backend.backend() == "jax"
+from task_helpers import LABELS, NEW_LABELS, texts_and_targets
+from keras_labelemb.tasks import LabelClassifier
+texts, targets = texts_and_targets(16)
+c = LabelClassifier.from_preset("cosine_wan", labels=LABELS, embedding_dim=8, max_tokens=12, description_length=4)
+c.fit(texts, targets, validation_data=(texts, targets), epochs=1, batch_size=8, verbose=0)
+scores = c.predict(texts)
+c.save("classifier.keras")
+np.testing.assert_allclose(keras.saving.load_model("classifier.keras").predict(texts), scores, atol=1e-5)
+c.set_labels(NEW_LABELS)
+assert c.predict(texts).shape == (16, 3) and np.isfinite(scores).all()
+print("ok")
+"""
+
+
+@pytest.mark.slow
+def test_the_task_trains_saves_and_relabels_under_jax(tmp_path):
+    """The layers run on every backend; the task's string preprocessing is tf.data (as keras-hub's) under JAX."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    repo = pathlib.Path(__file__).resolve().parents[1]
+    environment = dict(os.environ, KERAS_BACKEND="jax", JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="3")
+    environment["PYTHONPATH"] = os.pathsep.join([str(repo), environment.get("PYTHONPATH", "")])
+    script = _UNDER_JAX.replace('"tests"', repr(str(repo / "tests")))
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, env=environment, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]

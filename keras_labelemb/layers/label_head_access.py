@@ -117,10 +117,15 @@ def set_labels(model, label_ids):
     head.set_labels(label_ids)
     wrapped = getattr(model, "model", None)  # a trainer wrapping the model (SampledLabelModel): both were compiled
     for compiled in [model] + ([wrapped] if isinstance(wrapped, keras.Model) else []):
-        for function, rebuild in (
-            (compiled.train_function, compiled.make_train_function),
-            (compiled.test_function, compiled.make_test_function),
-            (compiled.predict_function, compiled.make_predict_function),
-        ):
-            if function is not None:
-                rebuild(force=True)
+        rebuild_compiled_functions(compiled)
+
+
+def rebuild_compiled_functions(model):
+    """Rebuilds the train/test/predict functions `model` has traced: they captured the label set of then."""
+    for function, rebuild in (
+        (model.train_function, model.make_train_function),
+        (model.test_function, model.make_test_function),
+        (model.predict_function, model.make_predict_function),
+    ):
+        if function is not None:
+            rebuild(force=True)

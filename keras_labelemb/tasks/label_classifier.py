@@ -10,6 +10,7 @@ import tensorflow as tf
 
 from keras_labelemb.evaluation.thresholds import DEFAULT_THRESHOLD, tune_per_label_thresholds
 from keras_labelemb.layers.label_head import LabelHead
+from keras_labelemb.layers.label_head_access import rebuild_compiled_functions
 from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor, check_texts
 from keras_labelemb.tasks.labels import check_labels, multi_hot_targets
 from keras_labelemb.tasks.presets import build_from_recipe, load_preset, save_preset
@@ -217,13 +218,7 @@ class LabelClassifier(keras.Model):
                 self._names, self._descriptions = previous
                 raise
         self._thresholds = np.array([old.get(name, DEFAULT_THRESHOLD) for name in names], "float32")
-        for function, rebuild in (
-            (self.train_function, self.make_train_function),
-            (self.test_function, self.make_test_function),
-            (self.predict_function, self.make_predict_function),
-        ):
-            if function is not None:
-                rebuild(force=True)
+        rebuild_compiled_functions(self)
 
     # -- the model -----------------------------------------------------------------------
     def call(self, inputs, training=None):
