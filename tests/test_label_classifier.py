@@ -218,3 +218,19 @@ def test_the_task_trains_saves_and_relabels_under_jax(tmp_path):
         [sys.executable, "-c", script], cwd=tmp_path, env=environment, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+
+def test_the_task_trains_with_xla_and_under_mixed_precision():
+    from keras_labelemb.testing import dtype_policy
+
+    texts, targets = texts_and_targets(16)
+    small = {"embedding_dim": 8, "max_tokens": 12, "description_length": 4}
+    classifier = LabelClassifier.from_preset("gile_wan", labels=LABELS, **small)
+    classifier.compile(jit_compile=True)
+    classifier.fit(texts, targets, epochs=1, verbose=0)
+    assert np.isfinite(classifier.predict(texts)).all()
+    with dtype_policy("mixed_float16"):
+        classifier = LabelClassifier.from_preset("cosine_wan", labels=LABELS, **small)
+        loss = classifier.fit(texts, targets, epochs=1, verbose=0).history["loss"][0]
+        scores = classifier.predict(texts)
+    assert np.isfinite(loss) and scores.dtype == np.float32 and np.isfinite(scores).all()
