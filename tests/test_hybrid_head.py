@@ -296,3 +296,14 @@ def test_a_standardising_hybrid_freezes_the_weights_its_z_scores_cancel(standard
     model.trainable = True
     trainable = {w.path for w in model.trainable_weights}
     assert all((w.path in trainable) != standardize for w in cancelled) and head.weights_by_component.trainable
+
+
+def test_relabelling_a_hybrid_gives_every_description_component_the_one_new_set():
+    model = hybrid_model(["gile", "lexical", "linear"])
+    head = find_label_head(model)
+    holding = [c for c in head.components if c.label_ids is not None]
+    assert holding, "the builder gives the description components the label set"
+    set_labels(model, RELABELLED)
+    for component in holding:
+        np.testing.assert_array_equal(component.label_ids, head.label_ids)
+    assert head.label_ids.shape == RELABELLED.shape

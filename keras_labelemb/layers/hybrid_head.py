@@ -245,6 +245,11 @@ class HybridHead(LabelHead):
             )
         super().set_labels(label_ids)
         self._columns = None
+        # The hybrid scores through its own set; components holding one get the same, so none keeps (and saves)
+        # a label set the model no longer scores.
+        for component in self._description_components():
+            if component.label_ids is not None:
+                component.set_labels(self.label_ids)
 
     def columns_of(self, label_ids):
         """`(L,)` int32 columns of the per-label components for description rows `label_ids` (-1: none)."""
