@@ -8,7 +8,7 @@ from sklearn.preprocessing import MultiLabelBinarizer
 from task_helpers import LABELS, NEW_LABELS, texts_and_targets
 
 from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead
-from keras_labelemb.tasks import LabelClassifier, LabelClassifierPreprocessor, presets
+from keras_labelemb.tasks import LabelClassifier, LabelClassifierPreprocessor
 from keras_labelemb.testing import run_task_test
 from keras_labelemb.text import TextVectorizer
 
@@ -24,7 +24,7 @@ PRESET_OVERRIDES = {
 FRESH_PROCESS = ("gile_han", "oh_2lstmp", "cosine_wan")
 
 
-@pytest.mark.parametrize("preset", sorted(presets()))
+@pytest.mark.parametrize("preset", sorted(LabelClassifier.presets()))
 def test_every_preset_passes_the_task_test(preset):
     multi_label = preset != "oh_2lstmp"
     texts, targets = texts_and_targets(multi_label=multi_label)

@@ -2,6 +2,5 @@
 
 from keras_labelemb.tasks.label_classifier import LabelClassifier
 from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor
-from keras_labelemb.tasks.presets import presets
 
-__all__ = ["LabelClassifier", "LabelClassifierPreprocessor", "presets"]
+__all__ = ["LabelClassifier", "LabelClassifierPreprocessor"]

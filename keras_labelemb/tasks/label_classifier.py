@@ -13,7 +13,7 @@ from keras_labelemb.layers.label_head import LabelHead
 from keras_labelemb.layers.label_head_access import rebuild_compiled_functions
 from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor, check_texts
 from keras_labelemb.tasks.labels import check_labels, multi_hot_targets
-from keras_labelemb.tasks.presets import build_from_recipe, load_preset, save_preset
+from keras_labelemb.tasks.presets import build_from_recipe, load_preset, presets, save_preset
 
 LABELS_FILE = "labels.json"
 
@@ -117,9 +117,14 @@ class LabelClassifier(keras.Model):
                 f"Received: labels with {len(self._names)} names"
             )
 
+    @staticmethod
+    def presets():
+        """`{name: description}` of the named presets `from_preset` builds."""
+        return presets()
+
     @classmethod
     def from_preset(cls, preset, labels, **overrides):
-        """A classifier from a named recipe (`presets()` lists them) or a folder written by `save_to_preset`.
+        """A classifier from a named recipe (`LabelClassifier.presets()` lists them) or a folder written by `save_to_preset`.
 
         A named recipe builds its layers at the first `fit` (or `adapt`), once
         the vocabulary is known. `overrides` replace the recipe's top-level
