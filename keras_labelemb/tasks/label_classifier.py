@@ -124,7 +124,7 @@ class LabelClassifier(keras.Model):
 
     @classmethod
     def from_preset(cls, preset, labels, **overrides):
-        """A classifier from a named recipe (`LabelClassifier.presets()` lists them) or a folder written by `save_to_preset`.
+        """A classifier from a named recipe (`LabelClassifier.presets()`) or a folder written by `save_to_preset`.
 
         A named recipe builds its layers at the first `fit` (or `adapt`), once
         the vocabulary is known. `overrides` replace the recipe's top-level
