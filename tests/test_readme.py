@@ -1,11 +1,14 @@
-"""Every Python block of README.md runs as written, in order, in one namespace (as a reader would paste them)."""
+"""Every Python block of README.md, then of docs/guide.md, runs as written, in order, in one namespace."""
 
 import re
 
 import pytest
 from conftest import REPO
 
-BLOCKS = re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(), flags=re.DOTALL)
+PAGES = ("README.md", "docs/guide.md")  # the guide goes on from the README's quick start
+BLOCKS = [
+    block for page in PAGES for block in re.findall(r"```python\n(.*?)```", (REPO / page).read_text(), flags=re.DOTALL)
+]
 
 
 def test_the_readme_has_python_blocks():
@@ -18,7 +21,7 @@ def test_every_readme_block_runs_in_order(tmp_path, monkeypatch, keras_as_users_
     namespace = {"__name__": "readme"}
     for number, block in enumerate(BLOCKS, start=1):
         try:
-            exec(compile(block, f"README.md python block {number}", "exec"), namespace)
+            exec(compile(block, f"README.md / docs/guide.md python block {number}", "exec"), namespace)
         except Exception as error:  # name the block that failed
             raise AssertionError(f"README python block {number} failed: {error!r}\n{block}") from error
     # What the blocks promise: the trained model and the served SavedModel give the same scores.

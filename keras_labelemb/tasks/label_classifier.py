@@ -253,7 +253,7 @@ class LabelClassifier(keras.Model):
     def _targets(self, y, count):
         return multi_hot_targets(y, self._names, count, self.multi_label)
 
-    def _dataset(self, x, y=None, batch_size=None, shuffle=False):
+    def _dataset(self, x, y=None, batch_size=None, shuffle=False, checked=False):
         """A batched `tf.data.Dataset` of `(ids, targets)` (or ids) from raw strings, or `x` mapped if a dataset."""
         if isinstance(x, tf.data.Dataset):
             spec = x.element_spec[0] if isinstance(x.element_spec, tuple) else x.element_spec
@@ -261,10 +261,7 @@ class LabelClassifier(keras.Model):
                 return x  # ids already (Keras' fit evaluates the validation data it was given through here)
             vectorize = self.preprocessor.call
             return x.map(lambda texts, *rest: (vectorize(texts), *rest), num_parallel_calls=tf.data.AUTOTUNE)
-        if self.preprocessor is None:
-            inputs = np.asarray(x)
-        else:
-            inputs = check_texts(x)
+        inputs = x if checked else self._inputs(x)
         count = len(inputs)
         parts = inputs if y is None else (inputs, self._targets(y, count))
         dataset = tf.data.Dataset.from_tensor_slices(parts)
@@ -278,6 +275,10 @@ class LabelClassifier(keras.Model):
             else:
                 dataset = dataset.map(lambda t, y: (vectorize(t), y), num_parallel_calls=tf.data.AUTOTUNE)
         return dataset.prefetch(tf.data.AUTOTUNE)
+
+    def _inputs(self, x):
+        """`x` as a list of `str` (checked), or a NumPy array of ids for a classifier without a preprocessor."""
+        return check_texts(x) if self.preprocessor is not None else np.asarray(x)
 
     def _texts_of(self, x):
         if isinstance(x, tf.data.Dataset):
@@ -310,13 +311,13 @@ class LabelClassifier(keras.Model):
     def predict(self, x, batch_size=None, verbose=0, **kwargs):
         """Scores `(N, L)`: sigmoid (multi-label) or softmax probabilities of every label for each text."""
         self._require_layers("predict")
-        if not isinstance(x, tf.data.Dataset) and len(self._texts_or_ids(x)) == 0:
-            return np.zeros((0, len(self._names)), "float32")
-        logits = super().predict(self._dataset(x, batch_size=batch_size), verbose=verbose, **kwargs)
+        if not isinstance(x, tf.data.Dataset):
+            x = self._inputs(x)
+            if len(x) == 0:
+                return np.zeros((0, len(self._names)), "float32")
+        dataset = self._dataset(x, batch_size=batch_size, checked=not isinstance(x, tf.data.Dataset))
+        logits = super().predict(dataset, verbose=verbose, **kwargs)
         return _activate(np.asarray(logits, "float32"), self.multi_label)
-
-    def _texts_or_ids(self, x):
-        return np.asarray(x) if self.preprocessor is None else check_texts(x)
 
     def predict_labels(self, x, batch_size=None):
         """Label names per text: those at or above their thresholds, at least the best; single-label: the top one."""
@@ -478,7 +479,5 @@ def _pair(name, value):
 
 
 def _activate(logits, multi_label):
-    if multi_label:
-        return 1.0 / (1.0 + np.exp(-logits))
-    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return shifted / shifted.sum(axis=1, keepdims=True)
+    activation = keras.ops.sigmoid if multi_label else keras.ops.softmax
+    return np.asarray(keras.ops.convert_to_numpy(activation(logits)), "float32")

@@ -1,7 +1,6 @@
 """Presets: the measured recipes as data files (`presets/<name>.json`), built once the vocabulary is known."""
 
 import dataclasses
-import inspect
 import json
 import math
 import os
@@ -73,17 +72,15 @@ def load_preset(name, overrides=None):
 
 
 def _layer(spec, **given):
-    """The registered keras_labelemb layer `spec["class"]` built from `spec["config"]` plus `given`."""
+    """The registered keras_labelemb layer `spec["class"]` built from `spec["config"]` and what the vocabulary gave."""
     cls = keras.saving.get_registered_object(f"keras_labelemb>{spec['class']}")
     if cls is None:
         raise ValueError(f"A preset names a keras_labelemb layer. Received: class {spec['class']!r}")
-    config = {
-        key: given.pop("vocabulary_size") if value == VOCABULARY_SIZE else value
-        for key, value in spec.get("config", {}).items()
-    }
-    given.pop("vocabulary_size", None)
-    accepted = inspect.signature(cls.__init__).parameters
-    return cls(**config, **{key: value for key, value in given.items() if key in accepted and key not in config})
+    config = dict(spec.get("config", {}))
+    for key, value in config.items():
+        if value == VOCABULARY_SIZE:
+            config[key] = given.pop("vocabulary_size")
+    return cls(**config, **given)
 
 
 def build_from_recipe(recipe, vocabulary_size, label_ids):
