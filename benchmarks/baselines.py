@@ -31,6 +31,9 @@ def _tfidf(ngram_range):
 def tuned_linear_svc(train_texts, y_train, val_texts, y_val, multi_label, c_grid=C_GRID, ngram_grid=NGRAM_GRID):
     """Fits a tf-idf LinearSVC for every (n-gram range, C) and keeps the best on validation.
 
+    Where an n-gram range's best C is at the edge of `c_grid`, its grid is widened there by 3x steps
+    (within 1e-3 .. 1e3) until it is not.
+
     Args:
         train_texts, val_texts: lists of str.
         y_train, y_val: multi-hot `(N, L)` if `multi_label`, else class ids `(N,)`.
@@ -51,7 +54,9 @@ def tuned_linear_svc(train_texts, y_train, val_texts, y_val, multi_label, c_grid
         tfidf = _tfidf(ngram_range)
         x_train = tfidf.fit_transform(train_texts)
         x_val = tfidf.transform(val_texts)
-        for c in c_grid:
+        cs, tried = list(c_grid), {}
+        while len(tried) < len(cs):
+            c = cs[len(tried)]
             if multi_label:
                 model = OneVsRestClassifier(LinearSVC(C=c), n_jobs=2).fit(x_train, y_train)
                 untrained = np.asarray(y_train).sum(axis=0) == 0
@@ -62,8 +67,15 @@ def tuned_linear_svc(train_texts, y_train, val_texts, y_val, multi_label, c_grid
                 untrained, threshold = None, None
                 score = float((model.predict(x_val) == np.asarray(y_val)).mean())
             grid.append({"ngram_range": list(ngram_range), "C": c, "val_score": score})
+            tried[c] = score
             if best is None or score > best[0]:
                 best = (score, ngram_range, c, tfidf, model, untrained, threshold)
+            if len(tried) == len(cs) and len(c_grid) > 1:  # a best C at the grid's edge: widen it there
+                top = max(sorted(tried), key=tried.get)
+                if top == max(tried) and top < 1e3:
+                    cs.append(top * 3.0)
+                elif top == min(tried) and top > 1e-3:
+                    cs.append(top / 3.0)
     score, ngram_range, c, tfidf, model, untrained, threshold = best
 
     def decision(texts):

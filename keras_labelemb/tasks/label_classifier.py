@@ -14,6 +14,7 @@ from keras_labelemb.layers.label_head_access import rebuild_compiled_functions
 from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor, check_texts
 from keras_labelemb.tasks.labels import check_labels, multi_hot_targets
 from keras_labelemb.tasks.presets import build_from_recipe, load_preset, presets, save_preset
+from keras_labelemb.tasks.wide_path import MIXES, choose_mix, fit_wide_path, sparse_rows, wide_component
 
 LABELS_FILE = "labels.json"
 
@@ -286,9 +287,25 @@ class LabelClassifier(keras.Model):
         return check_texts(x)
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, validation_data=None, shuffle=True, **kwargs):
-        """Trains on raw strings; tunes per-label thresholds on `validation_data` `(texts, targets)` afterwards."""
+        """Trains on raw strings; tunes per-label thresholds on `validation_data` `(texts, targets)` afterwards.
+
+        A wide + deep head (a `HybridHead` of a deep head and a `WideHead`, the
+        `wide_deep` preset) is trained in three steps, the recipe measured in
+        `benchmarks/seen_labels.py`: the wide path is solved as a linear SVM on
+        the preprocessor's tf-idf features (scikit-learn; `C` chosen on
+        `validation_data`), the deep path is trained alone by Keras (the
+        callbacks see it alone), then the two logits are mixed with the weight
+        that scores best on `validation_data` (0.5 of each, scaled alike,
+        without it). `history.wide_deep` holds `C` and the mix.
+        """
         if self.head is None:
             self.adapt(self._texts_of(x))
+        wide = wide_component(self.head)
+        if wide is not None and self.preprocessor is not None and self.preprocessor.features is not None:
+            return self._fit_wide_deep(wide, x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
+        return self._fit(x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
+
+    def _fit(self, x, y, batch_size, epochs, validation_data, shuffle, tune=True, **kwargs):
         dataset = self._dataset(x, y, batch_size, shuffle=shuffle and not isinstance(x, tf.data.Dataset))
         validation = None
         if validation_data is not None:
@@ -300,9 +317,63 @@ class LabelClassifier(keras.Model):
         history = super().fit(
             dataset, epochs=epochs, validation_data=validation, shuffle=False, **kwargs
         )  # shuffled above
-        if validation_data is not None and self.multi_label and not isinstance(validation_data, tf.data.Dataset):
+        tunable = tune and self.multi_label and not isinstance(validation_data, tf.data.Dataset)
+        if validation_data is not None and tunable:
             self.tune_thresholds(*_pair("validation_data", validation_data))
         return history
+
+    def _fit_wide_deep(self, wide, x, y, batch_size, epochs, validation_data, shuffle, **kwargs):
+        if isinstance(x, tf.data.Dataset) or isinstance(validation_data, tf.data.Dataset):
+            raise ValueError(
+                "A wide + deep classifier solves its wide path on all training texts at once: pass `x`, `y` and "
+                "`validation_data` as texts and targets, not a tf.data.Dataset. Received: a tf.data.Dataset"
+            )
+        texts = check_texts(x)
+        targets = self._targets(y, len(texts))
+        features = self.preprocessor.features
+        val_texts = val_targets = x_val = None
+        if validation_data is not None:
+            val_texts, val_targets = _pair("validation_data", validation_data)
+            val_texts = check_texts(val_texts, "validation_data texts")
+            val_targets = self._targets(val_targets, len(val_texts))
+            x_val = sparse_rows(features, val_texts)
+        if not self.built:
+            self(self.preprocessor(texts[:1]))
+        head, deep = self.head, 1 - wide
+        choice = fit_wide_path(
+            head.components[wide], sparse_rows(features, texts), targets, x_val, val_targets, self.multi_label
+        )
+        # The deep path trains alone: the wide path and the mix stay where they are set.
+        head.components[wide].trainable = False
+        head.weights_by_component.trainable = head.bias.trainable = False
+        head.bias.assign(np.zeros(head.bias.shape, head.bias.dtype))
+        head.weights_by_component.assign(np.eye(2, dtype=head.weights_by_component.dtype)[deep])
+        rebuild_compiled_functions(self)
+        history = self._fit(
+            texts,
+            targets,
+            batch_size,
+            epochs,
+            None if val_texts is None else (val_texts, val_targets),
+            shuffle,
+            tune=False,
+            **kwargs,
+        )
+        mix_texts, mix_targets = (texts, targets) if val_texts is None else (val_texts, val_targets)
+        parts = []
+        for index in range(2):  # each component's logits, through the model as it serves
+            head.weights_by_component.assign(np.eye(2, dtype=head.weights_by_component.dtype)[index])
+            parts.append(self._logits(mix_texts, batch_size))
+        mixed = choose_mix(parts, mix_targets, self.multi_label, MIXES if val_texts is not None else (0.5,))
+        head.weights_by_component.assign(np.asarray(mixed["weights"], head.weights_by_component.dtype))
+        choice.update(mix=mixed["mix"], mix_val_score=mixed["val_score"] if val_texts is not None else None)
+        history.wide_deep = choice
+        if val_texts is not None and self.multi_label:
+            self.tune_thresholds(val_texts, val_targets)
+        return history
+
+    def _logits(self, texts, batch_size=None):
+        return np.asarray(super().predict(self._dataset(texts, batch_size=batch_size), verbose=0), "float32")
 
     def evaluate(self, x=None, y=None, batch_size=None, **kwargs):
         self._require_layers("evaluate")
@@ -374,7 +445,8 @@ class LabelClassifier(keras.Model):
             head=self.head,
             vectorize=self.preprocessor.call,
             vectorize_labels=self.preprocessor.vectorize_labels,
-            tracked=[self.preprocessor.vectorizer],
+            tracked=[self.preprocessor.vectorizer]
+            + ([self.preprocessor.features] if self.preprocessor.features is not None else []),
             activation="sigmoid" if self.multi_label else "softmax",
             extra={
                 "label_names": tf.Variable(self._names, trainable=False, name="label_names"),
@@ -386,12 +458,17 @@ class LabelClassifier(keras.Model):
         """What the head reads, as a function of token ids (the document dict for heads that read tokens)."""
         encoder, reads_tokens = self.encoder, self.head.reads_tokens
 
-        def document(ids, training=False):
+        def document(inputs, training=False):
+            # A preprocessor with a wide path gives `{"token_ids", "features"}`: the encoder reads the ids.
+            ids = inputs["token_ids"] if isinstance(inputs, dict) else inputs
             pooled = encoder(ids, training=training)
             if not reads_tokens:
                 return pooled
             flat = ids if len(ids.shape) == 2 else keras.ops.reshape(ids, (-1, math.prod(ids.shape[1:])))
-            return {"pooled": pooled, "token_ids": flat}
+            parts = {"pooled": pooled, "token_ids": flat}
+            if isinstance(inputs, dict):
+                parts["features"] = inputs["features"]
+            return parts
 
         return document
 
@@ -410,8 +487,9 @@ class LabelClassifier(keras.Model):
             labels=self.label_names,
             multi_label=self.multi_label,
         )
-        if getattr(self.head, "embedding", None) is not None:
-            _mark_shared(config, self.head.embedding)
+        for head in [self.head, *getattr(self.head, "components", [])]:
+            if getattr(head, "embedding", None) is not None:
+                _mark_shared(config, head.embedding)
         return config
 
     @classmethod

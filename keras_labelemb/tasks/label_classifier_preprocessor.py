@@ -5,7 +5,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_labelemb.argument_checks import check_positive_int
-from keras_labelemb.text import TextVectorizer
+from keras_labelemb.text import TextVectorizer, TfidfVectorizer
 
 
 def check_texts(texts, name="texts"):
@@ -56,12 +56,17 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
     label loses its key word to `<unk>`. Like keras-hub's preprocessors it runs
     in `tf.data` (TensorFlow ops), under any Keras backend.
 
+    With `features` (a `TfidfVectorizer`, the wide path's n-grams) it gives
+    the dict `{"token_ids": ids, "features": tf-idf}`: the encoder reads the
+    ids, a `WideHead` the features; `adapt` fits both on the same texts.
+
     Args:
         vectorizer: a `TextVectorizer` (adapted or not). Default:
             `TextVectorizer()` (flat, 256 tokens).
         description_length: tokens per label description (default 16).
         max_vocabulary: the largest vocabulary `adapt` builds (default 50,000).
         min_count: words seen fewer times in the training texts are dropped (default 1).
+        features: `None` (default) or a `TfidfVectorizer` for a wide path.
 
     Example:
 
@@ -73,13 +78,18 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
     [[9, 4, 0]]
     """
 
-    def __init__(self, vectorizer=None, description_length=16, max_vocabulary=50_000, min_count=1, **kwargs):
+    def __init__(
+        self, vectorizer=None, description_length=16, max_vocabulary=50_000, min_count=1, features=None, **kwargs
+    ):
         super().__init__(**kwargs)
         if vectorizer is None:
             vectorizer = TextVectorizer()
         if not isinstance(vectorizer, TextVectorizer):
             raise ValueError(f"`vectorizer` must be a TextVectorizer. Received: vectorizer={vectorizer!r:.200}")
+        if features is not None and not isinstance(features, TfidfVectorizer):
+            raise ValueError(f"`features` must be a TfidfVectorizer or None. Received: features={features!r:.200}")
         self.vectorizer = vectorizer
+        self.features = features
         self.description_length = check_positive_int("description_length", description_length)
         self.max_vocabulary = check_positive_int("max_vocabulary", max_vocabulary, allow_none=True)
         self.min_count = check_positive_int("min_count", min_count)
@@ -107,6 +117,8 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
         self.vectorizer.adapt(
             texts, max_size=self.max_vocabulary, min_count=self.min_count, keep=list(descriptions) or None
         )
+        if self.features is not None:
+            self.features.adapt(texts)
 
     def _require_adapted(self):
         if not self.adapted:
@@ -121,9 +133,15 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
         return super().__call__(texts, **kwargs)
 
     def call(self, texts):
-        """`(B,)` strings -> `(B, ...)` int32 token ids (pure TensorFlow; safe in `tf.data.Dataset.map`)."""
+        """`(B,)` strings -> `(B, ...)` int32 token ids, or with `features` the dict of ids and tf-idf features.
+
+        Pure TensorFlow: safe in `tf.data.Dataset.map`.
+        """
         self._require_adapted()
-        return self.vectorizer.vectorize(texts)
+        ids = self.vectorizer.vectorize(texts)
+        if self.features is None:
+            return ids
+        return {"token_ids": ids, "features": self.features.vectorize(texts)}
 
     def vectorize_labels(self, descriptions):
         """In-graph: `(L,)` description strings -> `(L, description_length)` int32 ids."""
@@ -136,7 +154,10 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
         return self.vectorizer.encode_labels(check_texts(descriptions, "descriptions"), self.description_length)
 
     def compute_output_shape(self, input_shape):
-        return tuple(input_shape) + self.output_shape_per_text
+        shape = tuple(input_shape) + self.output_shape_per_text
+        if self.features is None:
+            return shape
+        return {"token_ids": shape, "features": (input_shape[0], self.features.num_features)}
 
     def get_config(self):
         config = super().get_config()
@@ -145,11 +166,14 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
             description_length=self.description_length,
             max_vocabulary=self.max_vocabulary,
             min_count=self.min_count,
+            features=None if self.features is None else keras.saving.serialize_keras_object(self.features),
         )
         return config
 
     @classmethod
     def from_config(cls, config):
         config = dict(config)
-        config["vectorizer"] = keras.saving.deserialize_keras_object(config["vectorizer"])
+        for key in ("vectorizer", "features"):
+            if config.get(key) is not None:
+                config[key] = keras.saving.deserialize_keras_object(config[key])
         return cls(**config)

@@ -9,7 +9,7 @@ import pathlib
 import keras
 
 from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor
-from keras_labelemb.text import TextVectorizer
+from keras_labelemb.text import TextVectorizer, TfidfVectorizer
 
 PRESET_DIR = pathlib.Path(__file__).parent / "presets"
 # A recipe's values that are known only once the vocabulary is: written as these strings in the files.
@@ -25,7 +25,7 @@ def presets():
 
 @dataclasses.dataclass
 class Recipe:
-    """A preset file read: the vectorizer's options, the word embedding's width, the encoder and the head."""
+    """A preset file read: the vectorizers' options, the word embedding's width, the encoder and the head."""
 
     name: str
     description: str
@@ -35,10 +35,13 @@ class Recipe:
     embedding_dim: int | None
     encoder: dict
     head: dict
+    features: dict | None = None  # the wide path's TfidfVectorizer options
 
     def preprocessor(self):
         return LabelClassifierPreprocessor(
-            TextVectorizer(**self.vectorizer), description_length=self.description_length
+            TextVectorizer(**self.vectorizer),
+            description_length=self.description_length,
+            features=None if self.features is None else TfidfVectorizer(**self.features),
         )
 
 
@@ -60,6 +63,7 @@ def load_preset(name, overrides=None):
         embedding_dim=data.get("embedding_dim"),
         encoder=data["encoder"],
         head=data["head"],
+        features=data.get("features"),
     )
     for key, value in (overrides or {}).items():
         if key not in OVERRIDES:
@@ -105,12 +109,21 @@ def build_from_recipe(recipe, vocabulary_size, label_ids):
         )
     # The output bias starts at the log-odds of about one label per document (the prior of Lin et al. 2017).
     prior = keras.initializers.Constant(-math.log(count) if count > 1 else 0.0)
-    head_class = keras.saving.get_registered_object(f"keras_labelemb>{recipe.head['class']}")
-    if head_class is not None and head_class.reads_descriptions:
-        head = _layer(recipe.head, embedding=embedding, label_ids=label_ids, bias_initializer=prior)
-    else:
-        head = _layer(recipe.head, num_labels=count, bias_initializer=prior)
-    return encoder, head
+    return encoder, _head(recipe.head, embedding, label_ids, prior)
+
+
+def _head(spec, embedding, label_ids, prior, component=False):
+    """The head of `spec`; a `HybridHead`'s `"components"` are specs too (it holds the label set, they do not)."""
+    cls = keras.saving.get_registered_object(f"keras_labelemb>{spec['class']}")
+    components = spec.get("config", {}).get("components")
+    if components is not None:
+        spec = {"class": spec["class"], "config": {k: v for k, v in spec["config"].items() if k != "components"}}
+        parts = [_head(part, embedding, label_ids, prior, component=True) for part in components]
+        return _layer(spec, components=parts, label_ids=label_ids)
+    if cls is not None and cls.reads_descriptions:
+        given = {"embedding": embedding} if component else {"embedding": embedding, "label_ids": label_ids}
+        return _layer(spec, bias_initializer=prior, **given)
+    return _layer(spec, num_labels=len(label_ids), bias_initializer=prior)
 
 
 def save_preset(path, class_name, labels):
