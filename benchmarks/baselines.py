@@ -71,7 +71,7 @@ def tuned_linear_svc(train_texts, y_train, val_texts, y_val, multi_label, c_grid
             if best is None or score > best[0]:
                 best = (score, ngram_range, c, tfidf, model, untrained, threshold)
             if len(tried) == len(cs) and len(c_grid) > 1:  # a best C at the grid's edge: widen it there
-                top = max(sorted(tried), key=tried.get)
+                top = max(tried, key=lambda c: (tried[c], -abs(np.log(c))))  # ties: the C nearest 1
                 if top == max(tried) and top < 1e3:
                     cs.append(top * 3.0)
                 elif top == min(tried) and top > 1e-3:

@@ -25,7 +25,16 @@ of `benchmarks/seen_labels.py`'s blend rows, designed on other data: its wide
 path is the SVM's objective solved by scikit-learn, `C` chosen on validation;
 the deep path a `cosine_wan`; the mix chosen on validation), and the SVM's C
 grid widens at its edge (20 Newsgroups seed 1 chose C = 10, the grid's top).
-Every row is rerun with today's code.
+Then, after that run's three Reuters seeds (wide_deep 0.875, 0.865, 0.879
+against the SVM's 0.881, 0.884, 0.884), the task's thresholds changed: per-label
+thresholds fitted on the 777 validation documents lost 0.005 micro-F1 to one
+global threshold on held-out halves of the validation split (the SVM's scores,
+seeds 0-1; no test document read), so `tune_thresholds` now keeps per-label
+thresholds only where they win on held-out halves. Because those changes were
+made after test numbers were seen, AAPD (never run by this benchmark: 1,000
+abstracts, 54 labels; 900 to train on, 100 for validation) is the fresh check.
+Rows: `wide_deep` and `cosine_wan` with today's code; `wan` and `gile_wan`
+were 0.11-0.16 below the SVM in the first run and are not rerun.
 
 Run: `python -m benchmarks.task_presets` (about an hour on 2 cores);
 `--quick` is a minute-long check of the same code.
@@ -40,17 +49,18 @@ import numpy as np
 from benchmarks.baselines import tuned_svm
 from benchmarks.noise_rule import level_with, paired_comparison
 from benchmarks.report import write_report
-from keras_labelemb.datasets import load_newsgroups, load_reuters
+from keras_labelemb.datasets import load_aapd, load_newsgroups, load_reuters
 from keras_labelemb.evaluation.thresholds import micro_f1_score
 from keras_labelemb.tasks import LabelClassifier
 
-DATASETS = {"reuters": load_reuters, "newsgroups": load_newsgroups}
+DATASETS = {"reuters": load_reuters, "newsgroups": load_newsgroups, "aapd": load_aapd}
+SINGLE_LABEL = ("newsgroups",)
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--datasets", default="reuters,newsgroups")
-    p.add_argument("--presets", default="wide_deep,cosine_wan,gile_wan,wan")
+    p.add_argument("--datasets", default="reuters,newsgroups,aapd")
+    p.add_argument("--presets", default="wide_deep,cosine_wan")
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--train-size", type=int, default=6000)
     p.add_argument("--epochs", type=int, default=15)
@@ -136,7 +146,7 @@ def main(argv=None):
     results, summary, lines = {}, {}, []
     for dataset in args.datasets.split(","):
         data = DATASETS[dataset](args.data_dir)
-        multi_label = dataset == "reuters"
+        multi_label = dataset not in SINGLE_LABEL
         runs = {"svm": []} | {name: [] for name in presets}
         for seed in seeds:
             parts = split(data, seed, args.train_size, args.quick)

@@ -91,3 +91,50 @@ def tune_per_label_thresholds(y_true, scores, candidates=DEFAULT_CANDIDATES, min
         f1 = 2 * tp / np.maximum(predicted.sum(axis=1) + truth.sum(), 1)
         thresholds[label] = grid[len(grid) - 1 - np.argmax(f1[::-1])]
     return thresholds
+
+
+def tune_thresholds(y_true, scores, candidates=DEFAULT_CANDIDATES, min_positives=5):
+    """`(thresholds (L,), mode)`: per-label thresholds, or one global threshold for all, by held-out F1.
+
+    Per-label thresholds fitted on a few hundred validation documents can fit
+    their noise: on Reuters-21578 (6,000 training documents, 777 for
+    validation; the SVM's scores) they lost 0.005 micro-F1 to one global
+    threshold on held-out halves of the validation split. So both are fitted
+    on one half of `(y_true, scores)` (even rows, then odd rows) and scored
+    (micro-F1, each document keeping at least its best label) on the other;
+    the mode with the higher sum is refitted on all rows (`mode` is
+    `"per_label"` or `"global"`; ties: global).
+
+    >>> y = np.eye(2)[[0, 1, 0, 1, 0, 1]]
+    >>> s = np.array([[0.9, 0.2], [0.3, 0.4], [0.8, 0.1], [0.2, 0.6], [0.7, 0.3], [0.1, 0.5]])
+    >>> thresholds, mode = tune_thresholds(y, s, candidates=[0.35, 0.5], min_positives=1)
+    >>> mode, len(thresholds)
+    ('global', 2)
+    """
+    y_true, scores = np.asarray(y_true, "float32"), np.asarray(scores, "float32")
+    if y_true.shape != scores.shape:
+        raise ValueError(f"`y_true` and `scores` must have one shape. Received: {y_true.shape} and {scores.shape}")
+    rows = np.arange(len(scores))
+    halves = (rows % 2 == 0, rows % 2 == 1)
+    totals = {"per_label": 0.0, "global": 0.0}
+    if len(scores) >= 4:
+        for fit, held in (halves, halves[::-1]):
+            fitted = {
+                "per_label": tune_per_label_thresholds(y_true[fit], scores[fit], candidates, min_positives),
+                "global": choose_threshold(y_true[fit], scores[fit], candidates)[0],
+            }
+            for mode, thresholds in fitted.items():
+                totals[mode] += micro_f1_score(y_true[held], labels_at_thresholds(scores[held], thresholds))
+    if totals["per_label"] > totals["global"]:
+        return tune_per_label_thresholds(y_true, scores, candidates, min_positives), "per_label"
+    threshold = choose_threshold(y_true, scores, candidates)[0] if len(scores) else DEFAULT_THRESHOLD
+    return np.full(scores.shape[1], threshold, "float32"), "global"
+
+
+def labels_at_thresholds(scores, thresholds):
+    """Multi-hot `(N, L)`: scores at or above their label's threshold, and each document's best label."""
+    scores = np.asarray(scores)
+    chosen = scores >= np.asarray(thresholds, scores.dtype)
+    if len(scores):
+        chosen[np.arange(len(scores)), scores.argmax(axis=1)] = True
+    return chosen.astype("float32")

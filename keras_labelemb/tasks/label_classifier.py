@@ -8,13 +8,21 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from keras_labelemb.evaluation.thresholds import DEFAULT_THRESHOLD, tune_per_label_thresholds
+from keras_labelemb.evaluation.thresholds import DEFAULT_THRESHOLD, labels_at_thresholds, tune_thresholds
 from keras_labelemb.layers.label_head import LabelHead
 from keras_labelemb.layers.label_head_access import rebuild_compiled_functions
 from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor, check_texts
 from keras_labelemb.tasks.labels import check_labels, multi_hot_targets
 from keras_labelemb.tasks.presets import build_from_recipe, load_preset, presets, save_preset
-from keras_labelemb.tasks.wide_path import MIXES, choose_mix, fit_wide_path, sparse_rows, wide_component
+from keras_labelemb.tasks.wide_path import (
+    MIXES,
+    choose_features,
+    choose_mix,
+    set_wide_weights,
+    solve_wide_path,
+    sparse_rows,
+    wide_component,
+)
 
 LABELS_FILE = "labels.json"
 
@@ -41,8 +49,9 @@ class LabelClassifier(keras.Model):
       logits, micro-F1. `multi_label=False`: softmax, categorical
       cross-entropy, accuracy; `predict_labels` gives the top label.
     - `predict(texts)` returns scores `(N, L)` (probabilities);
-      `predict_labels(texts)` label names at per-label thresholds, tuned on
-      `fit`'s `validation_data` (or by `tune_thresholds`), 0.5 for labels
+      `predict_labels(texts)` label names at thresholds tuned on `fit`'s
+      `validation_data` (or by `tune_thresholds`: per label, or one for all
+      where per-label ones do not hold up on held-out halves), 0.5 for labels
       never tuned; `predict_top_k(texts, k)` `(name, score)` pairs.
     - `set_labels({"gold": "gold and silver mining", ...})` relabels (zero-shot
       for heads that read descriptions; a per-label head takes only its own
@@ -80,6 +89,7 @@ class LabelClassifier(keras.Model):
         names, descriptions = check_labels(labels)
         self._names, self._descriptions = names, descriptions
         self._thresholds = np.full(len(names), DEFAULT_THRESHOLD, "float32")
+        self.threshold_mode = None  # "per_label" or "global" once tuned
         if preprocessor is not None and not isinstance(preprocessor, LabelClassifierPreprocessor):
             raise ValueError(
                 "`preprocessor` must be a LabelClassifierPreprocessor or None (feed token ids). "
@@ -287,16 +297,16 @@ class LabelClassifier(keras.Model):
         return check_texts(x)
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, validation_data=None, shuffle=True, **kwargs):
-        """Trains on raw strings; tunes per-label thresholds on `validation_data` `(texts, targets)` afterwards.
+        """Trains on raw strings; tunes thresholds on `validation_data` `(texts, targets)` afterwards.
 
         A wide + deep head (a `HybridHead` of a deep head and a `WideHead`, the
         `wide_deep` preset) is trained in three steps, the recipe measured in
-        `benchmarks/seen_labels.py`: the wide path is solved as a linear SVM on
-        the preprocessor's tf-idf features (scikit-learn; `C` chosen on
-        `validation_data`), the deep path is trained alone by Keras (the
+        `benchmarks/seen_labels.py`: the wide path is solved as linear SVMs on
+        the preprocessor's tf-idf features (scikit-learn; the n-gram length and
+        `C` chosen on `validation_data`), the deep path is trained alone by Keras (the
         callbacks see it alone), then the two logits are mixed with the weight
         that scores best on `validation_data` (0.5 of each, scaled alike,
-        without it). `history.wide_deep` holds `C` and the mix.
+        without it). `history.wide_deep` holds the n-grams, `C` and the mix.
         """
         if self.head is None:
             self.adapt(self._texts_of(x))
@@ -330,19 +340,24 @@ class LabelClassifier(keras.Model):
             )
         texts = check_texts(x)
         targets = self._targets(y, len(texts))
-        features = self.preprocessor.features
-        val_texts = val_targets = x_val = None
+        val_texts = val_targets = None
         if validation_data is not None:
             val_texts, val_targets = _pair("validation_data", validation_data)
             val_texts = check_texts(val_texts, "validation_data texts")
             val_targets = self._targets(val_targets, len(val_texts))
-            x_val = sparse_rows(features, val_texts)
+        head, deep = self.head, 1 - wide
+        # The features' n-grams are chosen before the model is built: the wide path's width depends on them.
+        features = self.preprocessor.features
+        if self.built:  # a second `fit`: the features (and the wide path's width) stay; C is chosen again
+            rows = (None, None) if val_texts is None else (sparse_rows(features, val_texts), val_targets)
+            solved = solve_wide_path(sparse_rows(features, texts), targets, *rows, multi_label=self.multi_label)
+            solved["ngrams"] = features.ngrams
+        else:
+            solved = choose_features(features, texts, targets, val_texts, val_targets, multi_label=self.multi_label)
         if not self.built:
             self(self.preprocessor(texts[:1]))
-        head, deep = self.head, 1 - wide
-        choice = fit_wide_path(
-            head.components[wide], sparse_rows(features, texts), targets, x_val, val_targets, self.multi_label
-        )
+        set_wide_weights(head.components[wide], solved, features.num_features)
+        choice = {"ngrams": solved["ngrams"], "C": solved["C"], "val_score": solved["val_score"]}
         # The deep path trains alone: the wide path and the mix stay where they are set.
         head.components[wide].trainable = False
         head.weights_by_component.trainable = head.bias.trainable = False
@@ -395,8 +410,7 @@ class LabelClassifier(keras.Model):
         scores = self.predict(x, batch_size=batch_size)
         if not self.multi_label:
             return [self._names[i] for i in scores.argmax(axis=1)]
-        chosen = scores >= self._thresholds
-        chosen[np.arange(len(scores)), scores.argmax(axis=1)] = True
+        chosen = labels_at_thresholds(scores, self._thresholds)
         return [[self._names[i] for i in np.flatnonzero(row)] for row in chosen]
 
     def predict_top_k(self, x, k=5, batch_size=None):
@@ -409,14 +423,19 @@ class LabelClassifier(keras.Model):
         return [[(self._names[i], float(row[i])) for i in order] for row, order in zip(scores, best)]
 
     def tune_thresholds(self, x, y, batch_size=None):
-        """Chooses each label's threshold on validation texts and targets (best F1 per label); returns them by name."""
+        """Chooses thresholds on validation texts and targets; returns them by name.
+
+        Per-label thresholds (each label's best F1) or one global threshold
+        (the best micro-F1), whichever scores better on held-out halves of the
+        data (`evaluation.thresholds.tune_thresholds`); `threshold_mode` says which.
+        """
         if not self.multi_label:
             raise ValueError(
                 "A single-label classifier predicts its top label; it has no thresholds. Received: multi_label=False"
             )
         scores = self.predict(x, batch_size=batch_size)
         targets = self._targets(y, len(scores))
-        self._thresholds = tune_per_label_thresholds(targets, scores)
+        self._thresholds, self.threshold_mode = tune_thresholds(targets, scores)
         return self.thresholds
 
     # -- export -----------------------------------------------------------------------

@@ -41,8 +41,13 @@ class Recipe:
         return LabelClassifierPreprocessor(
             TextVectorizer(**self.vectorizer),
             description_length=self.description_length,
-            features=None if self.features is None else TfidfVectorizer(**self.features),
+            features=None if self.features is None else TfidfVectorizer(**{"sparse": _sparse(), **self.features}),
         )
+
+
+def _sparse():
+    # Keras refuses a JAX input dict that mixes a sparse (BCOO) and a dense array: dense features there.
+    return keras.backend.backend() == "tensorflow"
 
 
 def load_preset(name, overrides=None):

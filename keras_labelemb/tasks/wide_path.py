@@ -5,6 +5,7 @@ the tuned tf-idf SVM itself (a convex problem, solved by scikit-learn), the
 deep path is trained apart, and the two are mixed on validation documents.
 """
 
+import joblib
 import numpy as np
 import tensorflow as tf
 
@@ -15,6 +16,8 @@ from keras_labelemb.layers import HybridHead, WideHead
 C_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)
 DEFAULT_C = 1.0
 MIXES = tuple(np.round(np.linspace(0.0, 1.0, 21), 2))
+# The n-gram lengths of the wide path's features, chosen on validation (benchmarks.baselines.NGRAM_GRID).
+NGRAMS = (1, 2, 3)
 
 
 def wide_component(head):
@@ -30,6 +33,8 @@ def sparse_rows(features, texts, batch_size=512):
     import scipy.sparse
 
     def csr(sparse):
+        if not isinstance(sparse, tf.SparseTensor):  # a dense TfidfVectorizer (sparse=False)
+            return scipy.sparse.csr_matrix(sparse.numpy())
         sparse = tf.sparse.reorder(sparse)
         rows, columns = sparse.indices.numpy().T
         return scipy.sparse.csr_matrix(
@@ -64,13 +69,17 @@ def _svm(x, y, c, multi_label):
         bias[:] = -1e3  # classes never seen in training are never predicted
         kernel[:, present], bias[present] = coef.T, intercept
         return kernel, bias
-    for label in range(count):
+
+    def one(label):
         column = y[:, label]
         if column.min() == column.max():
             bias[label] = 1.0 if column[0] > 0 else -1.0
-            continue
+            return
         svm = LinearSVC(C=c, max_iter=5000).fit(x, column.astype("int32"))
         kernel[:, label], bias[label] = svm.coef_[0], svm.intercept_[0]
+
+    # liblinear releases the GIL: threads share `x` without copying it.
+    joblib.Parallel(n_jobs=-1, prefer="threads")(joblib.delayed(one)(label) for label in range(count))
     return kernel, bias
 
 
@@ -80,12 +89,13 @@ def _score(y, logits, multi_label):
     return float((logits.argmax(axis=1) == y.argmax(axis=1)).mean())
 
 
-def fit_wide_path(wide, x_train, y_train, x_val=None, y_val=None, multi_label=True):
-    """Solves the wide path as a linear SVM on the training features and sets `wide`'s weights.
+def solve_wide_path(x_train, y_train, x_val=None, y_val=None, multi_label=True):
+    """The wide path as linear SVMs on the training features: `{"C", "val_score", "kernel" (F, L), "bias" (L,)}`.
 
     `C` is chosen on the validation features (micro-F1 at its best threshold,
-    or accuracy) from `C_GRID`; without validation data it is `DEFAULT_C`.
-    Returns `{"C": chosen, "val_score": its score or None}`.
+    or accuracy) from `C_GRID`, widened by 3x steps where the best is at an
+    edge (ties keep the `C` nearest `DEFAULT_C`); without validation data it
+    is `DEFAULT_C` (and `val_score` None).
     """
     try:
         import sklearn  # noqa: F401
@@ -97,31 +107,63 @@ def fit_wide_path(wide, x_train, y_train, x_val=None, y_val=None, multi_label=Tr
     y_train = np.asarray(y_train, "float32")
     if x_val is None:
         kernel, bias = _svm(x_train, y_train, DEFAULT_C, multi_label)
-        best = (None, DEFAULT_C, kernel, bias)
-    else:
-        tried = {}
+        return {"C": DEFAULT_C, "val_score": None, "kernel": kernel, "bias": bias}
+    tried = {}
 
-        def attempt(c):
-            kernel, bias = _svm(x_train, y_train, c, multi_label)
-            tried[c] = (_score(np.asarray(y_val), np.asarray(x_val @ kernel) + bias, multi_label), c, kernel, bias)
+    def attempt(c):
+        kernel, bias = _svm(x_train, y_train, c, multi_label)
+        score = _score(np.asarray(y_val), np.asarray(x_val @ kernel) + bias, multi_label)
+        tried[c] = {"C": c, "val_score": score, "kernel": kernel, "bias": bias}
 
-        for c in C_GRID:
-            attempt(c)
-        # A choice at the grid's edge: the grid is widened there (by 3x steps, up to 1e-3 .. 1e3).
-        while True:
-            best = max((tried[c] for c in sorted(tried)), key=lambda entry: entry[0])  # ties: the smaller C
-            low, high = min(tried), max(tried)
-            if best[1] == high and high < 1e3:
-                attempt(high * 3.0)
-            elif best[1] == low and low > 1e-3:
-                attempt(low / 3.0)
-            else:
-                break
-    score, c, kernel, bias = best
+    for c in C_GRID:
+        attempt(c)
+    while True:  # a choice at the grid's edge: the grid is widened there (by 3x steps, within 1e-3 .. 1e3)
+        # Ties keep the C nearest the usual default (a grid of equal scores does not walk to an edge).
+        best = max(tried.values(), key=lambda entry: (entry["val_score"], -abs(np.log(entry["C"] / DEFAULT_C))))
+        low, high = min(tried), max(tried)
+        if best["C"] == high and high < 1e3:
+            attempt(high * 3.0)
+        elif best["C"] == low and low > 1e-3:
+            attempt(low / 3.0)
+        else:
+            return best
+
+
+def fit_wide_path(wide, x_train, y_train, x_val=None, y_val=None, multi_label=True):
+    """`solve_wide_path`, then `wide`'s weights set to it; returns `{"C", "val_score"}`."""
+    solved = solve_wide_path(x_train, y_train, x_val, y_val, multi_label)
+    set_wide_weights(wide, solved, x_train.shape[1])
+    return {"C": solved["C"], "val_score": solved["val_score"]}
+
+
+def set_wide_weights(wide, solved, num_features):
     if not wide.built:
-        wide.build((None, x_train.shape[1]))
-    wide.set_weights([kernel, bias])
-    return {"C": c, "val_score": score}
+        wide.build((None, num_features))
+    wide.set_weights([solved["kernel"], solved["bias"]])
+
+
+def choose_features(features, texts, y_train, val_texts=None, y_val=None, multi_label=True, ngrams=NGRAMS):
+    """Adapts `features` (a `TfidfVectorizer`) with the n-gram length whose SVM scores best on validation.
+
+    Each length of `ngrams` is adapted to `texts` and solved (`solve_wide_path`);
+    `features` keeps the best one's terms. Without validation texts, its own
+    `ngrams` (already adapted). Returns `solve_wide_path`'s dict with `"ngrams"`.
+    """
+    if val_texts is None:
+        solved = solve_wide_path(sparse_rows(features, texts), y_train, multi_label=multi_label)
+        return {**solved, "ngrams": features.ngrams}
+    best = None
+    for n in ngrams:
+        features.ngrams = n
+        features.adapt(texts)
+        solved = solve_wide_path(
+            sparse_rows(features, texts), y_train, sparse_rows(features, val_texts), y_val, multi_label
+        )
+        if best is None or solved["val_score"] > best["val_score"]:  # ties: the shorter n-grams
+            best = {**solved, "ngrams": n, "terms": features.get_vocabulary(), "idf": features.idf}
+    features.ngrams = best["ngrams"]
+    features.set_vocabulary(best.pop("terms"), best.pop("idf"))
+    return best
 
 
 def choose_mix(parts, y, multi_label=True, mixes=MIXES):
