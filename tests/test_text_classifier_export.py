@@ -122,3 +122,27 @@ def test_cnle_sequence_export_refuses_a_request_without_labels_clearly(tmp_path)
     # A label sequence over no labels has no defined end symbol: a clear error, not the decoder's opaque one.
     with pytest.raises(tf.errors.InvalidArgumentError, match="pass at least one"):
         served.serve_with_labels(tf.constant(["wheat"]), tf.constant([], tf.string))
+
+
+@pytest.mark.slow
+def test_served_endpoints_read_one_string_and_a_column_and_refuse_what_is_not_text(served):
+    batch = served.serve(tf.constant(TEXTS))["scores"].numpy()
+    # One string is a batch of one; a (B, 1) column (tensor or NumPy) its B texts; a list of str as a tensor.
+    np.testing.assert_allclose(served.serve(TEXTS[0])["scores"].numpy(), batch[:1], atol=1e-6)
+    np.testing.assert_allclose(served.serve(tf.constant(TEXTS)[:, None])["scores"].numpy(), batch, atol=1e-6)
+    np.testing.assert_allclose(served.serve(np.array(TEXTS)[:, None])["scores"].numpy(), batch, atol=1e-6)
+    np.testing.assert_allclose(served.serve(list(TEXTS))["scores"].numpy(), batch, atol=1e-6)
+    assert served.serve([])["scores"].shape == (0, 3)
+    for sent, message in (
+        (None, "must be a list of strings"),
+        (5, "must be a list of strings"),
+        ([1, 2], r"texts\[0\]=1 \(int\)"),
+        (["wheat", None], r"texts\[1\]=None"),
+        (tf.constant([1, 2]), "dtype int32"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            served.serve(sent)
+    with pytest.raises(ValueError, match=r"label_descriptions\[0\]=3"):
+        served.serve_with_labels(TEXTS, [3])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"shape \(B,\), \(B, 1\) or one string"):
+        served.serve(tf.constant([["a", "b"]]))

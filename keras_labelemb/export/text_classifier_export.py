@@ -1,12 +1,15 @@
 """SavedModel export of a label-embedding classifier that serves raw text."""
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from keras_labelemb.export.endpoints import add_endpoint
 from keras_labelemb.layers.adaptive_label_decoder import AdaptiveLabelDecoder
 from keras_labelemb.layers.label_head_access import split_at_head
 
+# The texts an endpoint takes: `(B,)` strings, or one string `()` or a column `(B, 1)` (`as_batch` reads them).
+TEXTS = tf.TensorSpec(None, tf.string, name="texts")
 # What a label-sequence decoder serves, by its `output_mode`.
 DECODER_OUTPUTS = {"multi_hot": "labels", "sequence": "label_sequence", "logits": "step_logits"}
 
@@ -93,6 +96,21 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
     )
 
 
+def as_batch(texts):
+    """In-graph: `texts` as `(B,)`: one string is a batch of one, a `(B, 1)` column its `B` texts.
+
+    Any other shape fails the request with an `InvalidArgumentError` that says what is served.
+    """
+    shape = tf.shape(texts)
+    one_column = tf.logical_and(tf.equal(tf.rank(texts), 2), tf.equal(tf.reduce_prod(shape[1:]), 1))
+    check = tf.debugging.Assert(
+        tf.logical_or(tf.rank(texts) <= 1, one_column),
+        ["`texts` must be strings of shape (B,), (B, 1) or one string. Received: texts with shape", shape],
+    )
+    with tf.control_dependencies([check]):
+        return tf.reshape(texts, [-1])
+
+
 def write_serving_archive(
     filepath, model, encoder, head, vectorize, vectorize_labels, tracked=(), activation="sigmoid", extra=None
 ):
@@ -120,9 +138,9 @@ def write_serving_archive(
 
     # autograph=False: the graphs are written with TensorFlow's own control flow, and autograph's conversion of
     # the vectorizer and the model's Python took a quarter of a small model's export (10.6 -> 7.9 s of CPU).
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="texts")], autograph=False)
+    @tf.function(input_signature=[TEXTS], autograph=False)
     def serve(texts):
-        return served(model(vectorize(texts), training=False))
+        return served(model(vectorize(as_batch(texts)), training=False))
 
     add_endpoint(archive, "serve", serve)
 
@@ -130,9 +148,9 @@ def write_serving_archive(
         archive.track(encoder)
     if head.scores_are_inner_products and getattr(head, "num_languages", 1) == 1:
 
-        @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="texts")], autograph=False)
+        @tf.function(input_signature=[TEXTS], autograph=False)
         def query_vectors(texts):
-            vectors = head.query_vectors(encoder(vectorize(texts), training=False))
+            vectors = head.query_vectors(encoder(vectorize(as_batch(texts)), training=False))
             return {"query_vectors": tf.cast(vectors, tf.float32)}
 
         add_endpoint(archive, "query_vectors", query_vectors)
@@ -140,14 +158,11 @@ def write_serving_archive(
     if head.scores_label_sets and head.label_ids is not None:
 
         @tf.function(
-            input_signature=[
-                tf.TensorSpec([None], tf.string, name="texts"),
-                tf.TensorSpec([None], tf.string, name="label_descriptions"),
-            ],
+            input_signature=[TEXTS, tf.TensorSpec([None], tf.string, name="label_descriptions")],
             autograph=False,
         )
         def serve_with_labels(texts, label_descriptions):
-            ids = vectorize(texts)
+            ids = vectorize(as_batch(texts))
             label_ids = vectorize_labels(label_descriptions)
             if not isinstance(head, AdaptiveLabelDecoder):
                 return served(head(encoder(ids, training=False), label_ids=label_ids))
@@ -169,7 +184,54 @@ def write_serving_archive(
 
 
 def load_text_classifier(filepath):
-    """Loads a SavedModel written by `export_text_classifier` (imports tensorflow_text first)."""
+    """Loads a SavedModel written by `export_text_classifier` (imports tensorflow_text first).
+
+    The object's endpoints check what they are sent before TensorFlow binds it:
+    `serve(None)`, `serve([1, 2])` or `serve(["a", None])` raise a `ValueError`
+    naming the value (TensorFlow's own is "Binding inputs to tf.function
+    failed"); a list of `str`, one `str` (a batch of one) or a string tensor
+    pass. Every other attribute is the loaded SavedModel's.
+    """
     import tensorflow_text  # noqa: F401  (registers the tokenizer ops the graph uses)
 
-    return tf.saved_model.load(filepath)
+    return ServedTextClassifier(tf.saved_model.load(filepath))
+
+
+class ServedTextClassifier:
+    """A loaded text-classifier SavedModel whose endpoints refuse what is not text with a clear error."""
+
+    ENDPOINTS = ("serve", "serve_with_labels", "query_vectors")
+
+    def __init__(self, loaded):
+        self.loaded = loaded
+
+    def __getattr__(self, name):
+        value = getattr(self.loaded, name)
+        if name not in self.ENDPOINTS:
+            return value
+
+        def endpoint(*args, **kwargs):
+            names = ("texts", "label_descriptions")
+            args = [_checked_strings(names[i], a) for i, a in enumerate(args)]
+            kwargs = {key: _checked_strings(key, a) for key, a in kwargs.items()}
+            return value(*args, **kwargs)
+
+        return endpoint
+
+
+def _checked_strings(name, value):
+    if isinstance(value, (tf.Tensor, tf.RaggedTensor)):
+        if value.dtype != tf.string:
+            raise ValueError(f"`{name}` must be strings. Received: {name} of dtype {value.dtype.name}")
+        return value
+    if isinstance(value, (str, bytes)):
+        return tf.constant(value)
+    if not isinstance(value, (list, tuple)) and not hasattr(value, "__array__"):
+        raise ValueError(f"`{name}` must be a list of strings. Received: {name}={value!r:.100}")
+    array = np.asarray(value, dtype=object)  # a NumPy column (B, 1) keeps its shape: the graph reads it
+    for index, item in enumerate(array.reshape(-1).tolist()):
+        if not isinstance(item, (str, bytes)):
+            raise ValueError(
+                f"`{name}` must hold strings only. Received: {name}[{index}]={item!r:.100} ({type(item).__name__})"
+            )
+    return tf.constant(array.tolist() if array.size else [], tf.string, shape=array.shape)

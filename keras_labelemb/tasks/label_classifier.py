@@ -155,6 +155,8 @@ class LabelClassifier(keras.Model):
             multi_label=recipe.multi_label,
         )
         classifier._recipe = recipe
+        if recipe.sentence_encoder is not None:  # nothing to adapt: built now, and scores labels untrained
+            classifier._build_recipe()
         return classifier
 
     def save_to_preset(self, path):
@@ -173,6 +175,9 @@ class LabelClassifier(keras.Model):
                 "Received: a classifier with layers"
             )
         self.preprocessor.adapt(texts, self._descriptions)
+        self._build_recipe()
+
+    def _build_recipe(self):
         label_ids = self.preprocessor.encode_labels(self._descriptions)
         encoder, head = build_from_recipe(self._recipe, self.preprocessor.vocabulary_size, label_ids)
         self._set_layers(encoder, head)
@@ -481,6 +486,8 @@ class LabelClassifier(keras.Model):
             # A preprocessor with a wide path gives `{"token_ids", "features"}`: the encoder reads the ids.
             ids = inputs["token_ids"] if isinstance(inputs, dict) else inputs
             pooled = encoder(ids, training=training)
+            if isinstance(pooled, dict):  # an encoder that gives the document dict itself (SentenceEncoder)
+                return pooled if reads_tokens else pooled["pooled"]
             if not reads_tokens:
                 return pooled
             flat = ids if len(ids.shape) == 2 else keras.ops.reshape(ids, (-1, math.prod(ids.shape[1:])))

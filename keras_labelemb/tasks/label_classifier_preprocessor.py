@@ -5,7 +5,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_labelemb.argument_checks import check_positive_int
-from keras_labelemb.text import TextVectorizer, TfidfVectorizer
+from keras_labelemb.text import TextVectorizer, TfidfVectorizer, WordPieceVectorizer
 
 
 def check_texts(texts, name="texts"):
@@ -50,8 +50,9 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
     """Raw strings -> token ids for a `LabelClassifier`, and label descriptions -> label token ids.
 
     It holds the word `TextVectorizer` (flat ids for WAN, RegionLSTM and
-    max-pool encoders; sentences of ids for HAN) and the number of tokens a
-    label description is read with. `adapt(texts, descriptions)` builds the
+    max-pool encoders; sentences of ids for HAN), or a pretrained model's
+    `WordPieceVectorizer` (`load_minilm`; nothing to adapt), and the number
+    of tokens a label description is read with. `adapt(texts, descriptions)` builds the
     vocabulary from training documents and keeps every description word, so no
     label loses its key word to `<unk>`. Like keras-hub's preprocessors it runs
     in `tf.data` (TensorFlow ops), under any Keras backend.
@@ -61,8 +62,8 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
     ids, a `WideHead` the features; `adapt` fits both on the same texts.
 
     Args:
-        vectorizer: a `TextVectorizer` (adapted or not). Default:
-            `TextVectorizer()` (flat, 256 tokens).
+        vectorizer: a `TextVectorizer` (adapted or not) or a
+            `WordPieceVectorizer`. Default: `TextVectorizer()` (flat, 256 tokens).
         description_length: tokens per label description (default 16).
         max_vocabulary: the largest vocabulary `adapt` builds (default 50,000).
         min_count: words seen fewer times in the training texts are dropped (default 1).
@@ -84,10 +85,15 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
         super().__init__(**kwargs)
         if vectorizer is None:
             vectorizer = TextVectorizer()
-        if not isinstance(vectorizer, TextVectorizer):
-            raise ValueError(f"`vectorizer` must be a TextVectorizer. Received: vectorizer={vectorizer!r:.200}")
+        if not isinstance(vectorizer, (TextVectorizer, WordPieceVectorizer)):
+            raise ValueError(
+                "`vectorizer` must be a TextVectorizer (words) or a WordPieceVectorizer (a pretrained model's "
+                f"word pieces). Received: vectorizer={vectorizer!r:.200}"
+            )
         if features is not None and not isinstance(features, TfidfVectorizer):
             raise ValueError(f"`features` must be a TfidfVectorizer or None. Received: features={features!r:.200}")
+        if isinstance(vectorizer, WordPieceVectorizer) and not vectorizer.built:
+            vectorizer.build()  # no weights: built, so that an export can track it
         self.vectorizer = vectorizer
         self.features = features
         self.description_length = check_positive_int("description_length", description_length)
@@ -96,12 +102,21 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
         self.built = True
 
     @property
+    def pretrained(self):
+        """True for a word-piece vectorizer: its vocabulary is the pretrained model's, `adapt` leaves it."""
+        return isinstance(self.vectorizer, WordPieceVectorizer)
+
+    @property
     def adapted(self):
         """True once the vectorizer has a vocabulary."""
+        if self.pretrained:
+            return self.vectorizer.tokenizer.vocabulary is not None
         return self.vectorizer.vocabulary_size is not None
 
     @property
     def vocabulary_size(self):
+        if self.pretrained:
+            return self.vectorizer.tokenizer.vocabulary_size()
         return self.vectorizer.vocabulary_size
 
     @property
@@ -114,9 +129,10 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
         texts = check_texts(texts)
         if not texts:
             raise ValueError("`texts` must hold at least one training document to adapt to. Received: texts=[]")
-        self.vectorizer.adapt(
-            texts, max_size=self.max_vocabulary, min_count=self.min_count, keep=list(descriptions) or None
-        )
+        if not self.pretrained:
+            self.vectorizer.adapt(
+                texts, max_size=self.max_vocabulary, min_count=self.min_count, keep=list(descriptions) or None
+            )
         if self.features is not None:
             self.features.adapt(texts)
 

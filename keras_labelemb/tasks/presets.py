@@ -36,8 +36,15 @@ class Recipe:
     encoder: dict
     head: dict
     features: dict | None = None  # the wide path's TfidfVectorizer options
+    # A pretrained sentence encoder (`{"model": "all-MiniLM-L6-v2", "sequence_length": T}`): its word pieces are
+    # the vocabulary, so the layers are built by `from_preset`, before any `fit` (zero-shot untrained).
+    sentence_encoder: dict | None = None
+    backbone: object = None
 
     def preprocessor(self):
+        if self.sentence_encoder is not None:
+            self.backbone, vectorizer = load_sentence_encoder(**self.sentence_encoder)
+            return LabelClassifierPreprocessor(vectorizer, description_length=self.description_length)
         return LabelClassifierPreprocessor(
             TextVectorizer(**self.vectorizer),
             description_length=self.description_length,
@@ -63,17 +70,20 @@ def load_preset(name, overrides=None):
         name=name,
         description=data["description"],
         multi_label=data.get("multi_label", True),
-        vectorizer=dict(data["vectorizer"]),
+        vectorizer=dict(data.get("vectorizer", {})),
         description_length=data.get("description_length", 16),
         embedding_dim=data.get("embedding_dim"),
         encoder=data["encoder"],
         head=data["head"],
         features=data.get("features"),
+        sentence_encoder=data.get("sentence_encoder"),
     )
     for key, value in (overrides or {}).items():
         if key not in OVERRIDES:
             raise ValueError(f"A preset's overrides are {list(OVERRIDES)}. Received: {key}={value!r}")
-        if key.startswith("max_"):
+        if key == "max_tokens" and recipe.sentence_encoder is not None:
+            recipe.sentence_encoder = {**recipe.sentence_encoder, "sequence_length": value}
+        elif key.startswith("max_"):
             recipe.vectorizer[key] = value
         else:
             setattr(recipe, key, value)
@@ -95,7 +105,9 @@ def _layer(spec, **given):
 def build_from_recipe(recipe, vocabulary_size, label_ids):
     """`(encoder, head)` of `recipe` for a vocabulary of `vocabulary_size` ids and the labels' `(L, Lw)` ids."""
     count = len(label_ids)
-    if recipe.embedding_dim is None:  # the encoder reads ids itself (RegionLSTM's one-hot lookup)
+    if recipe.sentence_encoder is not None:  # the encoder is the pretrained model; heads read it as an embedding
+        embedding = encoder = _layer(recipe.encoder, backbone=recipe.backbone)
+    elif recipe.embedding_dim is None:  # the encoder reads ids itself (RegionLSTM's one-hot lookup)
         embedding = None
         encoder = _layer(recipe.encoder, vocabulary_size=vocabulary_size)
     else:
@@ -129,6 +141,18 @@ def _head(spec, embedding, label_ids, prior, component=False):
         given = {"embedding": embedding} if component else {"embedding": embedding, "label_ids": label_ids}
         return _layer(spec, bias_initializer=prior, **given)
     return _layer(spec, num_labels=len(label_ids), bias_initializer=prior)
+
+
+SENTENCE_ENCODERS = ("all-MiniLM-L6-v2",)
+
+
+def load_sentence_encoder(model, sequence_length=256):
+    """`(backbone, WordPieceVectorizer)` of a pretrained sentence encoder a preset names."""
+    from keras_labelemb.text import load_minilm
+
+    if model not in SENTENCE_ENCODERS:
+        raise ValueError(f"A preset's sentence encoder is one of {list(SENTENCE_ENCODERS)}. Received: {model!r}")
+    return load_minilm(sequence_length=sequence_length)
 
 
 def save_preset(path, class_name, labels):

