@@ -91,7 +91,8 @@ class LabelIndex:
     serves top-k from raw text with an exported model and a saved index.
 
     Args:
-        model: a built model whose output layer is the head (see `split_at_head`).
+        model: a built model whose output layer is the head (see `split_at_head`), or a `LabelClassifier`
+            (`classifier.build_label_index(kind)` builds one for its `predict_top_k`).
         kind: `"flat"`, `"ivf"` (default), `"ivf_pq"` or `"hnsw"`.
         head: the label head, when the model has several.
         nlist, nprobe: IVF lists and lists scanned per query (defaults
@@ -148,7 +149,11 @@ class LabelIndex:
         self.build()
 
     def _attach(self, model, head):
-        self.encoder, self.head = split_at_head(model, head)
+        if head is None and hasattr(model, "document_encoder") and hasattr(model, "head"):
+            # A task (`LabelClassifier`) holds its head and encoder: nothing to cut.
+            self.encoder, self.head = model.document_encoder, model.head
+        else:
+            self.encoder, self.head = split_at_head(model, head)
         self.head._require_inner_products()
         if getattr(self.head, "num_languages", 1) > 1:
             raise ValueError(f"LabelIndex serves single-language heads. Received: head={self.head.name!r}")

@@ -90,6 +90,7 @@ class LabelClassifier(keras.Model):
         self._names, self._descriptions = names, descriptions
         self._thresholds = np.full(len(names), DEFAULT_THRESHOLD, "float32")
         self.threshold_mode = None  # "per_label" or "global" once tuned
+        self.label_index = None  # `build_label_index`
         if preprocessor is not None and not isinstance(preprocessor, LabelClassifierPreprocessor):
             raise ValueError(
                 "`preprocessor` must be a LabelClassifierPreprocessor or None (feed token ids). "
@@ -240,6 +241,8 @@ class LabelClassifier(keras.Model):
                 raise
         self._thresholds = np.array([old.get(name, DEFAULT_THRESHOLD) for name in names], "float32")
         rebuild_compiled_functions(self)
+        if self.label_index is not None:
+            self.label_index.build()  # it belongs to the label set it was built for
 
     # -- the model -----------------------------------------------------------------------
     def call(self, inputs, training=None):
@@ -419,13 +422,53 @@ class LabelClassifier(keras.Model):
         return [[self._names[i] for i in np.flatnonzero(row)] for row in chosen]
 
     def predict_top_k(self, x, k=5, batch_size=None):
-        """The `k` best labels of each text as `(name, score)` pairs, best first (`k` capped at the label count)."""
+        """The `k` best labels of each text as `(name, score)` pairs, best first (`k` capped at the label count).
+
+        With a label index (`build_label_index`) the labels come from its search: for many labels, the
+        scores of the `k` found, not of all `L`.
+        """
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"`k` must be a positive int. Received: k={k!r}")
+        if self.label_index is not None:
+            return self._top_k_from_index(x, min(k, len(self._names)), batch_size)
         scores = self.predict(x, batch_size=batch_size)
         k = min(k, scores.shape[1])
         best = np.argsort(-scores, axis=1, kind="stable")[:, :k]
         return [[(self._names[i], float(row[i])) for i in order] for row, order in zip(scores, best)]
+
+    def build_label_index(self, kind="flat", **options):
+        """Builds a `LabelIndex` over the label vectors; `predict_top_k` then searches it.
+
+        For heads whose scores are inner products (`GileHead`, `DrillHead`,
+        `LinearHead`, `CosineHead`, `SentenceMatchHead`) of a multi-label
+        classifier. `kind` and `options` are `LabelIndex`'s (`"flat"` exact;
+        `"ivf"`, `"ivf_pq"`, `"hnsw"` approximate; needs faiss). The index is
+        rebuilt by `set_labels`; it is not saved with the model (build it
+        again after loading). Returns the index.
+        """
+        from keras_labelemb.evaluation.label_index import LabelIndex
+
+        self._require_layers("build_label_index")
+        if not self.multi_label:
+            raise ValueError(
+                "A label index serves per-label (sigmoid) scores; a single-label classifier's softmax needs every "
+                "label's logit. Received: multi_label=False"
+            )
+        self.label_index = LabelIndex(self, kind=kind, verbose=0, **options)
+        return self.label_index
+
+    def _top_k_from_index(self, x, k, batch_size):
+        texts = self._inputs(x)
+        if len(texts) == 0:
+            return []
+        step = batch_size or 256
+        ids = [keras.ops.convert_to_numpy(self.preprocessor(texts[i : i + step])) for i in range(0, len(texts), step)]
+        indices, logits = self.label_index.search(np.concatenate(ids), k, batch_size=step)
+        scores = _activate(np.asarray(logits, "float32"), True)
+        return [
+            [(self._names[i], float(score)) for i, score in zip(row, row_scores) if i >= 0]
+            for row, row_scores in zip(indices, scores)
+        ]
 
     def tune_thresholds(self, x, y, batch_size=None):
         """Chooses thresholds on validation texts and targets; returns them by name.
@@ -477,6 +520,20 @@ class LabelClassifier(keras.Model):
                 "thresholds": tf.Variable(self._thresholds, trainable=False, name="thresholds"),
             },
         )
+
+    @property
+    def document_encoder(self):
+        """A `keras.Model` from what the preprocessor gives to what the head reads (the model cut at its head).
+
+        What a `LabelIndex` encodes queries with (`build_label_index`); it shares every weight with the task.
+        """
+        self._require_layers("document_encoder")
+        if getattr(self, "_document_encoder", None) is None or self._document_encoder.head_of is not self.head:
+            # Not tracked as a sublayer: it is a view of the task's own layers, saved with them, not beside them.
+            object.__setattr__(
+                self, "_document_encoder", DocumentEncoder(self.encoder, self.head, self._document_model())
+            )
+        return self._document_encoder
 
     def _document_model(self):
         """What the head reads, as a function of token ids (the document dict for heads that read tokens)."""
@@ -585,3 +642,16 @@ def _pair(name, value):
 def _activate(logits, multi_label):
     activation = keras.ops.sigmoid if multi_label else keras.ops.softmax
     return np.asarray(keras.ops.convert_to_numpy(activation(logits)), "float32")
+
+
+class DocumentEncoder(keras.Model):
+    """A task's encoder as the head reads it: ids (or the preprocessor's dict) -> `h` or the document dict."""
+
+    def __init__(self, encoder, head, document, **kwargs):
+        super().__init__(name="document_encoder", **kwargs)
+        self.encoder = encoder  # tracked: its weights are this model's (JAX's stateless predict passes them)
+        self.head_of = head
+        self._document = document
+
+    def call(self, inputs, training=False):
+        return self._document(inputs, training=training)
