@@ -23,8 +23,12 @@ from keras_labelemb.tasks.wide_path import (
     sparse_rows,
     wide_component,
 )
+from keras_labelemb.training._replicas import num_replicas_in_sync
+from keras_labelemb.training.sampled_label_model import sampled_multi_hot_loss, sampled_step_metrics
 
 LABELS_FILE = "labels.json"
+# What a sampled training step's forward pass gives `compute_loss`: the head's input, not the (B, L) logits.
+SAMPLED_FEATURES = "document_vectors"
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -90,6 +94,7 @@ class LabelClassifier(keras.Model):
         self._names, self._descriptions = names, descriptions
         self._thresholds = np.full(len(names), DEFAULT_THRESHOLD, "float32")
         self.threshold_mode = None  # "per_label" or "global" once tuned
+        self.sampled_loss = self.dropped_positives = None  # `compile(loss=SampledSigmoidLoss(...))`
         self.label_index = None  # `build_label_index`
         if preprocessor is not None and not isinstance(preprocessor, LabelClassifierPreprocessor):
             raise ValueError(
@@ -247,12 +252,49 @@ class LabelClassifier(keras.Model):
     # -- the model -----------------------------------------------------------------------
     def call(self, inputs, training=None):
         self._require_layers("call")
-        return self.head(self._document_model()(inputs, training=training), training=training)
+        document = self._document_model()(inputs, training=training)
+        if training and self.sampled_loss is not None:  # the step scores sampled labels (compute_loss)
+            return {SAMPLED_FEATURES: document}
+        return self.head(document, training=training)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        if not isinstance(y_pred, dict):  # every label scored: the compiled loss (full cross-entropy)
+            return super().compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=training)
+        loss = sampled_multi_hot_loss(self, y, y_pred[SAMPLED_FEATURES], sample_weight)
+        for extra in self.losses:  # the layers' regularisers
+            loss = loss + keras.ops.cast(keras.ops.sum(extra), loss.dtype)
+        return loss / float(num_replicas_in_sync())
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        if isinstance(y_pred, dict):  # a sampled step never scored every label
+            return sampled_step_metrics(self, len(self._names))
+        results = super().compute_metrics(x, y, y_pred, sample_weight)
+        results.pop("dropped_positives", None)
+        return results
 
     def compile(self, optimizer="auto", loss="auto", metrics="auto", **kwargs):
         """`compile` with the task's defaults: Adam(1e-3); binary (multi-label) or categorical cross-entropy;
-        micro-F1 or accuracy."""
+        micro-F1 or accuracy.
+
+        `loss=SampledSigmoidLoss(num_negatives=k)` trains on sampled labels: each step scores the batch's
+        positive labels and `k` negatives (`head.score_subset`), so its cost does not grow with the label
+        count; `evaluate` and `predict` score every label (full binary cross-entropy, the metrics). The
+        training logs hold `loss` (sampled) and `dropped_positives`.
+        """
+        from keras_labelemb.losses import SampledSigmoidLoss
         from keras_labelemb.metrics import MicroF1
+
+        self.sampled_loss = loss if isinstance(loss, SampledSigmoidLoss) else None
+        if self.sampled_loss is not None:
+            if not self.multi_label:
+                raise ValueError(
+                    "SampledSigmoidLoss samples per-label (sigmoid) targets; a single-label classifier's softmax "
+                    "needs every label. Received: multi_label=False"
+                )
+            self.sampler = self.sampled_loss.label_sampler
+            if getattr(self, "dropped_positives", None) is None:
+                self.dropped_positives = keras.metrics.Mean(name="dropped_positives")
+                self.sampler_seed = self.sampler.seed_generator  # tracked: its state advances under every backend
 
         if optimizer == "auto":
             optimizer = keras.optimizers.Adam(1e-3)
@@ -324,7 +366,12 @@ class LabelClassifier(keras.Model):
         return self._fit(x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
 
     def _fit(self, x, y, batch_size, epochs, validation_data, shuffle, tune=True, **kwargs):
+        if self.sampled_loss is not None:
+            self.sampler.check_label_count(len(self._names))
         dataset = self._dataset(x, y, batch_size, shuffle=shuffle and not isinstance(x, tf.data.Dataset))
+        if self.sampled_loss is not None and not self.head.built:  # a sampled step scores through score_subset,
+            for inputs, *_ in dataset.take(1):  # which reads the head's weights: built here on one batch
+                self(inputs)
         validation = None
         if validation_data is not None:
             validation = (

@@ -185,31 +185,7 @@ class SampledLabelModel(keras.Model):
         if self.targets == "label_indices":
             loss = self._label_indices_loss(y, y_pred[_FEATURES], sample_weight)
             return self._with_regularisers(loss)
-        num_labels = self.num_labels
-        if y.shape[-1] is not None and y.shape[-1] != num_labels:
-            raise ValueError(
-                f"Targets must be multi-hot over the head's {num_labels} labels. "
-                f"Received: y with shape {tuple(y.shape)}"
-            )
-        features = y_pred[_FEATURES]
-        # One candidate set per step, drawn from per-label summaries of the whole global batch: under
-        # tf.distribute the replicas combine them, so each scores its documents on the candidates one device
-        # would draw. `batch_targets` (1, L): each label's largest target in the batch; for hard negatives,
-        # `scores` (1, L): each label's highest score among the documents it is negative for.
-        batch_targets, scores = self.sampler.batch_summaries(
-            y, self.head(features) if self.sampler.sampler == "hard" else None
-        )
-        batch_targets = cross_replica_max(batch_targets)
-        if scores is not None:
-            scores = cross_replica_max(scores)
-        candidates, keep, num_positive = self.sampler.sample_candidates(batch_targets, num_labels, scores)
-        logits = self.head.score_subset(features, candidates, training=True)
-        loss = self.sampled_loss.sampled_loss(
-            y, logits, candidates, keep, num_positive, num_labels, sample_weight, batch_targets=batch_targets
-        )
-        batch_positive = batch_targets[0] > 0
-        kept = ops.logical_and(keep, ops.take(batch_positive, candidates, axis=0))
-        self.dropped_positives.update_state(ops.cast(num_positive - ops.sum(ops.cast(kept, "int32")), "float32"))
+        loss = sampled_multi_hot_loss(self, y, y_pred[_FEATURES], sample_weight)
         # The replica's share of the global mean (gradients are summed over replicas), as Keras' losses do.
         return self._with_regularisers(loss) / float(num_replicas_in_sync())
 
@@ -271,12 +247,7 @@ class SampledLabelModel(keras.Model):
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         if isinstance(y_pred, dict):  # training step: scores of all labels were never computed
-            if self._compile_metrics is not None and not self._compile_metrics.built:
-                # Built from shapes, as evaluate would: fit's logs read every compiled metric (TensorFlow
-                # builds them while tracing the train step, which never updates them here).
-                scores = keras.KerasTensor((None, self.num_labels), "float32")
-                self._compile_metrics.build(scores, scores)
-            return {"loss": self.metrics[0].result(), "dropped_positives": self.dropped_positives.result()}
+            return sampled_step_metrics(self, self.num_labels)
         results = super().compute_metrics(x, self._multi_hot(y), y_pred, sample_weight)
         results.pop("dropped_positives", None)
         return results
@@ -295,3 +266,45 @@ class SampledLabelModel(keras.Model):
         model = keras.saving.deserialize_keras_object(config.pop("model"))
         loss = keras.saving.deserialize_keras_object(config.pop("loss"))
         return cls(model, loss, **config)
+
+
+def sampled_multi_hot_loss(trainer, y, features, sample_weight=None):
+    """The sampled loss of one training step from multi-hot targets `y` `(B, L)` and the head's input `features`.
+
+    `trainer` holds `head`, `sampler`, `sampled_loss` and the `dropped_positives` metric: a `SampledLabelModel`,
+    or a `LabelClassifier` compiled with a `SampledSigmoidLoss` (one step, two models that train with it).
+    """
+    head = trainer.head
+    num_labels = head.num_labels
+    if y.shape[-1] is not None and y.shape[-1] != num_labels:
+        raise ValueError(
+            f"Targets must be multi-hot over the head's {num_labels} labels. Received: y with shape {tuple(y.shape)}"
+        )
+    sampler = trainer.sampler
+    # One candidate set per step, drawn from per-label summaries of the whole global batch: under
+    # tf.distribute the replicas combine them, so each scores its documents on the candidates one device
+    # would draw. `batch_targets` (1, L): each label's largest target in the batch; for hard negatives,
+    # `scores` (1, L): each label's highest score among the documents it is negative for.
+    batch_targets, scores = sampler.batch_summaries(y, head(features) if sampler.sampler == "hard" else None)
+    batch_targets = cross_replica_max(batch_targets)
+    if scores is not None:
+        scores = cross_replica_max(scores)
+    candidates, keep, num_positive = sampler.sample_candidates(batch_targets, num_labels, scores)
+    logits = head.score_subset(features, candidates, training=True)
+    loss = trainer.sampled_loss.sampled_loss(
+        y, logits, candidates, keep, num_positive, num_labels, sample_weight, batch_targets=batch_targets
+    )
+    batch_positive = batch_targets[0] > 0
+    kept = ops.logical_and(keep, ops.take(batch_positive, candidates, axis=0))
+    trainer.dropped_positives.update_state(ops.cast(num_positive - ops.sum(ops.cast(kept, "int32")), "float32"))
+    return loss
+
+
+def sampled_step_metrics(trainer, num_labels):
+    """The logs of a sampled training step: its loss and dropped positives (no metric sees all labels there)."""
+    if trainer._compile_metrics is not None and not trainer._compile_metrics.built:
+        # Built from shapes, as evaluate would: fit's logs read every compiled metric (TensorFlow
+        # builds them while tracing the train step, which never updates them here).
+        scores = keras.KerasTensor((None, num_labels), "float32")
+        trainer._compile_metrics.build(scores, scores)
+    return {"loss": trainer.metrics[0].result(), "dropped_positives": trainer.dropped_positives.result()}
