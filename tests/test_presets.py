@@ -1,10 +1,13 @@
 """Tests of `presets`: the files are complete data, each names registered layers, overrides are checked."""
 
+import importlib.util
 import json
 
 import pytest
 
 from keras_labelemb.tasks.presets import PRESET_DIR, build_from_recipe, load_preset, presets
+
+NEEDS_MINILM = ("minilm_cosine",)
 
 
 def test_every_preset_file_names_its_benchmark_row_and_registered_layers():
@@ -12,7 +15,9 @@ def test_every_preset_file_names_its_benchmark_row_and_registered_layers():
     for path in PRESET_DIR.glob("*.json"):
         data = json.loads(path.read_text())
         assert data["description"] and data["measured"], path.name
-        recipe = load_preset(path.stem)
+        recipe = load_preset(path.stem, {"max_tokens": 16} if path.stem in NEEDS_MINILM else None)
+        if recipe.sentence_encoder is not None and importlib.util.find_spec("all_minilm_l6_v2") is None:
+            continue  # the MiniLM weights are not installed (`make test` installs them)
         encoder, head = build_from_recipe(recipe, vocabulary_size=30, label_ids=[[2, 3], [4, 0]])
         assert head.num_labels == 2, path.name
 

