@@ -77,3 +77,15 @@ def test_a_gile_variant_name_as_the_type_is_that_variant():
         head_spec({"type": "bilinear", "variant": "gile"})
     with pytest.raises(ValueError, match=r"'variant': \.\.\.\} or by name\)\. Received: head\['type'\]='bilinears'"):
         head_spec({"type": "bilinears"})
+
+
+def test_the_registry_is_the_decorator_on_each_head_and_a_registered_head_builds_by_name():
+    from keras_labelemb.layers import CosineHead
+    from keras_labelemb.layers.label_head import head_class, registered_heads
+
+    assert registered_heads()["cosine"] is CosineHead and CosineHead.registered_name == "cosine"
+    assert set(HEAD_CLASSES) == set(registered_heads())
+    model = document_classifier(20, LABELS, flat=True, max_tokens=5, encoder={"units": 4}, head={"type": "cosine"})
+    assert isinstance(split_at_head(model)[1], CosineHead)
+    with pytest.raises(ValueError, match=r"one of \[.*'cosine'.*\]. Received: 'nope'"):
+        head_class("nope")

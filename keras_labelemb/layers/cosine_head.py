@@ -5,9 +5,10 @@ import math
 import keras
 from keras import ops
 
-from keras_labelemb.layers.label_head import LabelHead
+from keras_labelemb.layers.label_head import LabelHead, register_head
 
 
+@register_head("cosine")
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class CosineHead(LabelHead):
     """`logits = s · cos(h P, E) + b`: a document scored against label descriptions by one angle.
@@ -36,6 +37,9 @@ class CosineHead(LabelHead):
     >>> tuple(head(np.ones((2, 5), "float32")).shape)
     (2, 3)
     """
+
+    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
+    spec_options = ("scale", "kernel_initializer")
 
     def __init__(
         self,

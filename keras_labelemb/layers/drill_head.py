@@ -10,7 +10,7 @@ from keras_labelemb.argument_checks import (
     check_positive_int,
     check_rate,
 )
-from keras_labelemb.layers.label_head import LabelHead
+from keras_labelemb.layers.label_head import LabelHead, register_head
 
 VARIANTS = ("drill", "tied", "bilinear", "dual")
 DROPOUT_TYPES = ("variational", "standard")
@@ -54,6 +54,7 @@ _PRESETS = {
 _STRUCTURE = ("depth", "residual_to_embedding", "residual_to_previous", "input_projection", "projection_bias")
 
 
+@register_head("drill")
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class DrillHead(LabelHead):
     """Deep residual output layer: a deep label network over the label embeddings (DRILL).

@@ -4,9 +4,11 @@ import keras
 from keras import ops
 
 from keras_labelemb.argument_checks import check_bool
+from keras_labelemb.layers.label_head import register_head
 from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead, unit_mean
 
 
+@register_head("embedding")
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class EmbeddingMatchHead(TokenLabelHead):
     """Scores each label by the cosine of the document's and the description's mean word vectors.

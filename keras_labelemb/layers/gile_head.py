@@ -7,7 +7,7 @@ import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_choice, check_positive_int
-from keras_labelemb.layers.label_head import LabelHead
+from keras_labelemb.layers.label_head import LabelHead, register_head
 from keras_labelemb.layers.label_set import LabelSet
 
 VARIANTS = ("gile", "bilinear", "bilinear_yh15", "only_label", "only_input")
@@ -29,6 +29,7 @@ def joint_dim_matching_linear(input_dim, num_labels, label_dim):
     return max(1, int(round(input_dim * total / (input_dim + label_dim))))
 
 
+@register_head("gile")
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class GileHead(LabelHead):
     """Output layer scoring every label from its description (GILE).

@@ -8,7 +8,7 @@ from keras import ops
 
 from keras_labelemb.argument_checks import check_bool, known_values
 from keras_labelemb.document_frequency import document_statistics
-from keras_labelemb.layers.label_head import LabelHead, document_parts
+from keras_labelemb.layers.label_head import LabelHead, document_parts, register_head
 from keras_labelemb.layers.label_set import LabelSet
 from keras_labelemb.layers.token_label_head import safe_sqrt
 
@@ -72,6 +72,7 @@ def label_columns(label_ids, seen_label_ids):
     return np.array(columns, "int32")
 
 
+@register_head("hybrid")
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class HybridHead(LabelHead):
     """Scores labels by a learned weighted sum of several label heads' logits.

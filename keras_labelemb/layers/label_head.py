@@ -12,6 +12,49 @@ from keras_labelemb.layers.label_set import LabelSet, validate_label_ids
 LABEL_AXIS_TENSORS = ("label_embeddings", "logits")
 
 
+# name -> head class, filled by `@register_head(name)` on each head: the one map from a head's short name (search
+# spaces, benchmark flags) to its class.
+_REGISTERED_HEADS = {}
+
+
+def register_head(name):
+    """Class decorator: registers a `LabelHead` subclass under `name` (`registered_heads()`, `head_class(name)`).
+
+    >>> @register_head("my_head")
+    ... class MyHead(LabelHead):
+    ...     pass
+    >>> head_class("my_head") is MyHead, MyHead.registered_name
+    (True, 'my_head')
+    >>> _ = _REGISTERED_HEADS.pop("my_head")
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"A head's registered name is a non-empty string. Received: name={name!r}")
+
+    def register(cls):
+        if not (isinstance(cls, type) and issubclass(cls, LabelHead)):
+            raise ValueError(f"`register_head` decorates LabelHead subclasses. Received: {cls!r}")
+        known = _REGISTERED_HEADS.get(name)
+        if known is not None and known.__qualname__ != cls.__qualname__:  # a module reloaded keeps its name
+            raise ValueError(f"The head name {name!r} is taken by {known.__name__}. Received: {cls.__name__}")
+        _REGISTERED_HEADS[name] = cls
+        cls.registered_name = name
+        return cls
+
+    return register
+
+
+def registered_heads():
+    """`{name: head class}` of every registered head, in registration order."""
+    return dict(_REGISTERED_HEADS)
+
+
+def head_class(name):
+    """The head class registered as `name`; a `ValueError` lists the names if there is none."""
+    if name not in _REGISTERED_HEADS:
+        raise ValueError(f"A head name is one of {sorted(_REGISTERED_HEADS)}. Received: {name!r}")
+    return _REGISTERED_HEADS[name]
+
+
 # The keys of the document structure a head that reads tokens receives (`LabelHead.reads_tokens`).
 DOCUMENT_KEYS = ("pooled", "token_ids", "token_mask", "token_states", "features")
 
@@ -149,6 +192,7 @@ class LabelHead(keras.layers.Layer):
     scores_are_inner_products = False
     # The constructor arguments a builder's head spec may set (`models/head_specs.py`); a head declares its own.
     spec_options = ()
+    registered_name = None  # set by `@register_head`
     # The one option of `spec_options` that `LabelHeadHyperModel` searches for this head (None: nothing).
     searched_option = None
 

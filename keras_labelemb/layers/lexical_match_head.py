@@ -5,7 +5,7 @@ from keras import ops
 
 from keras_labelemb.argument_checks import check_bool, check_choice, check_positive_float
 from keras_labelemb.document_frequency import bm25_idf
-from keras_labelemb.layers.label_head import document_parts
+from keras_labelemb.layers.label_head import document_parts, register_head
 from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead, safe_sqrt
 
 WEIGHTINGS = ("tfidf", "bm25")
@@ -18,6 +18,7 @@ def sublinear(counts, enabled):
     return ops.where(counts > 0, 1.0 + ops.log(ops.maximum(counts, 1.0)), 0.0)
 
 
+@register_head("lexical")
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class LexicalMatchHead(TokenLabelHead):
     """Scores each label by the tf-idf cosine (or the BM25 score) of the document and the label's description.

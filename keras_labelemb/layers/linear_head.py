@@ -4,9 +4,10 @@ import keras
 from keras import ops
 
 from keras_labelemb.argument_checks import check_label_indices, check_positive_int
-from keras_labelemb.layers.label_head import LabelHead
+from keras_labelemb.layers.label_head import LabelHead, register_head
 
 
+@register_head("linear")
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class LinearHead(LabelHead):
     """Per-label output layer: `logits = h W + b`, `W` `(d_h, L)`, `b` `(L,)`.

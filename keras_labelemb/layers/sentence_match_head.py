@@ -4,11 +4,12 @@ import keras
 from keras import ops
 
 from keras_labelemb.argument_checks import check_bool
-from keras_labelemb.layers.label_head import LabelHead
+from keras_labelemb.layers.label_head import LabelHead, register_head
 from keras_labelemb.layers.sentence_encoder import SentenceEncoder
 from keras_labelemb.layers.token_label_head import unit_vectors
 
 
+@register_head("sentence")
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class SentenceMatchHead(LabelHead):
     """Scores each label by the cosine of the document's and the description's sentence vectors.

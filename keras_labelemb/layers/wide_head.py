@@ -2,9 +2,11 @@
 
 import keras
 
+from keras_labelemb.layers.label_head import register_head
 from keras_labelemb.layers.linear_head import LinearHead
 
 
+@register_head("wide")
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class WideHead(LinearHead):
     """Per-label linear scores of the document's tf-idf features: `logits = x W + b`.

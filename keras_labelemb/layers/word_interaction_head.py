@@ -5,6 +5,7 @@ import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_choice
+from keras_labelemb.layers.label_head import register_head
 from keras_labelemb.layers.token_label_head import UNKNOWN_ID, TokenLabelHead, unit_vectors
 
 # Exact match, then soft levels from very similar to dissimilar (Xiong et al. 2017 use 11 levels of width 0.1).
@@ -13,6 +14,7 @@ WEIGHTINGS = ("plain", "idf")
 DOCUMENT_VECTORS = ("words", "states")
 
 
+@register_head("interaction")
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class WordInteractionHead(TokenLabelHead):
     """Scores each label by soft matches of its description words in the document (K-NRM kernel pooling).

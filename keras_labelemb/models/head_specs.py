@@ -1,37 +1,19 @@
 """The head registry: which head a spec names, which arguments it takes, how a builder builds and wires it.
 
-A new head is one file in `layers/` plus one entry in `HEAD_CLASSES`: the
-options a spec may set are the head's `spec_options` (part of the `LabelHead`
-protocol), never the arguments the builder sets (`BUILDER_ARGUMENTS`).
+A new head is one file in `layers/` whose class is decorated with
+`@register_head(name)`: the options a spec may set are the head's
+`spec_options` (part of the `LabelHead` protocol), never the arguments the
+builder sets (`BUILDER_ARGUMENTS`).
 """
 
 import keras
 
-from keras_labelemb.layers import (
-    DrillHead,
-    EmbeddingMatchHead,
-    GileHead,
-    HybridHead,
-    LexicalMatchHead,
-    LinearHead,
-    SentenceEncoder,
-    SentenceMatchHead,
-    WideHead,
-    WordInteractionHead,
-)
+from keras_labelemb.layers import DrillHead, GileHead, HybridHead, SentenceEncoder
 from keras_labelemb.layers.gile_head import VARIANTS as GILE_VARIANTS
+from keras_labelemb.layers.label_head import registered_heads
 
-HEAD_CLASSES = {
-    "gile": GileHead,
-    "drill": DrillHead,
-    "linear": LinearHead,
-    "lexical": LexicalMatchHead,
-    "interaction": WordInteractionHead,
-    "embedding": EmbeddingMatchHead,
-    "hybrid": HybridHead,
-    "wide": WideHead,
-    "sentence": SentenceMatchHead,
-}
+# The heads by name: `@register_head` on each class is the registry (a new head is its own file).
+HEAD_CLASSES = registered_heads()
 # Set by the builder (the shared embedding, the label set, the output-bias start, a hybrid's components built
 # from their own specs) or belonging to another setting (languages), never by a spec.
 BUILDER_ARGUMENTS = frozenset(
@@ -185,21 +167,24 @@ def build_head(spec, embedding, document_width, label_ids, num_labels, bias_init
             name=name or f"{kind}_head",
             **options,
         )
-    if kind in TOKEN_HEAD_NAMES:
-        cls = HEAD_CLASSES[kind]
-        default = TOKEN_HEAD_NAMES[kind]
-        return cls(
-            embedding=embedding, label_ids=label_ids, bias_initializer=bias_initializer, name=name or default, **options
+    if kind == "drill":
+        # DRILL as a classifier: tanh (it did better than the language model's sigmoid on Reuters), and
+        # g_in = I only when the document vectors are as wide as the word vectors E is made of.
+        options.setdefault("activation", "tanh")
+        options.setdefault("input_projection", document_width != embedding.output_dim)
+        return DrillHead(
+            embedding=embedding,
+            label_ids=label_ids,
+            bias_initializer=bias_initializer,
+            name=name or "drill_head",
+            **options,
         )
-    # DRILL as a classifier: tanh (it did better than the language model's sigmoid on Reuters), and
-    # g_in = I only when the document vectors are as wide as the word vectors E is made of.
-    options.setdefault("activation", "tanh")
-    options.setdefault("input_projection", document_width != embedding.output_dim)
-    return DrillHead(
+    # Every other head that reads descriptions over the shared embedding (the token heads, CosineHead, ...).
+    return HEAD_CLASSES[kind](
         embedding=embedding,
         label_ids=label_ids,
         bias_initializer=bias_initializer,
-        name=name or "drill_head",
+        name=name or TOKEN_HEAD_NAMES.get(kind, f"{kind}_head"),
         **options,
     )
 
