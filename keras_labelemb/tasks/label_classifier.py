@@ -63,9 +63,14 @@ class LabelClassifier(keras.Model):
     - `save("x.keras")` / `keras.saving.load_model` keep vocabulary, labels,
       thresholds and weights; `export(path)` writes a SavedModel that serves
       raw strings (`serve`, `serve_with_labels`, `query_vectors`).
+    - A wide + deep head (`HybridHead` of a deep head and a `WideHead`, the
+      `wide_deep` preset) trains in three steps (`fit`); `compile(loss=
+      SampledSigmoidLoss(...))` trains on sampled labels; `build_label_index`
+      makes `predict_top_k` search a `LabelIndex`.
 
     Args:
-        encoder: a layer or model from the preprocessor's token ids to `(B, d)`.
+        encoder: a layer or model from the preprocessor's token ids to `(B, d)`
+            (or to the document dict, as `SentenceEncoder` gives).
         head: a `LabelHead`. A head that reads descriptions gets the label
             set from `labels`; a `LinearHead` must have `len(labels)` labels.
         preprocessor: a `LabelClassifierPreprocessor` whose vectorizer has
@@ -96,6 +101,7 @@ class LabelClassifier(keras.Model):
         self.threshold_mode = None  # "per_label" or "global" once tuned
         self.sampled_loss = self.dropped_positives = None  # `compile(loss=SampledSigmoidLoss(...))`
         self.label_index = None  # `build_label_index`
+        self._idf_adapted = False  # the first `fit` sets the idf of heads that have one (`head.adapt`)
         if preprocessor is not None and not isinstance(preprocessor, LabelClassifierPreprocessor):
             raise ValueError(
                 "`preprocessor` must be a LabelClassifierPreprocessor or None (feed token ids). "
@@ -360,10 +366,24 @@ class LabelClassifier(keras.Model):
         """
         if self.head is None:
             self.adapt(self._texts_of(x))
+        if _weighs_idf(self.head) and not self._idf_adapted and self.preprocessor is not None:
+            self._adapt_idf(self._texts_of(x))
         wide = wide_component(self.head)
         if wide is not None and self.preprocessor is not None and self.preprocessor.features is not None:
             return self._fit_wide_deep(wide, x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
         return self._fit(x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
+
+    def _adapt_idf(self, texts):
+        """Heads that weigh words by idf (`LexicalMatchHead`, a hybrid holding one) count the training texts."""
+        if not self.built:
+            self(self.preprocessor(texts[:1]))
+
+        def ids(batch):
+            out = self.preprocessor(batch)
+            return keras.ops.convert_to_numpy(out["token_ids"] if isinstance(out, dict) else out)
+
+        self.head.adapt(ids(texts[i : i + 1024]) for i in range(0, len(texts), 1024))
+        self._idf_adapted = True
 
     def _fit(self, x, y, batch_size, epochs, validation_data, shuffle, tune=True, **kwargs):
         if self.sampled_loss is not None:
@@ -670,6 +690,11 @@ def _mark_shared(config, layer):
     elif isinstance(config, list):
         for value in config:
             _mark_shared(value, layer)
+
+
+def _weighs_idf(head):
+    """True for a head that weighs words by idf (`set_idf`), or a hybrid holding one."""
+    return any(hasattr(part, "set_idf") for part in [head, *getattr(head, "components", [])])
 
 
 def _check_bool(name, value):

@@ -14,6 +14,8 @@ from keras_labelemb.text import TextVectorizer, TfidfVectorizer
 PRESET_DIR = pathlib.Path(__file__).parent / "presets"
 # A recipe's values that are known only once the vocabulary is: written as these strings in the files.
 VOCABULARY_SIZE = "<vocabulary_size>"
+# A word-piece vocabulary's special ids ([UNK], [CLS], [SEP]): what a LexicalMatchHead over it does not match.
+SPECIAL_IDS = "<special_ids>"
 # The top-level options `from_preset(name, labels, **overrides)` may replace.
 OVERRIDES = ("multi_label", "embedding_dim", "description_length", "max_tokens", "max_sentences", "max_sentence_length")
 
@@ -40,10 +42,12 @@ class Recipe:
     # the vocabulary, so the layers are built by `from_preset`, before any `fit` (zero-shot untrained).
     sentence_encoder: dict | None = None
     backbone: object = None
+    special_ids: list | None = None
 
     def preprocessor(self):
         if self.sentence_encoder is not None:
             self.backbone, vectorizer = load_sentence_encoder(**self.sentence_encoder)
+            self.special_ids = list(vectorizer.special_ids)
             return LabelClassifierPreprocessor(vectorizer, description_length=self.description_length)
         return LabelClassifierPreprocessor(
             TextVectorizer(**self.vectorizer),
@@ -99,6 +103,8 @@ def _layer(spec, **given):
     for key, value in config.items():
         if value == VOCABULARY_SIZE:
             config[key] = given.pop("vocabulary_size")
+        elif value == SPECIAL_IDS:
+            config[key] = given.pop("special_ids")
     return cls(**config, **given)
 
 
@@ -107,7 +113,8 @@ def build_from_recipe(recipe, vocabulary_size, label_ids):
     count = len(label_ids)
     if recipe.sentence_encoder is not None:  # the encoder is the pretrained model; heads read it as an embedding
         if recipe.backbone is None:  # loaded with its vectorizer by `preprocessor()`, or here
-            recipe.backbone, _ = load_sentence_encoder(**recipe.sentence_encoder)
+            recipe.backbone, vectorizer = load_sentence_encoder(**recipe.sentence_encoder)
+            recipe.special_ids = list(vectorizer.special_ids)
         embedding = encoder = _layer(recipe.encoder, backbone=recipe.backbone)
     elif recipe.embedding_dim is None:  # the encoder reads ids itself (RegionLSTM's one-hot lookup)
         embedding = None
@@ -128,19 +135,21 @@ def build_from_recipe(recipe, vocabulary_size, label_ids):
         )
     # The output bias starts at the log-odds of about one label per document (the prior of Lin et al. 2017).
     prior = keras.initializers.Constant(-math.log(count) if count > 1 else 0.0)
-    return encoder, _head(recipe.head, embedding, label_ids, prior)
+    return encoder, _head(recipe.head, embedding, label_ids, prior, special_ids=recipe.special_ids)
 
 
-def _head(spec, embedding, label_ids, prior, component=False):
+def _head(spec, embedding, label_ids, prior, component=False, special_ids=None):
     """The head of `spec`; a `HybridHead`'s `"components"` are specs too (it holds the label set, they do not)."""
     cls = keras.saving.get_registered_object(f"keras_labelemb>{spec['class']}")
     components = spec.get("config", {}).get("components")
     if components is not None:
         spec = {"class": spec["class"], "config": {k: v for k, v in spec["config"].items() if k != "components"}}
-        parts = [_head(part, embedding, label_ids, prior, component=True) for part in components]
+        parts = [_head(part, embedding, label_ids, prior, True, special_ids) for part in components]
         return _layer(spec, components=parts, label_ids=label_ids)
     if cls is not None and cls.reads_descriptions:
         given = {"embedding": embedding} if component else {"embedding": embedding, "label_ids": label_ids}
+        if SPECIAL_IDS in spec.get("config", {}).values():
+            given["special_ids"] = special_ids
         return _layer(spec, bias_initializer=prior, **given)
     return _layer(spec, num_labels=len(label_ids), bias_initializer=prior)
 

@@ -1,6 +1,6 @@
 """Word vectors learned from unlabeled text: truncated SVD of a PPMI co-occurrence matrix.
 
-Needs scipy and scikit-learn, optional dependencies: `pip install keras_labelemb[vectors]`.
+Uses scipy and scikit-learn (dependencies of the package).
 """
 
 import numpy as np
@@ -12,9 +12,7 @@ def _require_scipy_and_sklearn():
         from sklearn.decomposition import TruncatedSVD
     except ImportError as error:
         raise ImportError(
-            "pretrain_word_vectors needs scipy and scikit-learn, optional dependencies: "
-            "install them with `pip install keras_labelemb[vectors]` "
-            "(or `pip install scipy scikit-learn`)."
+            "pretrain_word_vectors needs scipy and scikit-learn: `pip install scipy scikit-learn`."
         ) from error
     return sparse, TruncatedSVD
 
