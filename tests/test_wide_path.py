@@ -102,6 +102,7 @@ def wide_deep():
     return classifier, history, texts, targets
 
 
+@pytest.mark.slow  # the wide_deep fixture: three n-gram lengths solved, a deep path trained
 def test_wide_deep_logits_are_the_chosen_mix_of_its_two_components(wide_deep):
     classifier, history, texts, _ = wide_deep
     choice = history.wide_deep
@@ -130,6 +131,7 @@ def test_wide_deep_refuses_a_dataset_it_cannot_solve_the_wide_path_on():
         classifier.fit(dataset, epochs=1, verbose=0)
 
 
+@pytest.mark.slow  # the wide_deep fixture: three n-gram lengths solved, a deep path trained
 def test_a_relabelled_wide_deep_model_scores_new_labels_by_its_deep_path(wide_deep):
     classifier, _, texts, _ = wide_deep
     keep = classifier.get_weights()
