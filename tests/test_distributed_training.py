@@ -43,7 +43,9 @@ import pytest
 from distribution_helpers import run_two_device_script
 
 RESULT_MARKER = "DISTRIBUTED RESULTS: "
-MODES = ("full", "sampled", "hard")  # full BCE; sampled labels, uniform and hard negatives
+# Full BCE; sampled labels, uniform and hard negatives (SampledLabelModel); the same GILE-HAN as a `LabelClassifier`
+# (ids fed directly), full BCE and compiled with the sampled loss.
+MODES = ("full", "sampled", "hard", "task", "task_sampled")
 EPOCHS = 6
 RTOL = 1e-4
 
@@ -138,6 +140,8 @@ def _train(mode, dropout, repeated_dataset=False):
         fit_data, evaluate_data = {"x": dataset, "steps_per_epoch": steps}, {"x": dataset, "steps": steps}
     else:
         fit_data = evaluate_data = {"x": x, "y": y, "batch_size": BATCH}
+    if mode.startswith("task"):
+        return _train_task(mode, dropout, labels, x, fit_data, evaluate_data)
     model = gile_han(
         VOCABULARY,
         labels,
@@ -163,6 +167,36 @@ def _train(mode, dropout, repeated_dataset=False):
     history = trainer.fit(**fit_data, epochs=EPOCHS, shuffle=False, verbose=0).history
     history["full_bce"] = [before, model.evaluate(**evaluate_data, verbose=0)]
     return model, history
+
+
+def _train_task(mode, dropout, labels, x, fit_data, evaluate_data):
+    """The GILE-HAN of `_train` as a `LabelClassifier` over its layers (ids fed directly, no preprocessor)."""
+    import math
+
+    import keras
+
+    from keras_labelemb.layers import GileHead, HierarchicalAttention
+    from keras_labelemb.losses import SampledSigmoidLoss
+    from keras_labelemb.tasks import LabelClassifier
+    from keras_labelemb.training import build_optimizer
+
+    embedding = keras.layers.Embedding(
+        VOCABULARY, 16, mask_zero=True, embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5)
+    )
+    attention = HierarchicalAttention(word_units=16, sentence_units=16, dropout=dropout)
+    encoder = keras.Sequential([keras.Input((SENTENCES, WORDS), dtype="int32"), embedding, attention])
+    prior = keras.initializers.Constant(-math.log(NUM_LABELS))
+    head = GileHead(embedding, label_ids=labels, joint_dim=16, bias_initializer=prior)
+    task = LabelClassifier(encoder, head, labels=[f"label_{i}" for i in range(NUM_LABELS)])
+    # Compiled before it is built (the sampler's seed is then tracked); evaluate scores every label (full BCE).
+    loss = SampledSigmoidLoss(num_negatives=8, max_positives=48, seed=1) if mode == "task_sampled" else "auto"
+    task.compile(keras.optimizers.SGD(2.0), loss=loss, metrics=[])
+    task(x[:1])
+    build_optimizer(task)
+    before = task.evaluate(**evaluate_data, verbose=0)
+    history = task.fit(**fit_data, epochs=EPOCHS, shuffle=False, verbose=0).history
+    history["full_bce"] = [before, task.evaluate(**evaluate_data, verbose=0)]
+    return task, history
 
 
 def _run_jax():

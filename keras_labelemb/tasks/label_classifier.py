@@ -99,7 +99,9 @@ class LabelClassifier(keras.Model):
         self._names, self._descriptions = names, descriptions
         self._thresholds = np.full(len(names), DEFAULT_THRESHOLD, "float32")
         self.threshold_mode = None  # "per_label" or "global" once tuned
-        self.sampled_loss = self.dropped_positives = None  # `compile(loss=SampledSigmoidLoss(...))`
+        self.sampled_loss = None  # `compile(loss=SampledSigmoidLoss(...))`
+        # A sampled step's log; created here, as Keras tracks a model's state only before it is built.
+        self.dropped_positives = keras.metrics.Mean(name="dropped_positives")
         self.label_index = None  # `build_label_index`
         self._idf_adapted = False  # the first `fit` sets the idf of heads that have one (`head.adapt`)
         if preprocessor is not None and not isinstance(preprocessor, LabelClassifierPreprocessor):
@@ -126,13 +128,18 @@ class LabelClassifier(keras.Model):
         self.encoder, self.head = encoder, head
         self._give_head_labels()
 
-    def _give_head_labels(self):
+    def _give_head_labels(self, relabel=False):
         if self.head.reads_descriptions:
             if self.preprocessor is None:
-                raise ValueError(
-                    f"{type(self.head).__name__} reads label descriptions: give a `preprocessor` to encode them. "
-                    "Received: preprocessor=None"
-                )
+                # Ids fed directly: the head's own label set (its `label_ids`), which `labels` names.
+                if relabel or self.head.label_ids is None or self.head.num_labels != len(self._names):
+                    raise ValueError(
+                        f"{type(self.head).__name__} reads label descriptions: give a `preprocessor` to encode "
+                        "them, or (feeding ids) give the head its `label_ids` and as many `labels` names. "
+                        f"Received: preprocessor=None, head label set of {self.head.num_labels} labels, "
+                        f"{len(self._names)} names" + (" (set_labels)" if relabel else "")
+                    )
+                return
             self.head.set_labels(self.preprocessor.encode_labels(self._descriptions))
         elif self.head.num_labels != len(self._names):
             raise ValueError(
@@ -246,7 +253,7 @@ class LabelClassifier(keras.Model):
         self._names, self._descriptions = names, descriptions
         if self.head is not None:
             try:
-                self._give_head_labels()
+                self._give_head_labels(relabel=True)
             except ValueError:
                 self._names, self._descriptions = previous
                 raise
@@ -298,8 +305,13 @@ class LabelClassifier(keras.Model):
                     "needs every label. Received: multi_label=False"
                 )
             self.sampler = self.sampled_loss.label_sampler
-            if getattr(self, "dropped_positives", None) is None:
-                self.dropped_positives = keras.metrics.Mean(name="dropped_positives")
+            if getattr(self, "sampler_seed", None) is not self.sampler.seed_generator:
+                if self.built:  # Keras locks a built model's state: the sampler's seed could not be tracked
+                    raise ValueError(
+                        "Compile with SampledSigmoidLoss before the classifier is built (before its first fit, "
+                        "evaluate or predict): its sampler's seed becomes part of the model's state then. "
+                        "Received: a built classifier"
+                    )
                 self.sampler_seed = self.sampler.seed_generator  # tracked: its state advances under every backend
 
         if optimizer == "auto":
