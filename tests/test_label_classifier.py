@@ -220,6 +220,12 @@ c.save("classifier.keras")
 np.testing.assert_allclose(keras.saving.load_model("classifier.keras").predict(texts), scores, atol=1e-5)
 c.set_labels(NEW_LABELS)
 assert c.predict(texts).shape == (16, 3) and np.isfinite(scores).all()
+# wide + deep: dense tf-idf features under JAX (an input dict may not mix BCOO and dense arrays there)
+w = LabelClassifier.from_preset("wide_deep", labels=LABELS, embedding_dim=8, max_tokens=12, description_length=4)
+w.fit(texts, targets, validation_data=(texts, targets), epochs=1, batch_size=8, verbose=0)
+assert not w.preprocessor.features.sparse
+w.save("wide_deep.keras")
+np.testing.assert_allclose(keras.saving.load_model("wide_deep.keras").predict(texts), w.predict(texts), atol=1e-5)
 print("ok")
 """
 

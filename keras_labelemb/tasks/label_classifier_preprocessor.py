@@ -96,6 +96,9 @@ class LabelClassifierPreprocessor(keras.layers.Layer):
             vectorizer.build()  # no weights: built, so that an export can track it
         self.vectorizer = vectorizer
         self.features = features
+        # Raw strings in (as the vectorizers): under JAX, Keras must not convert them to arrays.
+        self._convert_input_args = False
+        self._allow_non_tensor_positional_args = True
         self.description_length = check_positive_int("description_length", description_length)
         self.max_vocabulary = check_positive_int("max_vocabulary", max_vocabulary, allow_none=True)
         self.min_count = check_positive_int("min_count", min_count)
