@@ -296,6 +296,45 @@ def seen_labels_rows(report):
     return rows
 
 
+TASK_PRESET_DATASETS = {
+    "reuters": ("Reuters-21578, 90 labels, 6,000 training documents: micro-F1", "Reuters-21578: micro-F1"),
+    "newsgroups": ("20 Newsgroups, 6,000 training documents: accuracy", "20 Newsgroups: accuracy"),
+    "aapd": ("AAPD, 54 labels, 900 training documents (the fresh check): micro-F1", "AAPD (fresh check): micro-F1"),
+}
+DEFAULT_PRESET = "wide_deep"
+
+
+def task_presets_rows(report):
+    """One row per dataset of `task_presets.json`: the default preset, as `fit` trains it, against the SVM."""
+    rows = []
+    for dataset, (what, brief) in TASK_PRESET_DATASETS.items():
+        s = report["summary"].get(f"{dataset}/{DEFAULT_PRESET}")
+        if s is None:
+            continue
+        runs = report["results"][dataset]
+        scores = [r["score"] for r in runs[DEFAULT_PRESET]]
+        svm = [r["score"] for r in runs["svm"]]
+        others = [
+            f"{name} {np.mean([r['score'] for r in runs[name]]):.4f}"
+            for name in runs
+            if name not in ("svm", DEFAULT_PRESET)
+        ]
+        rows.append(
+            [
+                f"{what} of the default preset `{DEFAULT_PRESET}` trained by `LabelClassifier.fit`, "
+                f"{len(scores)} seeds",
+                f"{DEFAULT_PRESET} {mean_pm_std(float(np.mean(scores)), float(np.std(scores, ddof=1)))}",
+                f"tuned tf-idf SVM {np.mean(svm):.4f}; " + "; ".join(others),
+                "-",
+                f"level with the SVM (noise rule over seeds): {met(s['level'])} "
+                f"({s['mean_gain']:+.4f}, p {s['p_value']:.2g})",
+                "[task presets](benchmarks/README.md#the-tasks-presets-against-the-svm-6000-training-documents)",
+                f"{brief}, default preset, {len(scores)} seeds",
+            ]
+        )
+    return rows
+
+
 def label_scaling_row(s):
     link = "[label scaling](benchmarks/README.md#label-scaling-full-vs-sampled-training)"
     if "sampled_growth_1k_to_1m_256" not in s:  # a run of 100k labels at most (before 2026-11-26)
@@ -565,6 +604,8 @@ def summary_rows():
             rows += zero_shot_rows(load(name), hybrid, *what, brief=ZERO_SHOT_BRIEF[name])
     if (RESULTS / "seen_labels.json").exists():
         rows += seen_labels_rows(load("seen_labels"))
+    if (RESULTS / "task_presets.json").exists():
+        rows += task_presets_rows(load("task_presets"))
     rows.append(label_scaling_row(load("label_scaling")["summary"]))
     if (RESULTS / "top_k_index.json").exists():
         rows.append(top_k_index_row(load("top_k_index")["summary"]))

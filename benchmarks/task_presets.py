@@ -158,7 +158,7 @@ def main(argv=None):
         svm = [r["score"] for r in runs["svm"]]
         measure = "micro-F1" if multi_label else "accuracy"
         lines += [
-            f"\n{dataset}, {args.train_size} training documents, {measure} on test, seeds {seeds}\n",
+            f"\n{dataset}, {len(parts['train'][0])} training documents, {measure} on test, seeds {seeds}\n",
             "| model | mean ± std | best epochs | level with the SVM | gain over the SVM (p) |",
             "|---|---|---|---|---|",
             f"| tuned tf-idf SVM | {np.mean(svm):.4f} ± {np.std(svm, ddof=1):.4f} | - | - | - |",
