@@ -44,8 +44,9 @@ from distribution_helpers import run_two_device_script
 
 RESULT_MARKER = "DISTRIBUTED RESULTS: "
 # Full BCE; sampled labels, uniform and hard negatives (SampledLabelModel); the same GILE-HAN as a `LabelClassifier`
-# (ids fed directly), full BCE and compiled with the sampled loss.
-MODES = ("full", "sampled", "hard", "task", "task_sampled")
+# (ids fed directly) compiled with the sampled loss (its own train step; TensorFlow only: the suite's JAX process
+# runs without TensorFlow, which the task's string preprocessing needs).
+MODES = ("full", "sampled", "hard", "task_sampled")
 EPOCHS = 6
 RTOL = 1e-4
 
@@ -70,6 +71,8 @@ def test_two_devices_really_hold_the_model(runs):
 @pytest.mark.parametrize("mode", MODES)
 def test_two_devices_follow_the_one_device_trajectory(runs, mode):
     backend, result = runs
+    if backend == "jax" and mode.startswith("task"):
+        pytest.skip("the task's string preprocessing is TensorFlow; the suite's JAX process runs without it")
     one, two = np.array(result["one"][mode]), np.array(result["two"][mode])
     assert one.shape == two.shape == (EPOCHS,)
     assert np.isfinite(two).all(), two
@@ -207,7 +210,7 @@ def _run_jax():
     result = {"one": {}, "two": {}}
     for key, distribution in (("one", None), ("two", keras.distribution.DataParallel())):
         keras.distribution.set_distribution(distribution)
-        for mode in MODES:
+        for mode in [m for m in MODES if not m.startswith("task")]:  # the task needs TensorFlow (tf.data)
             # Dropout on: under keras.distribution a step is one global computation, so even the
             # dropout masks are those of one device.
             model, history = _train(mode, dropout=0.2)

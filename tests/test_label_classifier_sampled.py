@@ -27,7 +27,7 @@ def test_sampled_training_logs_its_loss_and_the_step_matches_the_sampled_label_m
     trainer.compile(keras.optimizers.SGD(0.0))
     y = classifier._targets(targets, len(texts))
     wrapped = trainer.fit(ids, y, epochs=1, batch_size=32, shuffle=False, verbose=0).history["loss"][0]
-    np.testing.assert_allclose(history.history["loss"][0], wrapped, rtol=1e-5)
+    np.testing.assert_allclose(history.history["loss"][0], wrapped, rtol=1e-4)  # float32 sums in another order
 
 
 def test_sampled_training_moves_the_weights_and_evaluate_scores_every_label():
