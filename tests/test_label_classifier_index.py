@@ -22,6 +22,7 @@ def _names_and_scores(top_k):
     return [[name for name, _ in row] for row in top_k], np.array([[score for _, score in row] for row in top_k])
 
 
+@pytest.mark.slow
 def test_top_k_through_an_exact_index_equals_scoring_every_label(classifier):
     classifier, texts = classifier
     expected = classifier.predict_top_k(texts, k=3)

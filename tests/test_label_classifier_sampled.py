@@ -11,6 +11,7 @@ from keras_labelemb.tasks import LabelClassifier
 SMALL = {"embedding_dim": 8, "max_tokens": 16, "description_length": 4}
 
 
+@pytest.mark.slow
 def test_sampled_training_logs_its_loss_and_the_step_matches_the_sampled_label_model():
     from keras_labelemb.training.sampled_label_model import SampledLabelModel  # the wrapper it replaces
 
@@ -30,6 +31,7 @@ def test_sampled_training_logs_its_loss_and_the_step_matches_the_sampled_label_m
     np.testing.assert_allclose(history.history["loss"][0], wrapped, rtol=1e-4)  # float32 sums in another order
 
 
+@pytest.mark.slow
 def test_sampled_training_moves_the_weights_and_evaluate_scores_every_label():
     texts, targets = texts_and_targets(32)
     classifier = LabelClassifier.from_preset("gile_wan", labels=LABELS, **SMALL)
