@@ -169,6 +169,7 @@ def test_missing_matplotlib_is_a_clear_import_error(monkeypatch):
         plot_attention(["a"], np.ones(1))
 
 
+@pytest.mark.slow  # make test, not the edit loop (make test-fast)
 def test_the_package_imports_without_matplotlib():
     """matplotlib is optional: imported when drawing (Keras itself imports it when it is installed)."""
     code = "import sys; sys.modules['matplotlib'] = None; import keras_labelemb, keras_labelemb.plotting"

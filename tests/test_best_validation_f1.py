@@ -24,6 +24,7 @@ def data(n=64):
     return x, (x[:, :3] > 0).astype("float32")
 
 
+@pytest.mark.slow  # make test, not the edit loop (make test-fast)
 def test_best_validation_f1_restores_the_best_epoch_and_logs():
     x, y = data()
     model = linear_model()
@@ -68,6 +69,7 @@ def test_is_keras_early_stopping_on_val_micro_f1():
     assert (callback.best_f1, callback.threshold, callback.best_epoch) == (-1.0, 0.5, -1)
 
 
+@pytest.mark.slow  # make test, not the edit loop (make test-fast)
 def test_patience_stops_training_and_none_never_stops():
     x, y = data()
 

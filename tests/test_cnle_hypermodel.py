@@ -155,6 +155,7 @@ def test_tiny_search_on_decoded_micro_f1_gives_the_inference_model_of_the_best_e
 
 
 @pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
+@pytest.mark.slow  # make test, not the edit loop (make test-fast)
 def test_single_label_fit_logs_the_teacher_forcing_validation_loss_and_decoded_accuracy():
     x, y = data(16, seed=2, multi_label=False)
     model_maker = hypermodel(multi_label=False, max_steps=None, model_dims=4, num_heads=1, attention_dims=4)

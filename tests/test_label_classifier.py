@@ -257,6 +257,7 @@ def test_the_task_trains_saves_and_relabels_under_jax(tmp_path):
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
 
 
+@pytest.mark.slow  # make test, not the edit loop (make test-fast)
 def test_the_task_trains_with_xla_and_under_mixed_precision():
     from keras_labelemb.testing import dtype_policy
 

@@ -86,6 +86,7 @@ def test_bad_arguments_name_the_argument():
         SentenceMatchHead(documents_only, LABELS, fine_tune_labels=True)
 
 
+@pytest.mark.slow  # make test, not the edit loop (make test-fast)
 def test_a_sentence_model_serves_raw_strings_and_labels_sent_with_the_request(tmp_path):
     from keras_labelemb.export import export_text_classifier, load_text_classifier
 

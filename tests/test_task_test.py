@@ -7,6 +7,7 @@ from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.testing import run_task_test
 
 
+@pytest.mark.slow  # make test, not the edit loop (make test-fast)
 def test_run_task_test_fails_when_a_reload_changes_the_scores(monkeypatch):
     original = LabelClassifier.from_config
 

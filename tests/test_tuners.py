@@ -48,6 +48,7 @@ def test_make_tuner_builds_the_named_search_with_the_scripts_budget(tmp_path, na
         assert tuner.oracle.num_initial_points == 2  # 3 of the 5 trials proposed by the Gaussian process
 
 
+@pytest.mark.slow  # make test, not the edit loop (make test-fast)
 def test_bayesian_optimisation_proposes_trials_after_the_random_ones(tmp_path):
     """With KerasTuner's default (3 random points per hyperparameter) all 4 trials here would be random."""
     args = _args("--tuner", "bayesian", "--trials", "4", "--seed", "0")

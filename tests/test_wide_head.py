@@ -127,6 +127,7 @@ def test_linear_deep_head_with_the_wide_path_has_no_label_descriptions(vectorize
         head.set_labels(np.array([[2, 3]]))
 
 
+@pytest.mark.slow  # make test, not the edit loop (make test-fast)
 def test_exported_wide_deep_serves_raw_text_and_labels_sent_with_the_request(vectorizers, tmp_path):
     tokens, features = vectorizers
     model = wide_deep(vectorizers)
