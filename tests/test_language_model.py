@@ -24,6 +24,7 @@ def windows(num_batches):
 @pytest.mark.parametrize(
     "head,jit_compile", [("drill", True), ("tied", False), ("bilinear", False), ("dual", False), ("full", False)]
 )
+@pytest.mark.slow  # make test, not the edit loop (make test-fast)
 def test_drill_lm_trains_statefully_with_each_head(head, jit_compile):
     keras.utils.set_random_seed(0)
     spec = {"type": head, "depth": 2} if head == "drill" else head

@@ -56,6 +56,7 @@ def test_fine_tune_holds_through_freezing_and_thawing_the_model(fine_tune):
 
 @pytest.mark.parametrize("fine_tune", [True, "documents"])
 @pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
+@pytest.mark.slow  # make test, not the edit loop (make test-fast)
 def test_documents_mode_reads_labels_with_the_pretrained_copy(fine_tune, tmp_path):
     keras.utils.set_random_seed(0)
     layer = SentenceEncoder(tiny_bert(V, 8, T), fine_tune=fine_tune)
