@@ -67,6 +67,7 @@ from keras_labelemb.evaluation import classification_report, sigmoid
 from keras_labelemb.export import export_text_classifier, load_text_classifier
 from keras_labelemb.layers import WideHead
 from keras_labelemb.models import document_classifier, find_label_head
+from keras_labelemb.tasks.wide_path import sparse_rows
 from keras_labelemb.text import TextVectorizer, TfidfVectorizer
 from keras_labelemb.training import BestValidationF1, choose_blend, pretrain_word_vectors
 from keras_labelemb.training.best_epoch_stopping import BestEpochStopping
@@ -168,19 +169,8 @@ class Task:
 
 
 def sparse_features(vectorizer, texts, batch_size=512):
-    """The tf-idf features of `texts` as one SciPy CSR matrix, vectorised `batch_size` documents at a time: one
-    call over all 20 Newsgroups training texts with 1-3-grams held tens of millions of n-gram strings at once."""
-    import scipy.sparse
-
-    def csr(sparse):
-        sparse = tf.sparse.reorder(sparse)
-        rows, columns = sparse.indices.numpy().T
-        shape = tuple(sparse.dense_shape.numpy())
-        return scipy.sparse.csr_matrix((sparse.values.numpy(), (rows, columns)), shape=shape)
-
-    return scipy.sparse.vstack(
-        [csr(vectorizer(tf.constant(texts[i : i + batch_size]))) for i in range(0, len(texts), batch_size)], "csr"
-    )
+    """The tf-idf features of `texts` as one SciPy CSR matrix, `batch_size` documents at a time (the task's own)."""
+    return sparse_rows(vectorizer, texts, batch_size)
 
 
 def metric_name(task):

@@ -607,12 +607,8 @@ class LabelClassifier(keras.Model):
         What a `LabelIndex` encodes queries with (`build_label_index`); it shares every weight with the task.
         """
         self._require_layers("document_encoder")
-        if getattr(self, "_document_encoder", None) is None or self._document_encoder.head_of is not self.head:
-            # Not tracked as a sublayer: it is a view of the task's own layers, saved with them, not beside them.
-            object.__setattr__(
-                self, "_document_encoder", DocumentEncoder(self.encoder, self.head, self._document_model())
-            )
-        return self._document_encoder
+        # A view of the task's own layers, made when asked (a LabelIndex keeps the one it was built with).
+        return DocumentEncoder(self.encoder, self._document_model())
 
     def _document_model(self):
         """What the head reads, as a function of token ids (the document dict for heads that read tokens)."""
@@ -731,10 +727,9 @@ def _activate(logits, multi_label):
 class DocumentEncoder(keras.Model):
     """A task's encoder as the head reads it: ids (or the preprocessor's dict) -> `h` or the document dict."""
 
-    def __init__(self, encoder, head, document, **kwargs):
+    def __init__(self, encoder, document, **kwargs):
         super().__init__(name="document_encoder", **kwargs)
         self.encoder = encoder  # tracked: its weights are this model's (JAX's stateless predict passes them)
-        self.head_of = head
         self._document = document
 
     def call(self, inputs, training=False):
