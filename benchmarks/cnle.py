@@ -280,13 +280,12 @@ def build_cnle(setup, model_name, vectors_kind):
         multi_label=setup.multi_label,
         max_steps=setup.max_steps if setup.multi_label else None,
         ablation=ablation,
-        encoder={
-            "model_dim": a.model_dim,
-            "num_heads": a.num_heads,
-            "attention_dim": a.attention_dim,
-            "dropout": a.dropout,
-        },
-        embedding={"vectors": setup.word_vectors(vectors_kind), "fine_tune": "none"},
+        model_dim=a.model_dim,
+        num_heads=a.num_heads,
+        attention_dim=a.attention_dim,
+        dropout=a.dropout,
+        word_vectors=setup.word_vectors(vectors_kind),
+        fine_tune="none",
     )
 
 

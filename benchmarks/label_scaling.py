@@ -138,9 +138,10 @@ def build(args, kind, mode, label_ids):
             args.vocabulary,
             label_ids,
             max_tokens=args.tokens,
-            embedding={"dim": args.embedding_dim},
-            encoder={"type": "dense", "units": args.units, "dropout": 0.0},
-            head={"joint_dim": args.joint_dim},
+            embedding_dim=args.embedding_dim,
+            units=args.units,
+            dropout=0.0,
+            joint_dim=args.joint_dim,
         )
     if mode == "full":
         trainer = model

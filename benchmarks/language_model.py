@@ -67,7 +67,7 @@ from keras_labelemb.metrics import Perplexity
 from keras_labelemb.models import drill_lm, find_label_head
 from keras_labelemb.training import ResetStates, reset_states
 
-# name -> (head, drill options): DRILL Table 4, in its order.
+# name -> (head, head options of drill_lm): DRILL Table 4, in its order.
 CONFIGS = {
     "full": ("full", {}),
     "tied": ("tied", {}),
@@ -75,7 +75,7 @@ CONFIGS = {
     "dual": ("dual", {}),
     **{f"drill_k{k}": ("drill", {"depth": k}) for k in (1, 2, 3, 4)},
     "drill_k4_residual_prev": ("drill", {"depth": 4, "residual_to_previous": True}),
-    "drill_k4_standard_dropout": ("drill", {"depth": 4, "dropout_type": "standard"}),
+    "drill_k4_standard_dropout": ("drill", {"depth": 4, "head_dropout_type": "standard"}),
 }
 LABELS = {
     "full": "Full softmax",
@@ -154,9 +154,8 @@ def parse_args(argv=None):
 
 def build(args, vocabulary_size, name, batch_size, seed=None):
     head, options = CONFIGS[name]
-    spec = {"type": head, **options}
     if head == "drill":  # the baselines keep their plain form
-        spec = {"dropout": args.head_dropout, "activation": args.head_activation, **spec}
+        options = {"head_dropout": args.head_dropout, "head_activation": args.head_activation, **options}
     keras.utils.set_random_seed(args.seed if seed is None else seed)  # the same initial encoder for every layer
     return drill_lm(
         vocabulary_size,
@@ -166,8 +165,9 @@ def build(args, vocabulary_size, name, batch_size, seed=None):
         num_layers=args.layers,
         embedding_dim=args.embedding_dim,
         dropout=args.dropout,
-        head=spec,
+        head=head,
         name=name,
+        **options,
     )
 
 

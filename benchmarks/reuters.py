@@ -67,7 +67,8 @@ from keras_labelemb.evaluation import (
     ranking_report,
     sigmoid,
 )
-from keras_labelemb.models import document_classifier, set_labels
+from keras_labelemb.layers import DrillHead, GileHead, HierarchicalAttention, LinearHead
+from keras_labelemb.models import document_classifier, prior_bias, set_labels, word_embeddings
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
 
@@ -173,31 +174,47 @@ class Setup:
         return pretrain_word_vectors(self.ids(texts), self.vectorizer.vocabulary_size, self.args.embedding_dim)
 
 
-def head_of(setup, head, joint_dim=None):
-    """The `document_classifier` head spec of a head name, from this benchmark's flags."""
+def head_of(setup, head, table, label_ids, num_labels, joint_dim=None):
+    """The label head a head name of this benchmark's flags stands for, over the word table `table`."""
     a = setup.args
+    prior = prior_bias(num_labels)
     if head == "linear":
-        return "linear"
+        return LinearHead(num_labels, bias_initializer=prior, name="linear_head")
     if head == "drill":
-        return {"type": "drill", "depth": a.drill_depth, "dropout": a.drill_dropout, "activation": a.activation}
-    return {"type": "gile", "variant": head, "joint_dim": joint_dim or a.joint_dim, "activation": a.activation}
+        width = a.units * (2 if a.encoder.startswith("bi") else 1)  # the document vector's
+        return DrillHead(
+            table,
+            label_ids,
+            depth=a.drill_depth,
+            dropout=a.drill_dropout,
+            activation=a.activation,
+            input_projection=width != table.output_dim,
+            bias_initializer=prior,
+            name="drill_head",
+        )
+    return GileHead(
+        table,
+        label_ids,
+        variant=head,
+        joint_dim=joint_dim or a.joint_dim,
+        activation=a.activation,
+        bias_initializer=prior,
+        name=f"{head}_head",
+    )
 
 
 def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
     a = setup.args
+    fine_tune = fine_tune_mode(a.fine_tune_word_vectors, head) if vectors is not None else "all"
+    embedding, label_embedding = word_embeddings(setup.vectorizer.vocabulary_size, a.embedding_dim, vectors, fine_tune)
+    table = embedding if label_embedding is None else label_embedding
+    encoder = HierarchicalAttention(a.encoder, a.units, a.encoder, a.units, dropout=a.dropout, name="document_encoder")
     return document_classifier(
-        setup.vectorizer.vocabulary_size,
-        label_ids=label_ids if head != "linear" else None,
-        num_labels=num_labels,
+        encoder,
+        head_of(setup, head, table, label_ids, num_labels, joint_dim),
+        embedding=embedding,
         max_sentences=a.sentences,
         max_sentence_length=a.words,
-        embedding={
-            "dim": a.embedding_dim,
-            "vectors": vectors,
-            "fine_tune": fine_tune_mode(a.fine_tune_word_vectors, head) if vectors is not None else None,
-        },
-        encoder={"type": a.encoder, "units": a.units, "dropout": a.dropout},
-        head=head_of(setup, head, joint_dim),
     )
 
 

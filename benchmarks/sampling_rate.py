@@ -56,8 +56,9 @@ from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
 from keras_labelemb.datasets import load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
+from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead
 from keras_labelemb.losses import SampledSigmoidLoss
-from keras_labelemb.models import document_classifier
+from keras_labelemb.models import document_classifier, prior_bias, word_embeddings
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import BestValidationF1, SampledLabelModel, pretrain_word_vectors
 
@@ -132,20 +133,17 @@ class Setup:
 def train(setup, head, rate, seed):
     a, data = setup.args, setup.data
     keras.utils.set_random_seed(seed)
-    model = document_classifier(
-        setup.vectorizer.vocabulary_size,
-        label_ids=setup.label_ids if head != "linear" else None,
-        num_labels=data.num_labels,
-        flat=True,
-        max_tokens=a.max_tokens,
-        embedding={
-            "dim": a.embedding_dim,
-            "vectors": setup.vectors,
-            "fine_tune": fine_tune_mode(a.fine_tune_word_vectors, head) if setup.vectors is not None else None,
-        },
-        encoder={"type": "dense", "units": a.units, "dropout": a.dropout},
-        head="linear" if head == "linear" else {"type": head, "joint_dim": a.joint_dim},
-    )
+    vocabulary = setup.vectorizer.vocabulary_size
+    fine_tune = fine_tune_mode(a.fine_tune_word_vectors, head) if setup.vectors is not None else "all"
+    embedding, label_embedding = word_embeddings(vocabulary, a.embedding_dim, setup.vectors, fine_tune)
+    prior = prior_bias(data.num_labels)
+    if head == "linear":
+        layer = LinearHead(data.num_labels, bias_initializer=prior, name="linear_head")
+    else:
+        table = embedding if label_embedding is None else label_embedding
+        layer = GileHead(table, setup.label_ids, joint_dim=a.joint_dim, bias_initializer=prior, name="gile_head")
+    encoder = HierarchicalAttention("dense", a.units, flat=True, dropout=a.dropout, name="document_encoder")
+    model = document_classifier(encoder, layer, embedding=embedding, max_tokens=a.max_tokens)
     optimizer = keras.optimizers.Adam(a.learning_rate)
     if rate < 1.0:
         # One candidate slot per document of the batch for its positives (most documents have one or two

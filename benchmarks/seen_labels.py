@@ -18,7 +18,7 @@ the comparison with the SVM is paired over seeds:
   through `keras.callbacks.SwapEMAWeights`) with the linear or the GILE head,
   binary (or softmax) cross-entropy;
 - `wide_bilstm_linear`, `wide_bilstm_gile`: the same with the wide path
-  (`document_classifier(..., wide_features=F)`), trained on the wide path's
+  (`HybridHead([deep, WideHead])` over `num_features` tf-idf features), trained on the wide path's
   objective (squared hinge, the same L2 on the wide weights), the wide path
   started from the seed's trained `wide` model (its weights; the hybrid's
   bias at 0, as the wide bias holds the prior).
@@ -65,8 +65,8 @@ from benchmarks.word_vectors import glove50
 from keras_labelemb.datasets import load_newsgroups, load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
 from keras_labelemb.export import export_text_classifier, load_text_classifier
-from keras_labelemb.layers import WideHead
-from keras_labelemb.models import document_classifier, find_label_head
+from keras_labelemb.layers import GileHead, HybridHead, LinearHead, MaxPoolEncoder, WideHead
+from keras_labelemb.models import document_classifier, find_label_head, prior_bias, word_embeddings
 from keras_labelemb.tasks.wide_path import sparse_rows
 from keras_labelemb.text import TextVectorizer, TfidfVectorizer
 from keras_labelemb.training import BestValidationF1, choose_blend, pretrain_word_vectors
@@ -178,28 +178,49 @@ def metric_name(task):
 
 
 def build(task, name):
+    """The model `name` stands for: `wide`, `linear`/`gile` (a BiLSTM with max pooling under that head), or
+    `wide_<deep>` (the deep head and the wide path in one HybridHead)."""
     a = task.args
-    wide_spec = {"type": "wide", "kernel_regularizer": keras.regularizers.L2(task.wide_l2)}
+    regularizer = keras.regularizers.L2(task.wide_l2)
     if name == "wide":
         features = keras.Input((task.features.num_features,), sparse=True, name="features")
-        head = WideHead(task.num_labels, kernel_regularizer=wide_spec["kernel_regularizer"], name="wide_head")
+        head = WideHead(task.num_labels, kernel_regularizer=regularizer, name="wide_head")
         return keras.Model(features, head(features), name="wide")
-    head = "linear" if name.endswith("linear") else {"type": "gile", "joint_dim": a.joint_dim, "activation": "tanh"}
-    if name.startswith("wide_"):
-        head = {"type": "hybrid", "components": [head, wide_spec]}
-    encoder = {"type": "max_pool", "units": a.units, "word_dropout": a.word_dropout}
-    encoder["recurrent_dropout"] = a.recurrent_dropout
+    embedding, _ = word_embeddings(task.tokens.vocabulary_size, vectors=task.vectors)
+    prior = prior_bias(task.num_labels)
+    linear = name.endswith("linear")
+    if linear:
+        head = LinearHead(task.num_labels, bias_initializer=prior, name="linear_head")
+    else:
+        head = GileHead(
+            embedding,
+            task.label_ids,
+            joint_dim=a.joint_dim,
+            activation="tanh",
+            bias_initializer=prior,
+            name="gile_head",
+        )
+    num_features = None
+    if name.startswith("wide_"):  # the components' biases at 0: the hybrid's holds the prior, once
+        deep = (
+            LinearHead(task.num_labels, name="linear_head")
+            if linear
+            else GileHead(embedding, joint_dim=a.joint_dim, activation="tanh", name="gile_head")
+        )
+        wide = WideHead(task.num_labels, kernel_regularizer=regularizer, name="wide_head")
+        head = HybridHead(
+            [deep, wide],
+            label_ids=None if linear else task.label_ids,
+            num_labels=task.num_labels,
+            bias_initializer=prior,
+            name="hybrid_head",
+        )
+        num_features = task.features.num_features
+    encoder = MaxPoolEncoder(
+        units=a.units, word_dropout=a.word_dropout, recurrent_dropout=a.recurrent_dropout, name="document_encoder"
+    )
     return document_classifier(
-        task.tokens.vocabulary_size,
-        label_ids=None if name.endswith("linear") else task.label_ids,
-        num_labels=task.num_labels,
-        flat=True,
-        max_tokens=a.max_tokens,
-        embedding={"vectors": task.vectors},
-        encoder=encoder,
-        head=head,
-        wide_features=task.features.num_features if name.startswith("wide_") else None,
-        name=name,
+        encoder, head, embedding=embedding, max_tokens=a.max_tokens, num_features=num_features, name=name
     )
 
 

@@ -125,8 +125,9 @@ def trained_model(args, bundle):
         len(bundle["word_vectors"]),
         bundle["label_ids"],
         max_tokens=args.max_tokens,
-        embedding={"vectors": bundle["word_vectors"], "fine_tune": "documents"},
-        head={"joint_dim": args.joint_dim, "activation": "tanh"},
+        word_vectors=bundle["word_vectors"],
+        fine_tune="documents",
+        joint_dim=args.joint_dim,
     )
     model.compile(keras.optimizers.Adam(2e-3), keras.losses.BinaryCrossentropy(from_logits=True))
     targets = bundle["train_targets"].astype("float32")

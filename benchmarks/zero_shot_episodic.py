@@ -41,6 +41,7 @@ from benchmarks.zero_shot import (
     LOSSES,
     Split,
     common_arguments,
+    hybrid_of,
     inner_held_out,
     run_datasets,
     split_info,
@@ -50,11 +51,7 @@ from benchmarks.zero_shot_tables import dataset_section
 from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.models import set_labels, split_at_head
 
-SPEC = {
-    "type": "hybrid",
-    "components": ["lexical", "embedding", "interaction", {"type": "gile", "joint_dim": 500}],
-    "standardize": True,
-}
+HEAD = hybrid_of("lexical", "embedding", "interaction", "gile", standardize=True)
 COMPONENTS = {
     "lexical_match_head": "lexical",
     "embedding_match_head": "embedding",
@@ -107,7 +104,7 @@ def run_split(name, data, seed, args):
     inner_seen = [j for j in range(len(split.seen)) if j not in set(inner)]
     removed = targets[:, inner].sum(axis=1) > 0
     model = split.train(
-        SPEC, seen_ids[inner_seen], split.train_ids[~removed], targets[~removed][:, inner_seen], args, 1000 * seed
+        HEAD, seen_ids[inner_seen], split.train_ids[~removed], targets[~removed][:, inner_seen], args, 1000 * seed
     )
     unseen_ids = split.label_ids[split.unseen]
     before = scores_by_part(model, unseen_ids, split.test_ids)

@@ -46,6 +46,7 @@ from benchmarks.tables import markdown_table, mean_pm_std
 from benchmarks.zero_shot import (
     Split,
     common_arguments,
+    hybrid_of,
     run_datasets,
     split_info,
     untrained_scores,
@@ -54,15 +55,15 @@ from benchmarks.zero_shot_tables import scorer_rows, verdict_table
 from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.models import set_labels
 
-HYBRID = {"type": "hybrid", "components": [{"type": "gile", "joint_dim": 500}, "lexical", "interaction"]}
-LEXICAL_INTERACTION = {"type": "hybrid", "components": ["lexical", "interaction"]}
+HYBRID = hybrid_of("gile", "lexical", "interaction")
+LEXICAL_INTERACTION = hybrid_of("lexical", "interaction")
 
 
 def standardized(*components):
-    return {"type": "hybrid", "components": list(components), "standardize": True}
+    return hybrid_of(*components, standardize=True)
 
 
-# name -> (head spec, loss); None: untrained. In this order, so ties go to the untrained scorers.
+# name -> (head builder, loss); None: untrained. In this order, so ties go to the untrained scorers.
 CANDIDATE_SETS = {
     # The second attempt: hybrids over raw logits, BCE or listwise.
     "hybrids": {
@@ -82,7 +83,7 @@ CANDIDATE_SETS = {
         "fusion_interaction/listwise": (standardized("lexical", "embedding", "interaction"), "listwise"),
         "fusion_interaction/bce": (standardized("lexical", "embedding", "interaction"), "bce"),
         "fusion_interaction_gile/listwise": (
-            standardized("lexical", "embedding", "interaction", {"type": "gile", "joint_dim": 500}),
+            standardized("lexical", "embedding", "interaction", "gile"),
             "listwise",
         ),
     },
@@ -103,8 +104,8 @@ def candidate_scores(name, split, args, seed):
     candidate = CANDIDATE_SETS[args.candidates][name]
     if candidate is None:
         return untrained_scores(split, split.train_ids, unseen_ids, split.test_ids)[name]
-    spec, loss = candidate
-    model = split.train(spec, split.label_ids[split.seen], split.train_ids, split.train_targets, args, seed, loss)
+    build, loss = candidate
+    model = split.train(build, split.label_ids[split.seen], split.train_ids, split.train_targets, args, seed, loss)
     set_labels(model, unseen_ids)
     return model.predict(split.test_ids, batch_size=256, verbose=0)
 

@@ -60,9 +60,10 @@ def main():
         label_ids[seen],
         SENTENCES,
         WORDS,
-        embedding={"dim": 64, "initializer": keras.initializers.Constant(vectors)},
-        encoder={"type": "dense", "units": 64, "dropout": 0.2},
-        head={"joint_dim": 128, "activation": "tanh"},
+        word_vectors=vectors,
+        units=64,
+        dropout=0.2,
+        joint_dim=128,
     )
     # jit_compile follows Keras' "auto": XLA on a GPU, off on a CPU-only TensorFlow machine (where it is slower).
     model.compile(keras.optimizers.Adam(2e-3), keras.losses.BinaryCrossentropy(from_logits=True))

@@ -123,18 +123,20 @@ def build_trainer(args, labels):
     """The model (call in the strategy's scope under TensorFlow) and what trains it, compiled."""
     import keras
 
+    from keras_labelemb.layers import GileHead, HierarchicalAttention
     from keras_labelemb.losses import SampledSigmoidLoss
-    from keras_labelemb.models import gile_wan
+    from keras_labelemb.models import document_classifier, prior_bias
     from keras_labelemb.training import SampledLabelModel
 
     keras.utils.set_random_seed(0)
-    model = gile_wan(
-        50,
-        labels,
+    # Word vectors drawn wide (stddev 0.5): the model learns in a few SGD steps.
+    embedding = keras.layers.Embedding(
+        50, 100, mask_zero=True, embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5)
+    )
+    model = document_classifier(
+        HierarchicalAttention("dense", 8, flat=True),
+        GileHead(embedding, labels, joint_dim=8, bias_initializer=prior_bias(len(labels))),
         max_tokens=8,
-        encoder={"units": 8, "dropout": 0.0},
-        head={"joint_dim": 8},
-        embedding={"initializer": keras.initializers.RandomNormal(stddev=0.5)},  # learns in a few SGD steps
     )
     if args.loss == "sampled":
         trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=4, max_positives=16, seed=1))

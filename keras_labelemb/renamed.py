@@ -9,36 +9,10 @@ MOVED = {
     "keras_labelemb.text.pretrain_word_vectors": "keras_labelemb.training.pretrain_word_vectors",
     "keras_labelemb.models.stateless_language_model": "keras_labelemb.export.stateless_language_model",
 }
-# cnle's encoder options, now keys of its `encoder` spec (keras_labelemb.models.cnle.ENCODER_DEFAULTS).
-ENCODER_OPTIONS_OF_CNLE = ("model_dim", "num_heads", "attention_dim", "intermediate_dim", "dropout")
-# The word embedding's options of `document_classifier` and `cnle`, now keys of their `embedding` spec
-# (keras_labelemb.models.word_embeddings.EMBEDDING_DEFAULTS): old argument -> key.
-EMBEDDING_OPTIONS = {
-    "embedding_dim": "dim",
-    "embeddings_initializer": "initializer",
-    "train_embeddings": "trainable",
-    "word_vectors": "vectors",
-    "fine_tune_word_vectors": "fine_tune",
-    "embedding_dropout": "dropout",
-}
 # (function or class, old argument) -> what to pass instead.
 RENAMED_ARGUMENTS = {
     ("TextVectorizer", "output_mode"): "flat=True (was output_mode='flat') or flat=False ('hierarchical')",
     ("TextVectorizer.encode_labels", "max_length"): "description_length",
-    ("document_classifier", "joint_dim"): "head={'type': 'gile', 'joint_dim': ...} (a head spec)",
-    ("document_classifier", "encoder_units"): "encoder={'units': ...} (an encoder spec)",
-    ("document_classifier", "attention_units"): "encoder={'attention_units': ...} (an encoder spec)",
-    (
-        "document_classifier",
-        "dropout",
-    ): "encoder={'dropout': ...} (an encoder spec; embedding={'dropout': ...} is the word vectors')",
-    **{("cnle", key): f"encoder={{'{key}': ...}} (an encoder spec)" for key in ENCODER_OPTIONS_OF_CNLE},
-    **{
-        (builder, old): f"embedding={{'{key}': ...}} (the word embedding's spec)"
-        for builder in ("document_classifier", "cnle")
-        for old, key in EMBEDDING_OPTIONS.items()
-        if (builder, old) != ("cnle", "embedding_dropout")
-    },
 }
 
 

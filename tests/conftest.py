@@ -246,22 +246,14 @@ def top_k_setup():
 
     import keras
 
-    from keras_labelemb.models import document_classifier
+    from keras_labelemb.models import gile_wan
 
     VOCAB, TOKENS, NUM_LABELS, NUM_DOCS = 60, 7, 23, 37
     rng = np.random.default_rng(0)
     keras.utils.set_random_seed(0)
     label_ids = rng.integers(1, VOCAB, (NUM_LABELS, 3)).astype("int32")
     label_ids[::4, 2] = 0  # some shorter descriptions
-    model = document_classifier(
-        VOCAB,
-        label_ids,
-        flat=True,
-        max_tokens=TOKENS,
-        embedding={"dim": 8},
-        encoder={"units": 8},
-        head={"joint_dim": 8},
-    )
+    model = gile_wan(VOCAB, label_ids, max_tokens=TOKENS, embedding_dim=8, units=8, joint_dim=8)
     x = rng.integers(0, VOCAB, (NUM_DOCS, TOKENS)).astype("int32")
     full = model.predict(x, verbose=0)
     return model, x, full, label_ids

@@ -126,9 +126,7 @@ def _check_gile_han_end_to_end(rng):
     ids[1] = 0  # an empty document
     targets = (rng.random((8, 3)) > 0.5).astype("float32")
 
-    model = gile_han(
-        vocabulary, labels, sentences, words, embedding={"dim": 8}, encoder={"units": 4}, head={"joint_dim": 6}
-    )
+    model = gile_han(vocabulary, labels, sentences, words, embedding_dim=8, units=4, joint_dim=6)
     model.compile(
         keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=_jit_compile()
     )
@@ -154,6 +152,7 @@ def _check_mixed_precision_training(rng):
     the layer checks compute in float16 but do not train in it."""
     import keras
 
+    from keras_labelemb.layers import GileHead, HierarchicalAttention, HybridHead, LinearHead, WordInteractionHead
     from keras_labelemb.models import document_classifier
     from keras_labelemb.testing import dtype_policy
 
@@ -162,14 +161,13 @@ def _check_mixed_precision_training(rng):
     ids[:, :, 4:] = 0
     targets = (rng.random((8, 3)) > 0.5).astype("float32")
     with dtype_policy("mixed_float16"):
+        embedding = keras.layers.Embedding(30, 8, mask_zero=True)
+        parts = [GileHead(embedding, joint_dim=6), WordInteractionHead(embedding), LinearHead(len(labels))]
         model = document_classifier(
-            30,
-            labels,
+            HierarchicalAttention("dense", 4, "dense", 4),
+            HybridHead(parts, labels),
             max_sentences=3,
             max_sentence_length=5,
-            embedding={"dim": 8},
-            encoder={"units": 4},
-            head={"type": "hybrid", "components": [{"type": "gile", "joint_dim": 6}, "interaction", "linear"]},
         )
         model.compile(
             keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=_jit_compile()
@@ -192,7 +190,7 @@ def _check_sampled_training(rng):
     labels = np.arange(2, 42, dtype="int32").reshape(20, 2)
     ids = rng.integers(1, 50, size=(16, 8)).astype("int32")
     targets = np.eye(20, dtype="float32")[rng.integers(0, 20, 16)]
-    model = gile_wan(50, labels, max_tokens=8, encoder={"units": 8}, head={"joint_dim": 8})
+    model = gile_wan(50, labels, max_tokens=8, units=8, joint_dim=8)
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=1))
     trainer.compile(keras.optimizers.Adam(1e-2), jit_compile=_jit_compile())
     before = [np.array(w) for w in model.get_weights()]
@@ -264,12 +262,12 @@ def _check_language_model(rng):
     from keras_labelemb.models import drill_lm
 
     try:
-        drill_lm(20, batch_size=2, bptt=4, units=4, num_layers=1, head={"type": "drill", "depth": 1})
+        drill_lm(20, batch_size=2, bptt=4, units=4, num_layers=1, depth=1)
     except ValueError as error:
         assert "Received: stateful=True" in str(error), error
     else:
         raise AssertionError("a stateful drill_lm must be refused under this backend")
-    model = drill_lm(20, bptt=None, units=4, num_layers=1, head={"type": "drill", "depth": 1}, stateful=False)
+    model = drill_lm(20, bptt=None, units=4, num_layers=1, depth=1, stateful=False)
     model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=_jit_compile())
     ids = rng.integers(0, 20, size=(4, 5)).astype("int32")
     loss = model.fit(ids[:, :-1], ids[:, 1:], batch_size=2, verbose=0).history["loss"][0]
@@ -294,8 +292,10 @@ def _check_cnle_end_to_end(rng):
         labels,
         max_tokens=7,
         max_steps=3,
-        encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4},
-        embedding={"dim": 6},
+        model_dim=8,
+        num_heads=2,
+        attention_dim=4,
+        embedding_dim=6,
     )
     training = compile_cnle_training_model(
         cnle_training_model(model), keras.optimizers.Adam(1e-2), jit_compile=_jit_compile()

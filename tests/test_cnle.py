@@ -32,9 +32,7 @@ def toy_task(num_docs=48, length=6, seed=0):
 
 
 def small_cnle(**kwargs):
-    encoder = {"model_dim": 8, "num_heads": 2, "attention_dim": 8}
-    embedding = {"dim": 8, **kwargs.pop("embedding", {})}
-    options = dict(max_tokens=6, max_steps=4, encoder=encoder, embedding=embedding)
+    options = dict(max_tokens=6, max_steps=4, model_dim=8, num_heads=2, attention_dim=8, embedding_dim=8)
     options.update(kwargs)
     return cnle(20, LABEL_WORDS if options.get("ablation") != "no_label_embedding" else None, **options)
 
@@ -61,25 +59,43 @@ def test_builder_ablations_and_head_access():
         cnle(20, None, max_tokens=6, max_steps=3)
 
 
-def test_the_encoder_spec_fills_the_papers_values_and_names_unknown_keys():
-    encoder = find_label_head(small_cnle(encoder={"model_dim": 6, "dropout": 0.1})).encoder
+def test_the_encoder_keeps_the_papers_values_for_the_arguments_left_out():
+    model = cnle(20, LABEL_WORDS, max_tokens=6, max_steps=4, model_dim=6, dropout=0.1, embedding_dim=8)
+    encoder = find_label_head(model).encoder
     assert (encoder.model_dim, encoder.num_heads, encoder.attention_dim, encoder.dropout) == (6, 3, 150, 0.1)
     assert encoder.intermediate_dim is None  # CoAttention's default, the model width
-    with pytest.raises(ValueError, match=r"unknown: \['units'\]. Received: encoder=\{'units': 8\}"):
-        small_cnle(encoder={"units": 8})
-    with pytest.raises(ValueError, match="must be None or a dict.*Received: encoder='bigru'"):
-        small_cnle(encoder="bigru")
+    embedding = model.get_layer("word_embedding")  # default: a new table, trained with the model
+    assert embedding.trainable and embedding.output_dim == 8 and find_label_head(model).embedding is embedding
+    assert cnle(20, LABEL_WORDS, max_tokens=6, max_steps=4, model_dim=6).get_layer("word_embedding").output_dim == 100
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(encoder={"model_dim": 8}), r"plain arguments, not `encoder`: pass .*model_dim=.*encoder=\{'model_dim'"),
+        (dict(embedding={"dim": 8}), r"not `embedding`: pass .*embedding_dim=\.\.\., word_vectors=.*embedding="),
+        (dict(model_dim=7), "model_dim"),  # odd: two BiLSTM directions of model_dim / 2
+        (dict(dropout=1.0), "dropout=1.0"),
+        (dict(embedding_dim=0), "dim=0"),
+        (dict(fine_tune="labels"), "fine_tune='labels'"),
+        (dict(fine_tune="documents"), "pass `vectors`. Received: vectors=None"),
+        (dict(ablation="no_co_attention"), "ablation='no_co_attention'"),
+    ],
+)
+def test_bad_arguments_raise_value_errors_naming_them(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        small_cnle(**kwargs)
+
+
+def test_an_unknown_argument_is_a_type_error():
+    with pytest.raises(TypeError, match=r"unexpected arguments \['units'\]"):
+        small_cnle(units=8)
 
 
 def test_frozen_word_vectors_take_document_classifiers_path():
     vectors = np.random.default_rng(0).normal(size=(20, 8)).astype("float32")
     model = cnle(
-        20,
-        LABEL_WORDS,
-        max_tokens=6,
-        max_steps=3,
-        encoder={"model_dim": 8, "num_heads": 2},
-        embedding={"vectors": vectors, "fine_tune": "none"},
+        20, LABEL_WORDS, max_tokens=6, max_steps=3, model_dim=8, num_heads=2, word_vectors=vectors, fine_tune="none"
     )
     embedding = model.get_layer("word_embedding")
     assert not embedding.trainable and find_label_head(model).embedding is embedding
@@ -89,12 +105,28 @@ def test_frozen_word_vectors_take_document_classifiers_path():
         LABEL_WORDS,
         max_tokens=6,
         max_steps=3,
-        encoder={"model_dim": 8, "num_heads": 2},
-        embedding={"vectors": vectors, "fine_tune": "documents"},
+        model_dim=8,
+        num_heads=2,
+        word_vectors=vectors,
+        fine_tune="documents",
     )
     assert find_label_head(documents).embedding.name == "label_word_embedding"
-    with pytest.raises(ValueError, match=r"`embedding\['dim'\]` must match"):
-        cnle(20, LABEL_WORDS, max_tokens=6, max_steps=3, embedding={"vectors": vectors, "dim": 5})
+    assert documents.get_layer("word_embedding").trainable
+    with pytest.raises(ValueError, match=r"`dim` must match the width of `vectors` \(8\).*dim=5"):
+        cnle(20, LABEL_WORDS, max_tokens=6, max_steps=3, word_vectors=vectors, embedding_dim=5)
+    with pytest.raises(ValueError, match=r"`vectors` must be a numeric \(vocabulary_size=20, dim\) matrix"):
+        cnle(20, LABEL_WORDS, max_tokens=6, max_steps=3, word_vectors=vectors[:10])
+    with pytest.raises(ValueError, match="fine_tune='documents' freezes.*ablation='no_label_embedding'"):
+        cnle(
+            20,
+            None,
+            max_tokens=6,
+            max_steps=3,
+            num_labels=3,
+            ablation="no_label_embedding",
+            word_vectors=vectors,
+            fine_tune="documents",
+        )
 
 
 @pytest.mark.slow  # ~50 s on 2 shared cores: 120 graph-mode steps of four BiLSTM passes

@@ -8,13 +8,12 @@ import numpy as np
 import pytest
 
 from keras_labelemb.models import cnle
-from keras_labelemb.renamed import ENCODER_OPTIONS_OF_CNLE
 from keras_labelemb.training import WarmupSchedule, decoded_set_scores
 from keras_labelemb.tuning import CNLEHyperModel, cnle_hypermodel
 
 VOCAB, TOKENS, STEPS = 30, 6, 3
 LABELS = np.array([[2, 3], [4, 0], [5, 6]], "int32")
-SMALL = dict(max_tokens=TOKENS, max_steps=STEPS, embedding={"dim": 6}, warmup_steps=10, jit_compile=False)
+SMALL = dict(max_tokens=TOKENS, max_steps=STEPS, embedding_dim=6, warmup_steps=10, jit_compile=False)
 
 
 def hypermodel(**kwargs):
@@ -75,6 +74,15 @@ def test_trial_values_reach_the_encoder_and_the_optimizer():
     assert training.optimizer.global_clipnorm == pytest.approx(1.0)
     # The training model shares every weight with the inference model.
     assert {id(v) for v in model.weights} <= {id(v) for v in training.weights}
+
+
+def test_the_fixed_word_embedding_arguments_reach_cnle():
+    vectors = np.random.default_rng(0).normal(size=(VOCAB, 5)).astype("float32")
+    model = hypermodel(embedding_dim=None, word_vectors=vectors, fine_tune="documents").build(fixed(ablation="none"))
+    embedding = model.get_layer("word_embedding")
+    assert embedding.trainable and embedding.output_dim == 5
+    np.testing.assert_array_equal(np.asarray(embedding.embeddings), vectors)
+    assert model.get_layer("adaptive_label_decoder").embedding.name == "label_word_embedding"  # frozen copy
 
 
 @pytest.mark.parametrize(
@@ -216,12 +224,17 @@ def test_fit_argument_errors(fit_kwargs, match):
         (dict(max_tokens=None), "max_tokens=None"),
         (dict(model_dim=8), "pass `model_dims=`.*model_dim=8"),
         (dict(encoder={"model_dim": 8}), "pass `model_dims, num_heads.*encoder="),
+        (dict(embedding={"dim": 6}), r"not `embedding`: pass .*embedding_dim=\.\.\., word_vectors=.*embedding="),
+        (
+            dict(fine_tune_word_vectors="none"),
+            "`fine_tune_word_vectors` is not an argument of keras_labelemb.models.cnle",
+        ),
         (dict(ablation="no_label_embedding"), "pass `ablations=`"),
         (dict(output_mode="logits"), "output_mode='logits'"),
         (dict(num_labels=3), "num_labels=3"),
         (dict(units=8), "units=8"),
         (
-            dict(ablations=("none", "no_label_embedding"), embedding={"fine_tune": "documents"}),
+            dict(ablations=("none", "no_label_embedding"), fine_tune="documents"),
             "reads no labels",
         ),
     ],
@@ -243,8 +256,8 @@ def test_bad_vocabulary_and_label_ids():
 def test_the_builder_argument_lists_follow_cnle():
     signature = inspect.signature(cnle).parameters.values()
     parameters = {p.name for p in signature if p.kind != inspect.Parameter.VAR_KEYWORD}  # not **renamed
-    # The encoder's old arguments stay in the map, so that passing one names the hypermodel's argument.
-    searched = set(cnle_hypermodel._SEARCHED) - set(ENCODER_OPTIONS_OF_CNLE) | cnle_hypermodel._FIXED
+    # `encoder`, cnle's former spec of the searched options, stays in the map so that passing it names them.
+    searched = set(cnle_hypermodel._SEARCHED) - {"encoder"} | cnle_hypermodel._FIXED
     assert searched <= parameters
     assert parameters - searched == cnle_hypermodel._BUILDER_ARGS
 

@@ -34,8 +34,10 @@ def test_training_model_shares_every_weight_and_compiles_with_the_sequence_loss(
         LABELS,
         max_tokens=5,
         max_steps=3,
-        encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4},
-        embedding={"dim": 6},
+        model_dim=8,
+        num_heads=2,
+        attention_dim=4,
+        embedding_dim=6,
     )
     training = compile_cnle_training_model(cnle_training_model(model))
     assert sorted(training.input) == ["label_sequence", "token_ids"]
@@ -48,4 +50,4 @@ def test_teacher_forcing_needs_an_adaptive_label_decoder():
     with pytest.raises(ValueError, match="AdaptiveLabelDecoder"):
         TeacherForcing(GileHead(keras.layers.Embedding(20, 4), LABELS))
     with pytest.raises(ValueError, match="AdaptiveLabelDecoder"):
-        cnle_training_model(gile_wan(20, LABELS, max_tokens=5, encoder={"units": 4}, head={"joint_dim": 4}))
+        cnle_training_model(gile_wan(20, LABELS, max_tokens=5, units=4, joint_dim=4))

@@ -2,6 +2,7 @@ import keras
 import numpy as np
 import pytest
 
+from keras_labelemb.layers import GileHead, HierarchicalAttention, HybridHead, WideHead
 from keras_labelemb.models import document_classifier, gile_wan
 from keras_labelemb.training import choose_blend
 
@@ -12,9 +13,9 @@ LABELS = np.array([[2, 3], [4, 5], [6, 7]], "int32")
 
 def wide_deep(features=12):
     keras.utils.set_random_seed(0)
-    return document_classifier(
-        20, LABELS, flat=True, max_tokens=5, encoder={"units": 4}, head={"joint_dim": 4}, wide_features=features
-    )
+    embedding = keras.layers.Embedding(20, 100, mask_zero=True)
+    head = HybridHead([GileHead(embedding, joint_dim=4), WideHead(len(LABELS))], LABELS)
+    return document_classifier(HierarchicalAttention("dense", 4, flat=True), head, max_tokens=5, num_features=features)
 
 
 def data(rng, n=40):
@@ -52,7 +53,7 @@ def test_single_label_blends_by_accuracy():
 
 
 def test_only_a_two_component_hybrid_is_blended():
-    model = gile_wan(20, LABELS, max_tokens=5, encoder={"units": 4}, head={"joint_dim": 4})
+    model = gile_wan(20, LABELS, max_tokens=5, units=4, joint_dim=4)
     with pytest.raises(ValueError, match="HybridHead"):
         choose_blend(model, np.ones((2, 5), "int32"), np.ones((2, 3)))
     with pytest.raises(ValueError, match="mixes"):

@@ -69,8 +69,10 @@ def test_decoded_validation_checks_its_arguments():
         LABEL_WORDS,
         max_tokens=6,
         max_steps=2,
-        encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4},
-        embedding={"dim": 6},
+        model_dim=8,
+        num_heads=2,
+        attention_dim=4,
+        embedding_dim=6,
     )
     with pytest.raises(ValueError, match="metric='f1'"):
         DecodedValidation(model, ids, targets, metric="f1")

@@ -129,8 +129,9 @@ def _train(mode, dropout, repeated_dataset=False):
     """
     import keras
 
+    from keras_labelemb.layers import GileHead, HierarchicalAttention
     from keras_labelemb.losses import SampledSigmoidLoss
-    from keras_labelemb.models import gile_han
+    from keras_labelemb.models import document_classifier, prior_bias
     from keras_labelemb.training import SampledLabelModel, build_optimizer
 
     keras.utils.set_random_seed(0)
@@ -145,14 +146,14 @@ def _train(mode, dropout, repeated_dataset=False):
         fit_data = evaluate_data = {"x": x, "y": y, "batch_size": BATCH}
     if mode.startswith("task"):
         return _train_task(mode, dropout, labels, x, fit_data, evaluate_data)
-    model = gile_han(
-        VOCABULARY,
-        labels,
-        SENTENCES,
-        WORDS,
-        embedding={"dim": 16, "initializer": keras.initializers.RandomNormal(stddev=0.5)},
-        encoder={"units": 16, "dropout": dropout},
-        head={"joint_dim": 16},  # learns in a few SGD steps
+    embedding = keras.layers.Embedding(
+        VOCABULARY, 16, mask_zero=True, embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5)
+    )
+    model = document_classifier(
+        HierarchicalAttention("dense", 16, "dense", 16, dropout=dropout, name="document_encoder"),
+        GileHead(embedding, labels, joint_dim=16, bias_initializer=prior_bias(len(labels))),  # learns in a few steps
+        max_sentences=SENTENCES,
+        max_sentence_length=WORDS,
     )
     model.compile(keras.optimizers.SGD(2.0), keras.losses.BinaryCrossentropy(from_logits=True))
     before = model.evaluate(**evaluate_data, verbose=0)

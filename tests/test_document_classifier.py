@@ -1,4 +1,4 @@
-"""document_classifier(embedding={"vectors": ..., "fine_tune": ...}): what trains, saving, zero-shot."""
+"""document_classifier(encoder, head, embedding=...): layers wired, what trains, saving, zero-shot, errors."""
 
 import json
 
@@ -6,12 +6,34 @@ import keras
 import numpy as np
 import pytest
 
-from keras_labelemb.layers import DrillHead
-from keras_labelemb.models import document_classifier, find_label_head, set_labels
+from keras_labelemb.layers import (
+    CosineHead,
+    DrillHead,
+    GileHead,
+    HierarchicalAttention,
+    HybridHead,
+    LexicalMatchHead,
+    LinearHead,
+    MaxPoolEncoder,
+    WideHead,
+    WordInteractionHead,
+)
+from keras_labelemb.models import (
+    document_classifier,
+    find_label_head,
+    gile_han,
+    gile_wan,
+    han,
+    set_labels,
+    split_at_head,
+    wan,
+    word_embeddings,
+)
 
 VOCABULARY_SIZE, DIM, TOKENS = 30, 8, 6
 LABEL_IDS = np.array([[2, 3, 0], [4, 0, 0], [5, 6, 7]])
 UNSEEN_LABEL_IDS = np.array([[20, 21, 0], [22, 0, 0]])
+LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
 
 
 def pretrained():
@@ -20,17 +42,12 @@ def pretrained():
     return vectors
 
 
-def build(mode, vectors, head=None):
+def build(mode, vectors):
     keras.utils.set_random_seed(0)
-    return document_classifier(
-        VOCABULARY_SIZE,
-        LABEL_IDS,
-        flat=True,
-        max_tokens=TOKENS,
-        encoder={"units": 8, "dropout": 0.0},
-        head=head or {"joint_dim": 8},
-        embedding={"vectors": vectors, "fine_tune": mode},
-    )
+    return gile_wan(
+        VOCABULARY_SIZE, LABEL_IDS, max_tokens=TOKENS, units=8, dropout=0.0, joint_dim=8, word_vectors=vectors,
+        fine_tune=mode,
+    )  # fmt: skip
 
 
 def batch():
@@ -74,12 +91,6 @@ def test_which_vectors_train(mode):
     assert (id(words.embeddings) in trained_words) == (mode != "none")
 
 
-def test_default_mode_is_all():
-    model = build(None, pretrained())
-    assert model.get_layer("word_embedding").trainable
-    assert find_label_head(model).embedding is model.get_layer("word_embedding")
-
-
 @pytest.mark.parametrize("mode", ["all", "none", "documents"])
 @pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_keras_round_trip_and_zero_shot(mode, tmp_path):
@@ -114,148 +125,93 @@ def test_keras_round_trip_and_zero_shot(mode, tmp_path):
 
 def test_vectors_stay_out_of_the_config():
     vectors = np.random.default_rng(0).normal(size=(5000, DIM)).astype("float32")
-    model = document_classifier(
-        5000, LABEL_IDS, flat=True, max_tokens=TOKENS, encoder={"units": 8}, embedding={"vectors": vectors}
-    )
+    model = gile_wan(5000, LABEL_IDS, max_tokens=TOKENS, units=8, word_vectors=vectors)
     assert len(json.dumps(model.get_config())) < 40_000  # the 40,000 values would take ~800 KB
 
 
-def test_drill_head_and_linear_head():
-    vectors = pretrained()
-    drill = build("documents", vectors, head={"type": "drill", "depth": 1})
-    assert find_label_head(drill).embedding.name == "label_word_embedding"
-    assert tuple(drill(batch()[0]).shape) == (8, 3)
-    linear = build("none", vectors, head="linear")
-    assert not linear.get_layer("word_embedding").trainable
-
-
-def test_argument_errors():
-    vectors = pretrained()
-    common = dict(flat=True, max_tokens=TOKENS)
-    with pytest.raises(ValueError, match=r"`embedding\['vectors'\]` must be .*vocabulary_size=30.*shape \(29, 8\)"):
-        document_classifier(30, LABEL_IDS, embedding={"vectors": vectors[:-1]}, **common)
-    with pytest.raises(ValueError, match=r"`embedding\['vectors'\]` must be finite"):
-        document_classifier(30, LABEL_IDS, embedding={"vectors": np.full((30, 8), np.nan)}, **common)
-    with pytest.raises(ValueError, match=r"`embedding\['fine_tune'\]` must be one of .* Received: fine_tune='labels'"):
-        document_classifier(30, LABEL_IDS, embedding={"vectors": vectors, "fine_tune": "labels"}, **common)
-    with pytest.raises(ValueError, match="pass them too. Received: fine_tune='none'"):
-        document_classifier(30, LABEL_IDS, embedding={"fine_tune": "none"}, **common)
-    with pytest.raises(ValueError, match=r"`embedding\['dim'\]` must match .*\(8\).*Received: dim=16"):
-        document_classifier(30, LABEL_IDS, embedding={"vectors": vectors, "dim": 16}, **common)
-    with pytest.raises(
-        ValueError, match=r"leave `initializer` and `trainable` unset\. Received: \{'trainable': False\}"
-    ):
-        document_classifier(30, LABEL_IDS, embedding={"vectors": vectors, "trainable": False}, **common)
-    with pytest.raises(ValueError, match="'documents' .* reads no label descriptions"):
-        document_classifier(30, LABEL_IDS, embedding={"vectors": vectors, "fine_tune": "documents"}, head="linear")
-    assert document_classifier(30, LABEL_IDS, embedding={"vectors": vectors, "dim": 8}, **common).output_shape == (
-        None,
-        3,
-    )
-
-
-LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
-
-
-def test_a_label_head_layer_brings_its_embedding_into_the_builder():
-    embedding = keras.layers.Embedding(40, 6, mask_zero=True)
-    head = DrillHead(embedding, LABELS, depth=1, input_projection=True)
-    model = document_classifier(40, head=head, flat=True, max_tokens=6, encoder={"units": 5})
-    assert model.get_layer(embedding.name) is embedding
-    assert find_label_head(model) is head
-    with pytest.raises(ValueError, match=r"`dropout` only\. Received: embedding keys \['dim'\]"):
-        document_classifier(
-            40,
-            head=DrillHead(keras.layers.Embedding(40, 6), LABELS, depth=1),
-            flat=True,
-            max_tokens=6,
-            embedding={"dim": 8},
-        )
-    with pytest.raises(ValueError, match="own label set"):
-        document_classifier(40, LABELS, head=head, flat=True, max_tokens=6)
-
-
-@pytest.mark.parametrize(
-    "spec,match",
-    [
-        ({"type": "gile", "depth": 2}, r"\['depth'\] belong to another head"),
-        ({"type": "drill", "activation": "tanh", "num_languages": 2}, r"\['num_languages'\]"),
-        ({"type": "linear", "joint_dim": 4}, r"\['joint_dim'\]"),
-        ({"type": "gile", "bias_initializer": "zeros"}, r"\['bias_initializer'\]"),
-        ({"type": "softmax"}, "head\\['type'\\]"),
-        ("deep", "head='deep'"),
-    ],
-)
-def test_head_specs_reject_arguments_of_another_head(spec, match):
-    with pytest.raises(ValueError, match=match):
-        document_classifier(40, LABELS, flat=True, max_tokens=6, head=spec)
-
-
-def test_max_pool_encoder_spec_builds_the_regularised_bilstm():
-    from keras_labelemb.layers import MaxPoolEncoder
-
-    spec = {"type": "max_pool", "units": 3, "word_dropout": 0.1, "recurrent_dropout": 0.1}
-    model = document_classifier(30, LABELS, flat=True, max_tokens=6, encoder=spec, head={"joint_dim": 4})
-    encoder = model.get_layer("document_encoder")
-    assert isinstance(encoder, MaxPoolEncoder) and encoder.output_size == 6 and encoder.word_dropout == 0.1
-    ids = np.array([[2, 3, 4, 0, 0, 0], [0, 0, 0, 0, 0, 0]], "int32")
-    assert np.all(np.isfinite(model(ids)))
-    # A head that reads the encoder's states gets them from the max-pooling encoder too.
-    states = document_classifier(
-        30, LABELS, flat=True, max_tokens=6, encoder=spec, head={"type": "interaction", "document_vectors": "states"}
-    )
-    assert states.get_layer("document_encoder").return_token_states
-    assert states(ids).shape == (2, len(LABELS))
-
-
-@pytest.mark.parametrize(
-    "encoder, flat, match",
-    [
-        ({"type": "max_pool"}, False, "flat=True"),
-        ({"type": "transformer"}, True, r"type must be one of .*Received: encoder=\{'type': 'transformer'\}"),
-        ({"units": 3, "word_dropout": 0.1}, True, r"\['word_dropout'\] belong to another encoder"),
-        ("max_pool", False, "flat=True"),
-        (3, True, "a name or a dict spec. Received: encoder=3"),
-    ],
-)
-def test_encoder_spec_errors(encoder, flat, match):
-    sizes = {"max_tokens": 6} if flat else {"max_sentences": 2, "max_sentence_length": 3}
-    with pytest.raises(ValueError, match=match):
-        document_classifier(30, LABELS, flat=flat, encoder=encoder, **sizes)
-
-
-def test_an_encoder_spec_sets_the_attention_encoder_and_a_name_keeps_its_defaults():
-    spec = {"type": "bigru", "units": 5, "attention_units": 7, "dropout": 0.3}
-    encoder = document_classifier(30, LABELS, max_sentences=2, max_sentence_length=3, encoder=spec).get_layer(
-        "document_encoder"
-    )
-    assert (encoder.word_encoder, encoder.sentence_encoder) == ("bigru", "bigru")
-    assert (encoder.word_units, encoder.sentence_units, encoder.attention_units, encoder.dropout) == (5, 5, 7, 0.3)
-    default = document_classifier(30, LABELS, flat=True, max_tokens=6, encoder="gru").get_layer("document_encoder")
-    assert (default.word_encoder, default.word_units, default.attention_units, default.dropout) == (
-        "gru",
-        100,
-        None,
+def test_the_seed_builders_set_their_layers_and_the_prior_bias():
+    model = gile_han(30, LABELS, max_sentences=2, max_sentence_length=3, encoder="bigru", units=5, joint_dim=7)
+    encoder, head = model.get_layer("document_encoder"), model.get_layer("gile_head")
+    assert (encoder.word_encoder, encoder.sentence_encoder, encoder.word_units, encoder.dropout) == (
+        "bigru",
+        "bigru",
+        5,
         0.2,
     )
+    assert head.joint_dim == 7 and model.name == "gile_han"
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(head.bias), -np.log(len(LABELS)), rtol=1e-6)
+    linear = wan(30, 5, max_tokens=6, units=4)
+    assert isinstance(find_label_head(linear), LinearHead) and linear.output_shape == (None, 5)
+    assert han(30, 5, max_sentences=2, max_sentence_length=3, units=4).output_shape == (None, 5)
+    with pytest.raises(ValueError, match="a linear head reads no labels"):
+        wan(30, 5, max_tokens=6, word_vectors=pretrained(), fine_tune="documents")
 
 
-@pytest.mark.parametrize(
-    "flat, sizes, named",
-    [
-        (False, {"max_tokens": 6}, "max_tokens=6"),
-        (True, {"max_tokens": 6, "max_sentences": 2}, "max_sentences=2"),
-        (True, {"max_sentence_length": 3}, "max_sentence_length=3"),
-    ],
-)
-def test_sizes_of_the_other_layout_are_an_error_not_ignored(flat, sizes, named):
-    with pytest.raises(ValueError, match=rf"flat={flat} reads documents sized by .*Received: .*{named}"):
-        document_classifier(30, LABELS, flat=flat, **sizes)
+def test_any_head_layer_over_any_encoder_layer():
+    """The builder wires what it is given: a DRILL head over a max-pooling BiLSTM, and a registered cosine head."""
+    embedding, _ = word_embeddings(40, dim=6)
+    head = DrillHead(embedding, LABELS, depth=1, input_projection=True)
+    model = document_classifier(MaxPoolEncoder(units=3, word_dropout=0.1), head, max_tokens=6)
+    assert model.get_layer(embedding.name) is embedding and find_label_head(model) is head
+    ids = np.array([[2, 3, 4, 0, 0, 0], [0, 0, 0, 0, 0, 0]], "int32")
+    assert np.all(np.isfinite(model(ids)))  # an all-padding document included
+    cosine = document_classifier(HierarchicalAttention("dense", 4, flat=True), CosineHead(embedding, LABELS))
+    assert isinstance(split_at_head(cosine)[1], CosineHead) and cosine.name == "cosine_wan"
+
+
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
+def test_the_word_states_reach_a_head_that_reads_them_and_train_the_encoder(tmp_path):
+    """A word-interaction head over a HAN's word states: they reach it flattened over sentences, it trains the
+    word encoder through them, the encoder cut at the head outputs them, and the model saves."""
+    embedding, _ = word_embeddings(12, dim=4)
+    encoder = HierarchicalAttention("dense", 5, "dense", 5, return_token_states=True, name="document_encoder")
+    head = WordInteractionHead(embedding, LABELS, document_vectors="states")
+    model = document_classifier(encoder, head, max_sentences=2, max_sentence_length=3)
+    ids = np.random.default_rng(0).integers(0, 12, size=(4, 2, 3)).astype("int32")
+    document = split_at_head(model)[0].predict(ids, verbose=0)
+    assert sorted(document) == ["pooled", "token_ids", "token_states"] and document["token_states"].shape == (4, 6, 5)
+    word_encoder = model.get_layer("document_encoder").word_encoder_layer
+    before = keras.ops.convert_to_numpy(word_encoder.kernel).copy()
+    model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True))
+    model.fit(ids, np.ones((4, 4), "float32"), epochs=1, verbose=0)
+    assert not np.array_equal(keras.ops.convert_to_numpy(word_encoder.kernel), before)
+    model.save(tmp_path / "states.keras")
+    loaded = keras.saving.load_model(tmp_path / "states.keras")
+    np.testing.assert_allclose(loaded.predict(ids, verbose=0), model.predict(ids, verbose=0), atol=1e-6)
 
 
 def test_a_han_without_static_sizes_gives_a_token_reading_head_every_token():
-    model = document_classifier(30, LABELS, head={"type": "hybrid", "components": ["gile", "lexical"]})
+    embedding, _ = word_embeddings(30, dim=4)
+    hybrid = HybridHead([GileHead(embedding, joint_dim=3), LexicalMatchHead(embedding)], LABELS)
+    model = document_classifier(HierarchicalAttention("dense", 4, "dense", 4), hybrid, max_sentences=None)
     ids = np.random.default_rng(0).integers(0, 30, size=(2, 3, 4)).astype("int32")
-    flat = model.get_layer("flat_token_ids")
-    assert tuple(flat.output.shape) == (None, None)
+    assert tuple(model.get_layer("flat_token_ids").output.shape) == (None, None)
     assert model.predict(ids, verbose=0).shape == (2, len(LABELS))
+
+
+def test_a_wide_head_makes_the_model_read_features():
+    embedding, _ = word_embeddings(30, dim=4)
+    hybrid = HybridHead([GileHead(embedding, joint_dim=3), WideHead(len(LABELS))], LABELS)
+    model = document_classifier(HierarchicalAttention("dense", 4, flat=True), hybrid, max_tokens=5, num_features=9)
+    x = {"token_ids": np.ones((2, 5), "int32"), "features": np.random.default_rng(0).random((2, 9), "float32")}
+    assert sorted(model.input) == ["features", "token_ids"] and model.predict(x, verbose=0).shape == (2, len(LABELS))
+    with pytest.raises(ValueError, match=r"`num_features` .* Received: num_features=None"):
+        document_classifier(HierarchicalAttention("dense", 4, flat=True), hybrid, max_tokens=5)
+
+
+def test_argument_errors_name_what_was_passed():
+    embedding, _ = word_embeddings(30, dim=4)
+    gile = GileHead(embedding, LABELS, joint_dim=3)
+    flat = HierarchicalAttention("dense", 4, flat=True)
+    with pytest.raises(ValueError, match="`head` must be a LabelHead layer.*Received: head='gile'"):
+        document_classifier(flat, "gile")
+    with pytest.raises(ValueError, match="`encoder` must be a Keras layer. Received: encoder='dense'"):
+        document_classifier("dense", gile)
+    with pytest.raises(ValueError, match="holds no word embedding.*pass `embedding`"):
+        document_classifier(flat, LinearHead(3), max_tokens=5)
+    with pytest.raises(ValueError, match="reads flat documents.*Received: max_tokens=None, max_sentences=2"):
+        document_classifier(flat, gile, max_sentences=2, max_sentence_length=3)
+    with pytest.raises(ValueError, match="not both. Received: max_tokens=5, max_sentences=2"):
+        document_classifier(flat, gile, max_tokens=5, max_sentences=2, max_sentence_length=3)
+    with pytest.raises(ValueError, match="`num_features` .* Received: num_features=4"):
+        document_classifier(flat, gile, max_tokens=5, num_features=4)

@@ -376,17 +376,21 @@ def test_bias_initializer_sets_the_starting_logit_and_survives_the_config():
 @pytest.mark.parametrize("units", [DIM, DIM + 3])  # g_in = I, and the projected (dual) form
 @pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_document_classifier_drill_head_scores_new_labels_and_round_trips(units, tmp_path):
-    from keras_labelemb.models import document_classifier, set_labels
+    from keras_labelemb.layers import HierarchicalAttention
+    from keras_labelemb.models import document_classifier, prior_bias, set_labels
 
-    model = document_classifier(
-        VOCAB,
+    embedding = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
+    head = DrillHead(
+        embedding,
         LABELS,
-        max_sentences=2,
-        max_sentence_length=4,
-        embedding={"dim": DIM},
-        encoder={"units": units},
-        head={"type": "drill", "depth": 2},
+        depth=2,
+        activation="tanh",
+        input_projection=units != DIM,
+        bias_initializer=prior_bias(len(LABELS)),
+        name="drill_head",
     )
+    encoder = HierarchicalAttention("dense", units, "dense", units, dropout=0.2)
+    model = document_classifier(encoder, head, max_sentences=2, max_sentence_length=4)
     head = model.get_layer("drill_head")
     assert head.input_projection == (units != DIM)
     np.testing.assert_allclose(float(ops.convert_to_numpy(head.bias)), -np.log(len(LABELS)), rtol=1e-6)
@@ -406,8 +410,11 @@ def test_document_classifier_drill_head_scores_new_labels_and_round_trips(units,
     np.testing.assert_allclose(after[:, 0], before[:, 2], atol=1e-5)
 
 
-def test_document_classifier_drill_head_needs_descriptions():
+def test_a_drill_head_without_descriptions_scores_every_word_when_wired():
+    """Without `label_ids` the labels are the table's words (the language-model setting), documented, not an error."""
+    from keras_labelemb.layers import HierarchicalAttention
     from keras_labelemb.models import document_classifier
 
-    with pytest.raises(ValueError, match="label_ids"):
-        document_classifier(VOCAB, num_labels=4, flat=True, max_tokens=5, head="drill")
+    embedding = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
+    model = document_classifier(HierarchicalAttention("dense", DIM, flat=True), DrillHead(embedding), max_tokens=5)
+    assert model.predict(np.ones((2, 5), "int32"), verbose=0).shape == (2, VOCAB)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from keras_labelemb.models import drill_lm
+from keras_labelemb.models.language_model import HEAD_OPTIONS
 from keras_labelemb.training import ResetStates
 from keras_labelemb.tuning import DrillLanguageModelHyperModel, drill_language_model_hypermodel
 
@@ -98,7 +99,7 @@ def test_adam_cosine_decay_without_clipping_and_head_options():
         learning_rate=2e-3,
         clipnorm=None,
         decay_steps=100,
-        head_options={"activation": "tanh"},
+        head_activation="tanh",
         embedding_dim=6,
     ).build(fixed(depth=1, residual="embedding"))
     optimizer = model.optimizer
@@ -214,11 +215,11 @@ def test_tiny_searches_stateful_on_perplexity_and_stateless_on_loss(tmp_path):
         (dict(jit_compile=None), "jit_compile=None"),
         (dict(head="tied"), "pass `depths=`.*head='tied'"),
         (dict(lstm_units=8), "lstm_units=8"),
-        (dict(head_options={"depth": 2}), "cannot fix 'depth'.*depths="),
-        (dict(head_options={"residual_to_previous": True}), "cannot fix 'residual_to_previous'.*residuals="),
-        (dict(head_options={"type": "dual"}), "cannot fix 'type'"),
-        (dict(head_options={"bias": False}), "'bias' is not one"),
-        (dict(head_options="sigmoid"), "head_options='sigmoid'"),
+        (dict(depth=2), "`depth` is set by the hypermodel: pass `depths=`"),
+        (dict(residual_to_previous=True), "pass `residuals=`.*residual_to_previous=True"),
+        (dict(head_dropout_type="standard"), "pass `dropout_types=`.*head_dropout_type='standard'"),
+        (dict(bias=False), "`bias` is not an argument of keras_labelemb.models.drill_lm"),
+        (dict(head_options={"activation": "tanh"}), r"keyword arguments.*head_activation=.*head_options=\{"),
     ],
 )
 def test_bad_arguments_raise_value_error_naming_them(kwargs, match):
@@ -229,7 +230,12 @@ def test_bad_arguments_raise_value_error_naming_them(kwargs, match):
 
 
 def test_the_builder_argument_lists_follow_drill_lm():
-    parameters = set(inspect.signature(drill_lm).parameters)
+    signature = inspect.signature(drill_lm).parameters.values()
+    parameters = {p.name for p in signature if p.kind != inspect.Parameter.VAR_KEYWORD}  # not **head_options
     searched = set(drill_language_model_hypermodel._SEARCHED)
     assert searched <= parameters
     assert parameters - searched == drill_language_model_hypermodel._BUILDER_ARGS
+    # The head options: those searched and those fixed are all of drill_lm's.
+    head_searched = set(drill_language_model_hypermodel._HEAD_SEARCHED)
+    assert head_searched | drill_language_model_hypermodel._HEAD_FIXED == set(HEAD_OPTIONS)
+    assert not head_searched & drill_language_model_hypermodel._HEAD_FIXED

@@ -170,28 +170,21 @@ def test_joint_dim_matching_linear_eq19():
         joint_dim_matching_linear(100, 0, 100)
 
 
-@pytest.mark.parametrize("head", ["gile", "linear", "bilinear", "drill"])
-def test_document_classifier_starts_every_head_at_the_label_prior(head):
-    from keras_labelemb.models import document_classifier
+def test_the_seed_builders_start_the_output_bias_at_the_label_prior():
+    from keras_labelemb.models import gile_wan, prior_bias, wan
 
     labels = np.array([[2, 3], [4, 0], [5, 6], [7, 0]], "int32")
-    kwargs = dict(flat=True, max_tokens=5, embedding={"dim": 6}, encoder={"units": 6}, head=head)
-    if head in ("gile", "bilinear"):
-        kwargs["head"] = {"variant": head, "joint_dim": 4}
-    if head == "linear":
-        kwargs["num_labels"] = 4
-    else:
-        kwargs["label_ids"] = labels
 
     def output_bias(model):
-        layer = model.layers[-1]
-        return ops.convert_to_numpy(layer.bias)
+        return ops.convert_to_numpy(model.layers[-1].bias)
 
-    np.testing.assert_allclose(output_bias(document_classifier(20, **kwargs)), -np.log(4), rtol=1e-6)
-    np.testing.assert_array_equal(output_bias(document_classifier(20, prior_logit=None, **kwargs)), 0.0)
-    np.testing.assert_array_equal(output_bias(document_classifier(20, prior_logit=-2, **kwargs)), -2.0)
-    with pytest.raises(ValueError, match="prior_logit"):
-        document_classifier(20, prior_logit=float("nan"), **kwargs)
+    np.testing.assert_allclose(output_bias(gile_wan(20, labels, max_tokens=5, units=6, joint_dim=4)), -np.log(4))
+    np.testing.assert_allclose(output_bias(wan(20, 4, max_tokens=5, units=6)), -np.log(4), rtol=1e-6)
+    zeros = gile_wan(20, labels, max_tokens=5, units=6, joint_dim=4, bias_initializer="zeros")
+    np.testing.assert_array_equal(output_bias(zeros), 0.0)
+    assert prior_bias(1).value == 0.0
+    with pytest.raises(ValueError, match="num_labels"):
+        prior_bias(0)
 
 
 EN_LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8]], "int32")

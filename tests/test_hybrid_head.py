@@ -11,9 +11,16 @@ import tensorflow as tf
 from keras import ops
 
 import keras_labelemb
-from keras_labelemb.layers import GileHead, HybridHead, LexicalMatchHead, LinearHead, WordInteractionHead
+from keras_labelemb.layers import (
+    GileHead,
+    HierarchicalAttention,
+    HybridHead,
+    LexicalMatchHead,
+    LinearHead,
+    WordInteractionHead,
+)
 from keras_labelemb.layers.hybrid_head import label_columns
-from keras_labelemb.models import document_classifier, find_label_head, set_labels
+from keras_labelemb.models import document_classifier, find_label_head, prior_bias, set_labels, split_at_head
 
 RNG = np.random.default_rng(17)
 VOCAB, DIM, POOLED, T = 30, 5, 7, 6
@@ -154,16 +161,23 @@ def test_label_columns(label_ids, seen, expected):
 
 def hybrid_model(components, flat=True, labels=LABELS, standardize=False):
     keras.utils.set_random_seed(0)
-    shape = {"flat": True, "max_tokens": T} if flat else {"max_sentences": 2, "max_sentence_length": T // 2}
-    components = [{"type": "gile", "joint_dim": 4} if c == "gile" else c for c in components]
-    return document_classifier(
-        VOCAB,
+    shape = {"max_tokens": T} if flat else {"max_sentences": 2, "max_sentence_length": T // 2}
+    embedding = keras.layers.Embedding(VOCAB, DIM, mask_zero=True, name="word_embedding")
+    parts = {
+        "gile": lambda: GileHead(embedding, joint_dim=4, name="gile_head"),
+        "lexical": lambda: LexicalMatchHead(embedding, name="lexical_match_head"),
+        "interaction": lambda: WordInteractionHead(embedding, name="word_interaction_head"),
+        "linear": lambda: LinearHead(len(labels), name="linear_head"),
+    }
+    head = HybridHead(
+        [parts[name]() for name in components],
         labels,
-        embedding={"dim": DIM},
-        encoder={"units": 4},
-        head={"type": "hybrid", "components": components, "standardize": standardize},
-        **shape,
+        standardize=standardize,
+        bias_initializer=prior_bias(len(labels)),
+        name="hybrid_head",
     )
+    encoder = HierarchicalAttention("dense", 4, "dense", 4, flat=flat, dropout=0.2, name="document_encoder")
+    return document_classifier(encoder, head, **shape)
 
 
 def documents(n, flat=True):
@@ -223,41 +237,21 @@ def test_sampled_training_and_chunked_top_k(flat):
 
 
 # ---------------------------------------------------------------------------
-# Builder errors
+# Constructor errors
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "head, match",
-    [
-        ({"type": "hybrid"}, "components"),
-        ({"type": "hybrid", "components": []}, "components"),
-        ({"type": "hybrid", "components": ["gile", {"type": "hybrid", "components": ["gile"]}]}, "hybrid"),
-        ({"type": "hybrid", "components": ["gile", "lexical"], "joint_dim": 4}, "joint_dim"),
-        ({"type": "hybrid", "components": [{"type": "lexical", "joint_dim": 4}]}, "joint_dim"),
-        ({"type": "hybrid", "components": ["linear"]}, "embedding"),
-        ("hybrid", "head"),
-    ],
-)
-def test_builder_rejects_bad_hybrid_specs(head, match):
-    with pytest.raises(ValueError, match=match):
-        document_classifier(
-            VOCAB, LABELS, flat=True, max_tokens=T, embedding={"dim": DIM}, encoder={"units": 4}, head=head
-        )
-
-
-def test_lexical_head_cannot_fine_tune_documents_only():
-    vectors = RNG.normal(size=(VOCAB, DIM)).astype("float32")
-    with pytest.raises(ValueError, match=r"embedding\['fine_tune'\]='documents'"):
-        document_classifier(
-            VOCAB,
-            LABELS,
-            flat=True,
-            max_tokens=T,
-            encoder={"units": 4},
-            head="lexical",
-            embedding={"vectors": vectors, "fine_tune": "documents"},
-        )
+def test_a_hybrid_refuses_components_it_cannot_combine():
+    embedding = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
+    with pytest.raises(ValueError, match="non-empty list of LabelHead layers. Received: \\[\\]"):
+        HybridHead([], LABELS)
+    inner = HybridHead([GileHead(embedding, joint_dim=3)], LABELS)
+    with pytest.raises(ValueError, match="other than a HybridHead"):
+        HybridHead([GileHead(embedding, joint_dim=3), inner], LABELS)
+    with pytest.raises(ValueError, match="distinct names"):
+        HybridHead([GileHead(embedding, name="g"), LexicalMatchHead(embedding, name="g")], LABELS)
+    with pytest.raises(ValueError, match="needs the shared embedding"):
+        HybridHead([LinearHead(len(LABELS))], LABELS)
 
 
 def test_a_hybrid_rebuilt_from_its_config_asks_for_its_seen_labels_before_relabelling():
@@ -299,11 +293,18 @@ def test_a_standardising_hybrid_freezes_the_weights_its_z_scores_cancel(standard
 
 
 def test_relabelling_a_hybrid_gives_every_description_component_the_one_new_set():
+    """Components built without a label set read the hybrid's: one set, replaced once, and no stale copy."""
     model = hybrid_model(["gile", "lexical", "linear"])
     head = find_label_head(model)
-    holding = [c for c in head.components if c.label_ids is not None]
-    assert holding, "the builder gives the description components the label set"
+    assert all(c.label_ids is None for c in head.components if c.reads_descriptions)
+    x = documents(3)
     set_labels(model, RELABELLED)
-    for component in holding:
-        np.testing.assert_array_equal(component.label_ids, head.label_ids)
+    assert all(c.label_ids is None for c in head.components if c.reads_descriptions)
+    alone = HybridHead([c for c in head.components], label_ids=RELABELLED, seen_label_ids=LABELS, name="again")
+    encoder, _ = split_at_head(model)
+    np.testing.assert_allclose(
+        model.predict(x, verbose=0) - ops.convert_to_numpy(head.bias),
+        ops.convert_to_numpy(alone(encoder.predict(x, verbose=0))) - ops.convert_to_numpy(alone.bias),
+        atol=1e-5,
+    )
     assert head.label_ids.shape == RELABELLED.shape

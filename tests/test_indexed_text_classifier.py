@@ -20,7 +20,7 @@ def vectorizer():
 
 def test_top_k_from_raw_text_equals_the_model_s_exact_top_k(vectorizer, tmp_path):
     label_ids = vectorizer.encode_labels(LABELS, 3)
-    model = gile_wan(vectorizer.vocabulary_size, label_ids, max_tokens=6, encoder={"units": 8}, head={"joint_dim": 8})
+    model = gile_wan(vectorizer.vocabulary_size, label_ids, max_tokens=6, units=8, joint_dim=8)
     export_text_classifier(model, vectorizer, str(tmp_path / "model"))
     LabelIndex(model, kind="hnsw", verbose=0).save(str(tmp_path / "index"))
     served = IndexedTextClassifier(str(tmp_path / "model"), str(tmp_path / "index"), label_names=LABELS)

@@ -6,23 +6,15 @@ import pytest
 from keras import ops
 
 from keras_labelemb.layers import GileHead, LinearHead
-from keras_labelemb.models import document_classifier, find_label_head, set_labels, split_at_head
+from keras_labelemb.models import find_label_head, gile_wan, set_labels, split_at_head
 
 RNG = np.random.default_rng(11)
 
 LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
 
 
-def small_model(head="gile"):
-    return document_classifier(
-        40,
-        LABELS,
-        flat=True,
-        max_tokens=6,
-        embedding={"dim": 6},
-        encoder={"units": 6},
-        head={"type": head, "joint_dim": 5} if head == "gile" else head,
-    )
+def small_model():
+    return gile_wan(40, LABELS, max_tokens=6, embedding_dim=6, units=6, joint_dim=5)
 
 
 def test_set_labels_on_a_compiled_model_that_already_predicted():

@@ -3,7 +3,15 @@ import numpy as np
 import pytest
 
 from keras_labelemb.evaluation import LabelIndex, predict_top_k
-from keras_labelemb.layers import DrillHead, GileHead, HybridHead, LexicalMatchHead, LinearHead, WideHead
+from keras_labelemb.layers import (
+    DrillHead,
+    GileHead,
+    HierarchicalAttention,
+    HybridHead,
+    LexicalMatchHead,
+    LinearHead,
+    WideHead,
+)
 from keras_labelemb.models import document_classifier, gile_wan, set_labels, wan
 
 VOCABULARY = 60
@@ -57,19 +65,24 @@ def test_heads_that_are_not_inner_products_say_so():
         assert not head.scores_are_inner_products
         with pytest.raises(ValueError, match="inner product"):
             head.label_vectors()
-    model = document_classifier(VOCABULARY, labels, flat=True, max_tokens=5, encoder={"units": 4}, head="lexical")
+    lexical = LexicalMatchHead(keras.layers.Embedding(VOCABULARY, 8, mask_zero=True), labels)
+    model = document_classifier(HierarchicalAttention("dense", 4, flat=True), lexical, max_tokens=5)
     with pytest.raises(ValueError, match="no inner-product index"):
         LabelIndex(model, kind="flat", verbose=0)
+
+
+def drill_wan(labels):
+    embedding = keras.layers.Embedding(VOCABULARY, 100, mask_zero=True)
+    head = DrillHead(embedding, labels, depth=2, activation="tanh", input_projection=True)
+    return document_classifier(HierarchicalAttention("dense", 8, flat=True), head, max_tokens=6)
 
 
 def models():
     labels = distinct_labels(600)
     return {
-        "gile": gile_wan(VOCABULARY, labels, max_tokens=6, encoder={"units": 8}, head={"joint_dim": 12}),
-        "drill": document_classifier(
-            VOCABULARY, labels, flat=True, max_tokens=6, encoder={"units": 8}, head={"type": "drill", "depth": 2}
-        ),
-        "linear": wan(VOCABULARY, 600, max_tokens=6, encoder={"units": 8}),
+        "gile": gile_wan(VOCABULARY, labels, max_tokens=6, units=8, joint_dim=12),
+        "drill": drill_wan(labels),
+        "linear": wan(VOCABULARY, 600, max_tokens=6, units=8),
     }
 
 
@@ -115,7 +128,7 @@ def test_exact_top_k_with_the_cached_label_side_equals_scoring_per_chunk(built_m
 
 def test_a_new_label_set_needs_a_rebuilt_index_and_the_index_round_trips(tmp_path):
     keras.utils.set_random_seed(0)
-    model = gile_wan(VOCABULARY, distinct_labels(50), max_tokens=6, encoder={"units": 8}, head={"joint_dim": 12})
+    model = gile_wan(VOCABULARY, distinct_labels(50), max_tokens=6, units=8, joint_dim=12)
     index = LabelIndex(model, kind="hnsw", verbose=0)
     before = index.search(DOCUMENTS, 3)
     index.save(str(tmp_path / "index"))
@@ -139,7 +152,7 @@ def test_a_new_label_set_needs_a_rebuilt_index_and_the_index_round_trips(tmp_pat
 
 def test_an_ivf_pq_index_round_trips_with_its_refinement(tmp_path):
     keras.utils.set_random_seed(0)
-    model = gile_wan(VOCABULARY, distinct_labels(300), max_tokens=6, encoder={"units": 8}, head={"joint_dim": 15})
+    model = gile_wan(VOCABULARY, distinct_labels(300), max_tokens=6, units=8, joint_dim=15)
     index = LabelIndex(model, kind="ivf_pq", nlist=4, nprobe=2, refine_factor=3, verbose=0)
     assert index.index.d % 2 == 0  # the transform's coordinate and a zero column: two dimensions per code
     before = index.search(DOCUMENTS, 4)

@@ -31,7 +31,7 @@ def small_gile_han(num_labels=16, joint_dim=8):
 
     keras.utils.set_random_seed(0)
     labels = np.random.default_rng(0).integers(2, 60, (num_labels, 3)).astype("int32")
-    return gile_han(60, labels, 3, 5, embedding={"dim": 8}, encoder={"units": 8}, head={"joint_dim": joint_dim})
+    return gile_han(60, labels, 3, 5, embedding_dim=8, units=8, joint_dim=joint_dim)
 
 
 def axes_of(layout_map):
@@ -48,7 +48,7 @@ def test_a_gile_head_gets_layouts_for_its_label_side_tensors():
 def test_a_linear_head_gets_its_kernel_and_bias_sharded_on_the_label_axis():
     from keras_labelemb.models import han
 
-    model = han(60, 16, 3, 5, embedding={"dim": 8}, encoder={"units": 8})
+    model = han(60, 16, 3, 5, embedding_dim=8, units=8)
     assert axes_of(label_sharding_layout_map(model, one_device_mesh())) == {
         "linear_head/kernel": (None, "model"),
         "linear_head/bias": ("model",),
@@ -59,9 +59,7 @@ def test_a_linear_head_gets_its_kernel_and_bias_sharded_on_the_label_axis():
 def test_a_tied_language_model_shards_the_word_table_its_labels_are():
     from keras_labelemb.models import drill_lm
 
-    model = drill_lm(
-        64, batch_size=2, bptt=4, units=8, num_layers=1, embedding_dim=8, head={"type": "drill", "depth": 1}
-    )
+    model = drill_lm(64, batch_size=2, bptt=4, units=8, num_layers=1, embedding_dim=8, depth=1)
     layouts = axes_of(label_sharding_layout_map(model, one_device_mesh()))
     embedding = model.get_layer("drill_head").embedding
     assert layouts[embedding.embeddings.path] == ("model", None)  # the vocabulary is the label set
@@ -215,7 +213,6 @@ def _scoring_memory(build, x):
 
 def _training(x, labels):
     from keras_labelemb.losses import SampledSigmoidLoss
-    from keras_labelemb.models import gile_han
     from keras_labelemb.training import SampledLabelModel
 
     rng = np.random.default_rng(1)
@@ -225,14 +222,17 @@ def _training(x, labels):
 
     def build():
         keras.utils.set_random_seed(0)
-        return gile_han(
-            60,
-            labels,
-            3,
-            5,
-            embedding={"dim": 16, "initializer": keras.initializers.RandomNormal(stddev=0.5)},
-            encoder={"units": 16},
-            head={"joint_dim": 16},
+        from keras_labelemb.layers import GileHead, HierarchicalAttention
+        from keras_labelemb.models import document_classifier, prior_bias
+
+        embedding = keras.layers.Embedding(
+            60, 16, mask_zero=True, embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5)
+        )
+        return document_classifier(
+            HierarchicalAttention("dense", 16, "dense", 16, dropout=0.2),
+            GileHead(embedding, labels, joint_dim=16, bias_initializer=prior_bias(len(labels))),
+            max_sentences=3,
+            max_sentence_length=5,
         )
 
     def fit(mode):
@@ -277,7 +277,7 @@ def run():
 
     def linear():
         keras.utils.set_random_seed(0)
-        return han(60, 16, 3, 5, embedding={"dim": 8}, encoder={"units": 12})
+        return han(60, 16, 3, 5, embedding_dim=8, units=12)
 
     model, eager, difference, _ = _unsharded_and_sharded(linear, x)
     result["linear"] = {
@@ -288,8 +288,7 @@ def run():
 
     def language_model():
         keras.utils.set_random_seed(0)
-        head = {"type": "drill", "depth": 1}
-        return drill_lm(64, batch_size=2, bptt=4, units=8, num_layers=1, embedding_dim=8, head=head, stateful=False)
+        return drill_lm(64, batch_size=2, bptt=4, units=8, num_layers=1, embedding_dim=8, depth=1, stateful=False)
 
     words = rng.integers(1, 64, (2, 4)).astype("int32")
     model, eager, difference, _ = _unsharded_and_sharded(language_model, words)
@@ -301,7 +300,7 @@ def run():
 
     try:
         mesh = keras.distribution.DeviceMesh((1, 2), ("batch", "model"), keras.distribution.list_devices())
-        label_sharding_layout_map(han(60, 15, 3, 5, embedding={"dim": 8}, encoder={"units": 8}), mesh)
+        label_sharding_layout_map(han(60, 15, 3, 5, embedding_dim=8, units=8), mesh)
         result["uneven_error"] = "no error"
     except ValueError as error:
         result["uneven_error"] = str(error)

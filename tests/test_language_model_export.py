@@ -16,7 +16,7 @@ TEXTS = ["the cat sat on", "a dog", "the zebra ran", "mat"]  # "zebra" is not a 
 def trained(tmp_path_factory):
     """A stateful DRILL LM (batch 2, bptt 4) trained two steps, its stateless copy, and its export."""
     keras.utils.set_random_seed(0)
-    model = drill_lm(len(WORDS), batch_size=2, bptt=4, units=8, num_layers=2, head={"type": "drill", "depth": 2})
+    model = drill_lm(len(WORDS), batch_size=2, bptt=4, units=8, num_layers=2, depth=2)
     model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True), run_eagerly=True)
     stream = np.random.default_rng(0).integers(0, len(WORDS), (2, 2, 5))
     model.fit(stream[:, :, :-1].reshape(-1, 4), stream[:, :, 1:].reshape(-1, 4), batch_size=2, shuffle=False, verbose=0)

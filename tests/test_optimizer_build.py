@@ -53,7 +53,7 @@ def test_a_built_optimizer_gives_one_trace_and_the_same_training(keras_as_users_
 @tensorflow_only
 def test_sampled_label_model_compile_gives_one_trace(keras_as_users_run_it):
     trainer = SampledLabelModel(
-        gile_wan(20, LABELS, max_tokens=6, embedding={"dim": 4}, head={"joint_dim": 4}),
+        gile_wan(20, LABELS, max_tokens=6, embedding_dim=4, joint_dim=4),
         SampledSigmoidLoss(num_negatives=2),
     )
     trainer.compile("adam")
@@ -75,15 +75,15 @@ def test_what_is_not_ready_is_left_to_keras():
 def _built_by_hypermodels():
     small = dict(jit_compile=False)
     hp = keras_tuner.HyperParameters()
-    yield LabelHeadHyperModel(20, LABELS, flat=True, max_tokens=6, embedding={"dim": 4}, **small).build(hp)
+    yield LabelHeadHyperModel(20, LABELS, flat=True, max_tokens=6, embedding_dim=4, **small).build(hp)
     yield RegionLSTMHyperModel(20, 3, max_tokens=6, units=(4,), chop_sizes=(0,), **small).build(hp)
     yield DrillLanguageModelHyperModel(20, bptt=4, units=4, num_layers=1, **small).build(hp)
-    cnle_maker = CNLEHyperModel(20, LABELS, max_tokens=6, max_steps=2, model_dims=(4,), embedding={"dim": 4}, **small)
+    cnle_maker = CNLEHyperModel(20, LABELS, max_tokens=6, max_steps=2, model_dims=(4,), embedding_dim=4, **small)
     yield cnle_maker.training_model(hp, cnle_maker.build(hp))
 
 
 def test_hypermodels_and_the_cnle_compile_helper_build_the_optimizer():
     models = list(_built_by_hypermodels())
-    training = cnle_training_model(cnle(20, LABELS, max_tokens=6, max_steps=2, encoder={"model_dim": 4}))
+    training = cnle_training_model(cnle(20, LABELS, max_tokens=6, max_steps=2, model_dim=4))
     models.append(compile_cnle_training_model(training))
     assert [model.optimizer.built for model in models] == [True] * 5

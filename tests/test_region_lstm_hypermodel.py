@@ -1,15 +1,15 @@
-"""RegionLSTMHyperModel: hp values reach the RegionLSTM, conditional chop overlap, a tiny search, argument checks."""
-
-import inspect
+"""RegionLSTMHyperModel: trials are LabelClassifiers whose RegionLSTM has the hp values, conditional chop overlap,
+the head hook, a tiny search whose best model is a task, argument checks."""
 
 import keras
 import keras_tuner
 import numpy as np
 import pytest
 
+from keras_labelemb.layers import CosineHead, LinearHead
 from keras_labelemb.metrics import MicroF1
-from keras_labelemb.models import oh_2lstmp
-from keras_labelemb.tuning import RegionLSTMHyperModel, region_lstm_hypermodel
+from keras_labelemb.tasks import LabelClassifier
+from keras_labelemb.tuning import RegionLSTMHyperModel
 
 # keras-tuner's get_best_models rebuilds a model without optimizer state and loads the checkpoint into it.
 pytestmark = pytest.mark.filterwarnings("ignore:Skipping variable loading for optimizer")
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Skipping variable loading for op
 VOCAB, TOKENS, LABELS = 30, 12, 3
 
 
-def hypermodel(**kwargs):
+def hypermodel(cls=RegionLSTMHyperModel, **kwargs):
     kwargs = {
         "max_tokens": TOKENS,
         "units": (4, 6),
@@ -27,7 +27,7 @@ def hypermodel(**kwargs):
         "jit_compile": False,
         **kwargs,
     }
-    return RegionLSTMHyperModel(VOCAB, LABELS, **kwargs)
+    return cls(VOCAB, LABELS, **kwargs)
 
 
 def fixed(**values):
@@ -56,7 +56,9 @@ def data(n, seed, multi_label=False):
 def test_trial_values_reach_the_region_lstm(values):
     hp = fixed(**values, dropout=0.25, learning_rate=0.004)
     model = hypermodel().build(hp)
-    region = model.get_layer("region_lstm")
+    assert isinstance(model, LabelClassifier) and model.preprocessor is None and not model.multi_label
+    assert model.name == "oh_2lstmp" and model.label_names == ["label_0", "label_1", "label_2"]
+    region = model.encoder.get_layer("region_lstm")
     assert region.units == values["units"]
     assert region.chop_size == (values["chop_size"] or None)  # 0: no chopping
     assert region.chop_overlap == values.get("chop_overlap", 0)
@@ -66,10 +68,15 @@ def test_trial_values_reach_the_region_lstm(values):
     assert region.num_gates == (4 if values["gates"] == "full" else 2)
     # k regions x 2 directions x units per direction.
     assert tuple(region.output.shape) == (None, values["num_regions"] * 2 * values["units"])
-    assert model.get_layer("dropout").rate == pytest.approx(0.25)
+    assert model.encoder.get_layer("dropout").rate == pytest.approx(0.25)
+    assert isinstance(model.head, LinearHead) and model.head.num_labels == LABELS
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(model.head.bias), -np.log(LABELS))
     assert float(model.optimizer.learning_rate) == pytest.approx(0.004)
     assert isinstance(model.loss, keras.losses.CategoricalCrossentropy) and model.loss.from_logits
-    assert tuple(model(np.ones((2, TOKENS), "int32")).shape) == (2, LABELS)
+    assert model.optimizer.built  # built before the first fit: one trace of the training step
+    assert tuple(model(np.ones((2, TOKENS), "int32")).shape) == (2, LABELS)  # logits
+    scores = model.predict(np.ones((2, TOKENS), "int32"))  # softmax: one label per document
+    np.testing.assert_allclose(scores.sum(axis=1), 1.0, rtol=1e-5)
 
 
 def test_chop_overlap_is_active_only_when_chopping():
@@ -101,7 +108,7 @@ def test_chop_overlap_is_unconditional_without_a_no_chop_choice_and_absent_witho
     hp = keras_tuner.HyperParameters()
     model = hypermodel(chop_sizes=0, chop_overlaps=0).build(hp)
     assert "chop_overlap" not in {p.name for p in hp.space}
-    assert model.get_layer("region_lstm").chop_size is None
+    assert model.encoder.get_layer("region_lstm").chop_size is None
 
 
 def test_default_search_space_and_single_values_fix_hyperparameters():
@@ -136,18 +143,35 @@ def test_default_search_space_and_single_values_fix_hyperparameters():
         "dropout": 0.1,
         "learning_rate": 2e-3,
     }
-    assert built.get_layer("region_lstm").chop_overlap == 1
+    assert built.encoder.get_layer("region_lstm").chop_overlap == 1
 
 
-def test_multi_label_compiles_binary_cross_entropy_and_fixed_builder_arguments_pass_through():
-    model = hypermodel(multi_label=True, direction="forward", name="hm").build(fixed(units=4, chop_size=4))
+def test_multi_label_compiles_binary_cross_entropy_and_the_fixed_arguments_reach_the_layers():
+    names = ["atheism", "graphics", "hockey"]
+    model = hypermodel(multi_label=True, direction="forward", label_names=names, name="hm").build(
+        fixed(units=4, chop_size=4)
+    )
+    assert model.multi_label and model.label_names == names
     assert isinstance(model.loss, keras.losses.BinaryCrossentropy) and model.loss.from_logits
-    assert [m.name for m in model.metrics if m.name != "loss"] in ([], ["compile_metrics"])
-    assert model.get_layer("region_lstm").direction == "forward"
+    assert [m.name for m in model.metrics if m.name not in ("loss", "dropped_positives")] in ([], ["compile_metrics"])
+    assert model.encoder.get_layer("region_lstm").direction == "forward"
     assert model.name == "oh_lstmp"  # one direction
+    assert tuple(model.encoder.input_shape) == (None, TOKENS)
     single = hypermodel().build(fixed(units=4))
     single.evaluate(*data(4, 0), verbose=0)
     assert "accuracy" in single.get_metrics_result()
+    any_length = hypermodel(max_tokens=None).build(fixed(units=4, chop_size=4))
+    assert any_length.predict(np.ones((2, 7), "int32")).shape == (2, LABELS)
+
+
+def test_a_subclass_replaces_the_linear_head_by_overriding_build_head():
+    class Cosine(RegionLSTMHyperModel):
+        def build_head(self, hp, document_width):
+            return CosineHead(keras.layers.Embedding(VOCAB, 5, mask_zero=True), label_ids=np.array([[2], [3], [4]]))
+
+    model = hypermodel(Cosine).build(fixed(units=4, chop_size=0, num_regions=3))
+    assert isinstance(model.head, CosineHead) and tuple(model.head.kernel.shape) == (2 * 4 * 3, 5)  # k x 2 x units
+    assert model.predict(data(2, 0)[0]).shape == (2, LABELS)
 
 
 @pytest.mark.slow  # ~5 s on one core: two trials
@@ -172,12 +196,15 @@ def test_tiny_random_search_on_validation_accuracy(tmp_path):
 
     best_hp = tuner.get_best_hyperparameters()[0]
     best = tuner.get_best_models()[0]
-    region = best.get_layer("region_lstm")
+    assert isinstance(best, LabelClassifier)
+    region = best.encoder.get_layer("region_lstm")
     assert region.units == best_hp["units"] and region.num_regions == best_hp["num_regions"]
-    logits = best.predict(x_val, verbose=0)
-    assert logits.shape == (12, LABELS) and np.isfinite(logits).all()
-    accuracy = float(np.mean(logits.argmax(-1) == y_val.argmax(-1)))
+    scores = best.predict(x_val)
+    assert scores.shape == (12, LABELS) and np.isfinite(scores).all()
+    accuracy = float(np.mean(scores.argmax(-1) == y_val.argmax(-1)))
     assert accuracy == pytest.approx(tuner.oracle.get_best_trials(1)[0].score, abs=1e-6)
+    names = best.predict_labels(x_val)  # ids in, one label name per document out
+    assert names == [f"label_{i}" for i in scores.argmax(-1)]
 
 
 @pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
@@ -191,8 +218,10 @@ def test_multi_label_search_on_micro_f1(tmp_path):
         directory=str(tmp_path),
         project_name="multi",
     )
-    tuner.search(x, y, validation_split=0.25, epochs=1, verbose=0)
-    assert tuner.get_best_models()[0].predict(x, verbose=0).shape == (16, LABELS)
+    tuner.search(x[:12], y[:12], validation_data=(x[12:], y[12:]), epochs=1, verbose=0)
+    best = tuner.get_best_models()[0]
+    assert isinstance(best, LabelClassifier) and best.multi_label
+    assert best.predict(x).shape == (16, LABELS)
 
 
 @pytest.mark.parametrize(
@@ -219,9 +248,16 @@ def test_multi_label_search_on_micro_f1(tmp_path):
         (dict(jit_compile="xla"), "jit_compile='xla'"),
         (dict(chop_size=50), "pass `chop_sizes=`.*chop_size=50"),
         (dict(pooling="max"), "pass `poolings=`.*pooling='max'"),
-        (dict(embedding_dim=8), "embedding_dim=8"),
+        (dict(chop_overlap=2), "pass `chop_overlaps=`.*chop_overlap=2"),
+        (dict(embedding_dim=8), "one-hot.*embedding_dim=8"),
         (dict(max_tokens=0), "max_tokens=0"),
-        (dict(head="softmax"), "head='softmax'"),
+        (dict(head="gile"), "override `build_head`.*head='gile'"),
+        (dict(label_ids=np.ones((3, 2))), "override `build_head`.*label_ids="),
+        (dict(units_per_direction=4), "`units_per_direction` is not an argument of RegionLSTMHyperModel"),
+        (dict(direction="both"), "direction='both'"),
+        (dict(side_encoders="tv"), "side_encoders='tv'"),
+        (dict(train_side_encoders=1), "train_side_encoders=1"),
+        (dict(label_names=["a", "b"]), r"3 distinct.*label_names=\['a', 'b'\]"),
     ],
 )
 def test_bad_arguments_raise_value_error_naming_them(kwargs, match):
@@ -236,10 +272,3 @@ def test_bad_vocabulary_and_label_count():
         RegionLSTMHyperModel(VOCAB, None)
     with pytest.raises(ValueError, match="num_labels=0"):
         RegionLSTMHyperModel(VOCAB, 0)
-
-
-def test_the_builder_argument_lists_follow_oh_2lstmp():
-    parameters = set(inspect.signature(oh_2lstmp).parameters)
-    searched = set(region_lstm_hypermodel._SEARCHED)
-    assert searched <= parameters
-    assert parameters - searched == region_lstm_hypermodel._BUILDER_ARGS

@@ -25,7 +25,7 @@ def _wan_data(num_labels=NUM_LABELS, seed=0):
 
 def test_more_negatives_than_labels_and_wrong_targets_raise_clear_errors():
     labels, ids, y = _wan_data()
-    model = gile_wan(40, labels, max_tokens=10, encoder={"units": 6}, head={"joint_dim": 6})
+    model = gile_wan(40, labels, max_tokens=10, units=6, joint_dim=6)
     with pytest.raises(ValueError, match="num_negatives"):
         SampledLabelModel(model, SampledSigmoidLoss(num_negatives=NUM_LABELS + 1)).compile("adam")
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=3))
@@ -45,9 +45,11 @@ def test_sampled_fit_under_xla_learns_and_evaluates_every_label(head):
     keras.utils.set_random_seed(0)
     prior = float(np.log(y.mean() / (1 - y.mean())))  # these documents carry ~40% of the labels, not ~1
     if head == "linear":
-        model = wan(40, num_labels=NUM_LABELS, max_tokens=10, encoder={"units": 16}, prior_logit=prior)
+        model = wan(40, NUM_LABELS, max_tokens=10, units=16, bias_initializer=keras.initializers.Constant(prior))
     else:
-        model = gile_wan(40, labels, max_tokens=10, encoder={"units": 16}, head={"joint_dim": 16}, prior_logit=prior)
+        model = gile_wan(
+            40, labels, max_tokens=10, units=16, joint_dim=16, bias_initializer=keras.initializers.Constant(prior)
+        )
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=4, max_positives=12, seed=0))
     trainer.compile(
         keras.optimizers.Adam(0.02),
@@ -71,7 +73,7 @@ def test_sampled_fit_under_xla_learns_and_evaluates_every_label(head):
 @pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_dropped_positives_are_reported_when_the_candidate_budget_is_too_small():
     labels, ids, y = _wan_data()
-    model = gile_wan(40, labels, max_tokens=10, encoder={"units": 6}, head={"joint_dim": 6})
+    model = gile_wan(40, labels, max_tokens=10, units=6, joint_dim=6)
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=1, max_positives=1, seed=0))
     trainer.compile("adam")
     history = trainer.fit(ids, y, batch_size=32, epochs=1, verbose=0).history
@@ -81,7 +83,7 @@ def test_dropped_positives_are_reported_when_the_candidate_budget_is_too_small()
 def test_mixed_precision_sampled_fit_is_finite():
     labels, ids, y = _wan_data()
     with dtype_policy("mixed_float16"):
-        model = gile_wan(40, labels, max_tokens=10, encoder={"units": 6}, head={"joint_dim": 6})
+        model = gile_wan(40, labels, max_tokens=10, units=6, joint_dim=6)
         trainer = SampledLabelModel(model, SampledSigmoidLoss(negative_rate=0.3, seed=0))
         trainer.compile("adam", jit_compile=True)
         loss = trainer.fit(ids, y, batch_size=16, epochs=1, verbose=0).history["loss"][0]
@@ -91,7 +93,7 @@ def test_mixed_precision_sampled_fit_is_finite():
 @pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_trainer_and_trained_model_save_and_reload_with_identical_predictions(tmp_path):
     labels, ids, y = _wan_data()
-    model = gile_wan(40, labels, max_tokens=10, encoder={"units": 6}, head={"joint_dim": 6})
+    model = gile_wan(40, labels, max_tokens=10, units=6, joint_dim=6)
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=3, sampler="log_uniform", seed=4))
     trainer.compile("adam")
     trainer.fit(ids, y, epochs=1, verbose=0)
@@ -112,7 +114,7 @@ def test_label_indices_train_and_evaluate_exactly_as_multi_hot_targets(weighting
     results = {}
     for targets, data in (("multi_hot", y), ("label_indices", positive_label_indices(y))):
         keras.utils.set_random_seed(0)
-        model = gile_wan(40, labels, max_tokens=10, encoder={"units": 6, "dropout": 0.0}, head={"joint_dim": 6})
+        model = gile_wan(40, labels, max_tokens=10, units=6, dropout=0.0, joint_dim=6)
         loss = SampledSigmoidLoss(num_negatives=3, max_positives=8, seed=1, weighting=weighting)
         trainer = SampledLabelModel(model, loss, targets=targets)
         trainer.compile(keras.optimizers.SGD(0.5), metrics=[keras.metrics.AUC(from_logits=True, name="auc")])
@@ -127,7 +129,7 @@ def test_label_indices_train_and_evaluate_exactly_as_multi_hot_targets(weighting
 
 def test_label_indices_are_checked():
     labels, ids, y = _wan_data()
-    model = gile_wan(40, labels, max_tokens=10, encoder={"units": 6}, head={"joint_dim": 6})
+    model = gile_wan(40, labels, max_tokens=10, units=6, joint_dim=6)
     with pytest.raises(ValueError, match="targets"):
         SampledLabelModel(model, targets="ids")
     with pytest.raises(ValueError, match="hard"):
@@ -146,7 +148,7 @@ def test_label_indices_are_checked():
 
 def test_set_labels_through_the_trainer_or_its_model_relabels_both():
     labels, ids, y = _wan_data()
-    model = gile_wan(40, labels, max_tokens=10, encoder={"units": 6}, head={"joint_dim": 6})
+    model = gile_wan(40, labels, max_tokens=10, units=6, joint_dim=6)
     trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=3))
     trainer.compile("adam")
     assert find_label_head(trainer) is find_label_head(model)  # reached twice, one head

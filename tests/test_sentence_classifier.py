@@ -1,16 +1,13 @@
-"""sentence_classifier: the builder's model scores as the layers put together by hand, refuses heads that need word
-vectors, and the word-table builder refuses the sentence head, each error naming what to use."""
+"""sentence_classifier: the builder's model scores as its layers applied by hand, refuses heads that read labels
+with another encoder, and each error names what to use."""
 
 import keras
 import numpy as np
 import pytest
 from sentence_helpers import DOCUMENTS, LABELS, T, encoder, unit_means
 
-from keras_labelemb.layers import HybridHead, LexicalMatchHead, SentenceMatchHead
-from keras_labelemb.models import document_classifier, find_label_head, sentence_classifier
-from keras_labelemb.tuning import HEADS
-
-FUSION = {"type": "hybrid", "components": [{"type": "lexical", "ignored_ids": [1, 2, 3]}, "sentence"]}
+from keras_labelemb.layers import GileHead, HybridHead, LexicalMatchHead, SentenceMatchHead
+from keras_labelemb.models import find_label_head, sentence_classifier
 
 
 def test_sentence_head_scores_numpy_cosines():
@@ -21,17 +18,21 @@ def test_sentence_head_scores_numpy_cosines():
     assert isinstance(find_label_head(model), SentenceMatchHead) and not layer.trainable_weights  # frozen
 
 
-@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
-def test_fusion_equals_the_hybrid_built_by_hand(tmp_path):
-    layer = encoder()
-    model = sentence_classifier(layer, LABELS, head={**FUSION, "standardize": True})
-    head = find_label_head(model)
-    head.adapt(DOCUMENTS)
-    by_hand = HybridHead(
+def fusion(layer):
+    return HybridHead(
         [LexicalMatchHead(layer, ignored_ids=(1, 2, 3), name="words"), SentenceMatchHead(layer)],
         label_ids=LABELS,
         standardize=True,
     )
+
+
+@pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
+def test_the_model_scores_as_its_head_over_the_encoder_and_saves(tmp_path):
+    layer = encoder()
+    model = sentence_classifier(layer, head=fusion(layer))
+    head = find_label_head(model)
+    head.adapt(DOCUMENTS)
+    by_hand = fusion(layer)
     by_hand(layer(DOCUMENTS))  # builds it
     by_hand.adapt(DOCUMENTS)
     expected = by_hand(layer(DOCUMENTS))
@@ -44,13 +45,15 @@ def test_fusion_equals_the_hybrid_built_by_hand(tmp_path):
 
 def test_heads_that_need_word_vectors_are_refused_by_name():
     layer = encoder()
-    with pytest.raises(ValueError, match=r"sentence vectors, not word vectors.*\['gile'\]"):
-        sentence_classifier(layer, LABELS, head={"type": "hybrid", "components": ["gile", "sentence"]})
     with pytest.raises(ValueError, match="`encoder` must be a SentenceEncoder"):
         sentence_classifier(keras.layers.Embedding(16, 8), LABELS)
-    with pytest.raises(ValueError, match="build the model with `sentence_classifier`"):
-        document_classifier(16, LABELS, head="sentence", flat=True, max_tokens=T, embedding={"dim": 4})
-    assert "sentence" not in HEADS and "lexical" in HEADS  # the hypermodel searches heads over a word table
+    with pytest.raises(ValueError, match="`head` must be None or a LabelHead layer. Received: head='sentence'"):
+        sentence_classifier(layer, head="sentence")
+    with pytest.raises(ValueError, match="pass `label_ids`"):
+        sentence_classifier(layer)
+    hybrid = HybridHead([GileHead(layer, name="gile"), SentenceMatchHead(layer)], LABELS)
+    with pytest.raises(ValueError, match=r"sentence vectors, not word vectors.*need word vectors \['gile'\]"):
+        sentence_classifier(layer, head=hybrid)
 
 
 def test_a_head_layer_brings_its_labels_and_reads_with_the_models_encoder():
@@ -58,7 +61,7 @@ def test_a_head_layer_brings_its_labels_and_reads_with_the_models_encoder():
     own = SentenceMatchHead(layer, label_ids=LABELS[:2])
     model = sentence_classifier(layer, head=own, sequence_length=T)
     assert model.predict(DOCUMENTS, verbose=0).shape == (len(DOCUMENTS), 2)
-    with pytest.raises(ValueError, match=r"brings its own label set.*label_ids=True"):
+    with pytest.raises(ValueError, match=r"brings its own label set.*Received: label_ids with head="):
         sentence_classifier(layer, LABELS, head=SentenceMatchHead(layer, label_ids=LABELS[:2]))
     with pytest.raises(ValueError, match=r"model's own `encoder`.*\['stranger'\]"):
         sentence_classifier(layer, head=SentenceMatchHead(encoder(), label_ids=LABELS, name="stranger"))

@@ -12,6 +12,15 @@ import pytest
 import tensorflow as tf
 
 from keras_labelemb.export import export_language_model, export_text_classifier, stateless_language_model
+from keras_labelemb.layers import (
+    DrillHead,
+    GileHead,
+    HierarchicalAttention,
+    HybridHead,
+    LexicalMatchHead,
+    LinearHead,
+    WordInteractionHead,
+)
 from keras_labelemb.models import (
     cnle,
     document_classifier,
@@ -141,31 +150,27 @@ def exported(tmp_path_factory):
         label_ids,
         3,
         8,
-        embedding={"dim": 8},
-        encoder={"units": 8},
-        head={"joint_dim": 8},
+        embedding_dim=8,
+        units=8,
+        joint_dim=8,
     )
     models["gile_han"] = (gile, han_vectorizer, False)
     lstm = oh_2lstmp(flat_vectorizer.vocabulary_size, num_labels=3, max_tokens=12, units=4, chop_size=4)
     models["oh_2lstmp"] = (lstm, flat_vectorizer, False)
+    vocabulary = han_vectorizer.vocabulary_size
     drill = document_classifier(
-        flat_vectorizer.vocabulary_size,
-        label_ids,
-        flat=True,
+        HierarchicalAttention("dense", 8, flat=True),
+        DrillHead(keras.layers.Embedding(vocabulary, 8, mask_zero=True), label_ids, depth=1, activation="tanh"),
         max_tokens=12,
-        embedding={"dim": 8},
-        encoder={"units": 8},
-        head={"type": "drill", "depth": 1},
     )
     models["drill_classifier"] = (drill, flat_vectorizer, False)
+    embedding = keras.layers.Embedding(vocabulary, 8, mask_zero=True)
+    parts = [GileHead(embedding, joint_dim=8), LexicalMatchHead(embedding), WordInteractionHead(embedding)]
     hybrid = document_classifier(
-        han_vectorizer.vocabulary_size,
-        label_ids,
+        HierarchicalAttention("dense", 8, "dense", 8),
+        HybridHead(parts + [LinearHead(3)], label_ids),
         max_sentences=3,
         max_sentence_length=8,
-        embedding={"dim": 8},
-        encoder={"units": 8},
-        head={"type": "hybrid", "components": [{"type": "gile", "joint_dim": 8}, "lexical", "interaction", "linear"]},
     )
     hybrid.layers[-1].adapt(han_vectorizer(tf.constant(TEXTS)))  # idf of the token-reading components
     models["hybrid_han"] = (hybrid, han_vectorizer, False)
@@ -178,7 +183,9 @@ def exported(tmp_path_factory):
         label_ids,
         max_tokens=12,
         max_steps=3,
-        encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4},
+        model_dim=8,
+        num_heads=2,
+        attention_dim=4,
     )
     sequences = label_sequences(TARGETS, max_steps=3)
     training = compile_cnle_training_model(cnle_training_model(decoder), keras.optimizers.Adam(3e-2), run_eagerly=True)
@@ -192,7 +199,7 @@ def exported(tmp_path_factory):
         exports[name] = export_text_classifier(model, vectorizer, str(root / name))
         predictors[name] = _classifier_predictions(model, vectorizer, decoded)
 
-    lm = drill_lm(len(LM_WORDS), batch_size=2, bptt=4, units=8, num_layers=1, head={"type": "drill", "depth": 2})
+    lm = drill_lm(len(LM_WORDS), batch_size=2, bptt=4, units=8, num_layers=1, depth=2)
     lm.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True), run_eagerly=True)
     stream = np.random.default_rng(0).integers(0, len(LM_WORDS), (2, 2, 5))
     lm.fit(stream[:, :, :-1].reshape(-1, 4), stream[:, :, 1:].reshape(-1, 4), batch_size=2, shuffle=False, verbose=0)

@@ -19,10 +19,10 @@ def windows(num_batches):
     return bptt_arrays(stream, B, T)
 
 
-@pytest.mark.parametrize("head", [{"type": "drill", "depth": 2}, "full"])
-def test_stateless_copy_equals_the_stateful_model_from_zero_state(head):
+@pytest.mark.parametrize("head, options", [("drill", {"depth": 2}), ("full", {})])
+def test_stateless_copy_equals_the_stateful_model_from_zero_state(head, options):
     keras.utils.set_random_seed(0)
-    model = drill_lm(V, batch_size=B, bptt=T, units=8, num_layers=2, embedding_dim=6, head=head)
+    model = drill_lm(V, batch_size=B, bptt=T, units=8, num_layers=2, embedding_dim=6, head=head, **options)
     x, _ = windows(2)
     model(x[0])  # leaves a state behind, which the copy must not take
     copy = stateless_language_model(model)

@@ -24,9 +24,7 @@ def trained():
     vectorizer = TextVectorizer(flat=False, max_sentences=3, max_sentence_length=8)
     vectorizer.adapt(TEXTS + LABELS + NEW_LABELS)
     label_ids = vectorizer.encode_labels(LABELS, 4)
-    model = gile_han(
-        vectorizer.vocabulary_size, label_ids, 3, 8, encoder={"units": 8}, head={"joint_dim": 8, "activation": "tanh"}
-    )
+    model = gile_han(vectorizer.vocabulary_size, label_ids, 3, 8, units=8, joint_dim=8)
     # Eager: two steps (and the in-memory predictions) cost less than tracing a training and a prediction graph.
     model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True), run_eagerly=True)
     ids = vectorizer(tf.constant(TEXTS))
@@ -79,7 +77,7 @@ def test_served_model_scores_labels_added_after_training(trained, served, tmp_pa
 
 def test_linear_head_exports_without_label_endpoint(tmp_path):
     vectorizer = TextVectorizer(flat=False, max_sentences=3, max_sentence_length=8, vocabulary=["wheat", "gold"])
-    model = han(vectorizer.vocabulary_size, 3, 3, 8, encoder={"units": 8})
+    model = han(vectorizer.vocabulary_size, 3, 3, 8, units=8)
     export_text_classifier(model, vectorizer, str(tmp_path / "served"))
     served = load_text_classifier(str(tmp_path / "served"))
     expected = sigmoid(model.predict(vectorizer(tf.constant(TEXTS)), verbose=0))
@@ -113,7 +111,9 @@ def test_cnle_sequence_export_refuses_a_request_without_labels_clearly(tmp_path)
         label_ids,
         max_tokens=6,
         max_steps=2,
-        encoder={"model_dim": 4, "num_heads": 1, "attention_dim": 4},
+        model_dim=4,
+        num_heads=1,
+        attention_dim=4,
         output_mode="sequence",
     )
     served = load_text_classifier(export_text_classifier(model, vectorizer, str(tmp_path / "sequence")))

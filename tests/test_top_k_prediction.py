@@ -60,7 +60,7 @@ def test_another_label_set(top_k_setup):
 
 def test_linear_head_scores_subsets():
     rng = np.random.default_rng(2)
-    model = wan(VOCAB, 19, max_tokens=TOKENS, embedding={"dim": 8}, encoder={"units": 8})
+    model = wan(VOCAB, 19, max_tokens=TOKENS, embedding_dim=8, units=8)
     x = rng.integers(1, VOCAB, (21, TOKENS))
     full = model.predict(x, verbose=0)
     indices, _ = predict_top_k(model, x, 3, label_chunk_size=5, batch_size=8, verbose=0)

@@ -5,9 +5,8 @@ import scipy.sparse
 import tensorflow as tf
 
 from keras_labelemb.export import export_text_classifier, load_text_classifier
-from keras_labelemb.layers import GileHead, HybridHead, LinearHead, WideHead
-from keras_labelemb.models import document_classifier, set_labels, split_at_head
-from keras_labelemb.models.document_classifier import with_wide_path
+from keras_labelemb.layers import GileHead, HierarchicalAttention, HybridHead, LinearHead, WideHead
+from keras_labelemb.models import document_classifier, prior_bias, set_labels, split_at_head
 from keras_labelemb.text import TextVectorizer, TfidfVectorizer
 
 TEXTS = ["wheat prices rose sharply", "oil exports fell", "wheat and oil trade", "gold rose", "bank rates rose"]
@@ -61,14 +60,21 @@ def inputs(vectorizers, texts=TEXTS):
     return {"token_ids": tokens(strings), "features": features(strings)}
 
 
-def wide_deep(vectorizers, head="gile", **kwargs):
+def wide_deep(vectorizers, head="gile"):
+    """The deep head and a WideHead over the tf-idf features in a HybridHead (its bias at the prior)."""
     tokens, features = vectorizers
     labels = tokens.encode_labels(["wheat grain", "oil crude"], 3)
-    kwargs = {"label_ids": labels} if head != "linear" else {"num_labels": 2}
-    return document_classifier(
-        tokens.vocabulary_size, flat=True, max_tokens=8, encoder={"units": 4}, head=head,
-        wide_features=features.num_features, **kwargs,
-    )  # fmt: skip
+    embedding = keras.layers.Embedding(tokens.vocabulary_size, 100, mask_zero=True, name="word_embedding")
+    deep = GileHead(embedding, joint_dim=500, name="gile_head") if head == "gile" else LinearHead(2, name="linear")
+    hybrid = HybridHead(
+        [deep, WideHead(2, name="wide_head")],
+        label_ids=labels if head == "gile" else None,
+        num_labels=2,
+        bias_initializer=prior_bias(2),
+        name="hybrid_head",
+    )
+    encoder = HierarchicalAttention("dense", 4, flat=True, dropout=0.2, name="document_encoder")
+    return document_classifier(encoder, hybrid, embedding=embedding, max_tokens=8, num_features=features.num_features)
 
 
 def test_wide_deep_adds_the_wide_path_to_the_deep_head(vectorizers):
@@ -142,16 +148,13 @@ def test_exported_wide_deep_serves_raw_text_and_labels_sent_with_the_request(vec
         export_text_classifier(model, {"features": features}, str(tmp_path / "other"))
 
 
-def test_wide_path_specs_and_their_errors(vectorizers):
-    assert with_wide_path({"type": "gile"}, None) == {"type": "gile"}
-    hybrid = {"type": "hybrid", "components": [{"type": "gile"}, {"type": "lexical"}], "standardize": True}
-    assert with_wide_path(hybrid, 10)["components"][-1] == {"type": "wide"}
-    assert with_wide_path(hybrid, 10)["standardize"]
-    with pytest.raises(ValueError, match="wide head alone"):
-        with_wide_path({"type": "wide"}, 10)
-    with pytest.raises(ValueError, match="wide_features"):
-        with_wide_path({"type": "gile"}, 0)
+def test_a_wide_head_needs_the_feature_width_and_a_deep_head_refuses_one(vectorizers):
     tokens, _ = vectorizers
-    layer = GileHead(keras.layers.Embedding(tokens.vocabulary_size, 8), label_ids=np.array([[2, 3]]), joint_dim=4)
-    with pytest.raises(ValueError, match="reads tf-idf features"):
-        document_classifier(tokens.vocabulary_size, flat=True, max_tokens=8, head=layer, wide_features=5)
+    embedding = keras.layers.Embedding(tokens.vocabulary_size, 8)
+    encoder = HierarchicalAttention("dense", 4, flat=True)
+    layer = GileHead(embedding, label_ids=np.array([[2, 3]]), joint_dim=4)
+    with pytest.raises(ValueError, match="`num_features` is the width .* Received: num_features=5"):
+        document_classifier(encoder, layer, max_tokens=8, num_features=5)
+    hybrid = HybridHead([GileHead(embedding, joint_dim=4), WideHead(1)], label_ids=np.array([[2, 3]]))
+    with pytest.raises(ValueError, match="Received: num_features=None"):
+        document_classifier(encoder, hybrid, max_tokens=8)

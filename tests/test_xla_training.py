@@ -18,6 +18,17 @@ import keras
 import numpy as np
 import pytest
 
+from keras_labelemb.layers import (
+    DrillHead,
+    EmbeddingMatchHead,
+    GileHead,
+    HierarchicalAttention,
+    HybridHead,
+    LexicalMatchHead,
+    LinearHead,
+    MaxPoolEncoder,
+    WordInteractionHead,
+)
 from keras_labelemb.losses import LabelSequenceLoss
 from keras_labelemb.models import (
     cnle,
@@ -42,15 +53,24 @@ BCE = keras.losses.BinaryCrossentropy(from_logits=True)
 LEARNING_RATE = 2.0  # large, so that four steps move the loss far more than float32 rounding does
 
 
+def every_kind_of_head(embedding):
+    parts = [
+        GileHead(embedding, joint_dim=8),
+        LexicalMatchHead(embedding),
+        WordInteractionHead(embedding),
+        EmbeddingMatchHead(embedding),
+        LinearHead(NUM_LABELS),
+    ]
+    return HybridHead(parts, LABEL_IDS)
+
+
 def _classifier(build, x, y, learning_rate=LEARNING_RATE):
     """`make()` -> (model to train, its loss, inputs, targets, SGD learning rate)."""
     return lambda: (build(), BCE, x, y, learning_rate)
 
 
 def _cnle():
-    model = cnle(
-        VOCABULARY, LABEL_IDS, max_tokens=12, max_steps=3, encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4}
-    )
+    model = cnle(VOCABULARY, LABEL_IDS, max_tokens=12, max_steps=3, model_dim=8, num_heads=2, attention_dim=4)
     sequences = label_sequences(MULTI_HOT, max_steps=3)
     inputs = {"token_ids": TOKENS, "label_sequence": sequences}
     return cnle_training_model(model), LabelSequenceLoss(), inputs, sequences, 0.5  # at 2.0 its loss jumps up
@@ -66,7 +86,8 @@ def _language_model():
         units=8,
         num_layers=1,
         dropout=0.0,
-        head={"type": "drill", "depth": 2, "dropout": 0.0},
+        depth=2,
+        head_dropout=0.0,
         stateful=False,
     )
     x, y = STREAM[:-1].reshape(16, 6), STREAM[1:].reshape(16, 6)
@@ -81,9 +102,11 @@ CASES = {
                 LABEL_IDS,
                 max_sentences=3,
                 max_sentence_length=4,
-                embedding={"dim": 8},
-                encoder={"type": encoder, "units": 4, "dropout": 0.0},
-                head={"joint_dim": 8},
+                embedding_dim=8,
+                encoder=encoder,
+                units=4,
+                dropout=0.0,
+                joint_dim=8,
             ),
             TOKENS.reshape(16, 3, 4),
             MULTI_HOT,
@@ -91,21 +114,22 @@ CASES = {
         for name, encoder in (("gile_han", "dense"), ("gile_han_bigru", "bigru"))
     },
     "gile_wan": _classifier(
-        lambda: gile_wan(
-            VOCABULARY, LABEL_IDS, max_tokens=12, embedding={"dim": 8}, encoder={"units": 4, "dropout": 0.0}
-        ),
+        lambda: gile_wan(VOCABULARY, LABEL_IDS, max_tokens=12, embedding_dim=8, units=4, dropout=0.0),
         TOKENS,
         MULTI_HOT,
     ),
     "drill_classifier": _classifier(
         lambda: document_classifier(
-            VOCABULARY,
-            LABEL_IDS,
+            HierarchicalAttention("dense", 4, "dense", 4),
+            DrillHead(
+                keras.layers.Embedding(VOCABULARY, 8, mask_zero=True),
+                LABEL_IDS,
+                depth=2,
+                activation="tanh",
+                input_projection=True,  # the 4-wide document vector into the 8-wide label space
+            ),
             max_sentences=3,
             max_sentence_length=4,
-            embedding={"dim": 8},
-            encoder={"units": 4, "dropout": 0.0},
-            head={"type": "drill", "depth": 2, "dropout": 0.0},
         ),
         TOKENS.reshape(16, 3, 4),
         MULTI_HOT,
@@ -113,16 +137,9 @@ CASES = {
     # The encoder and heads no other case holds: MaxPoolEncoder (a BiLSTM) and a hybrid of every kind of head.
     "max_pool_hybrid": _classifier(
         lambda: document_classifier(
-            VOCABULARY,
-            LABEL_IDS,
-            flat=True,
+            MaxPoolEncoder(units=4, return_token_states=True),
+            every_kind_of_head(keras.layers.Embedding(VOCABULARY, 8, mask_zero=True)),
             max_tokens=12,
-            embedding={"dim": 8},
-            encoder={"type": "max_pool", "units": 4, "word_dropout": 0.0, "recurrent_dropout": 0.0},
-            head={
-                "type": "hybrid",
-                "components": [{"type": "gile", "joint_dim": 8}, "lexical", "interaction", "embedding", "linear"],
-            },
         ),
         TOKENS,
         MULTI_HOT,

@@ -121,7 +121,8 @@ def main(argv=None):
         learning_rate_scale=floats(args.learning_rate_scale),
         warmup_steps=args.warmup_steps,
         patience=args.patience,
-        embedding={"vectors": vectors, "fine_tune": "none"},
+        word_vectors=vectors,
+        fine_tune="none",
     )
     keras.utils.set_random_seed(args.seed)
     tuner = make_tuner(args, hypermodel, keras_tuner.Objective("val_decoded_micro_f1", direction="max"), "cnle_reuters")

@@ -121,7 +121,7 @@ def hypermodel_for(args, vocabulary_size, batch_size, decay_steps):
         stateful=True,
         batch_size=batch_size,
         jit_compile=args.jit,
-        head_options={"activation": "sigmoid"},
+        head_activation="sigmoid",
         bptt=args.bptt,
         units=args.units,
         num_layers=args.layers,

@@ -1,11 +1,12 @@
 """KerasTuner search over the label-aware heads on the embedded demo dataset.
 
-`LabelHeadHyperModel` builds GILE-HAN or DRILL-HAN (`document_classifier`) and
+`LabelHeadHyperModel` builds GILE-HAN or DRILL-HAN (a `LabelClassifier` fed token ids) and
 searches the head (`gile` or `drill`), GILE's joint-space dimension `d_j`, DRILL's
 label-network depth `k`, the encoder dropout and Adam's learning rate. A KerasTuner
 (`--tuner`: random search by default, Bayesian optimisation or Hyperband) runs a few
 short trials, selecting on validation micro-F1 at the best threshold
-(`BestValidationF1` logs it as `val_micro_f1` after every epoch; a compiled
+(`BestValidationF1` logs it as `val_micro_f1` after every epoch from the task's
+probabilities; a compiled
 `MicroF1(from_logits=True)` metric would give it at a fixed threshold instead, which
 stays at 0 for the first epochs while no probability has reached 0.5 yet). The best
 model is then evaluated on the test documents of the seen labels at the threshold
@@ -33,7 +34,7 @@ from benchmarks.report import REPO, write_report
 from benchmarks.search_budget import search_budget
 from benchmarks.tables import markdown_table
 from keras_labelemb.datasets import load_demo, remove_unseen_from_train, restrict_labels
-from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid
+from keras_labelemb.evaluation import choose_threshold, classification_report
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
 from keras_labelemb.tuning import LabelHeadHyperModel
@@ -84,16 +85,18 @@ def main(argv=None):
     hypermodel = LabelHeadHyperModel(
         vectorizer.vocabulary_size,
         label_ids[seen],
+        label_names=[data.label_names[j] for j in seen],
         heads=("gile", "drill"),
         joint_dims=(32, 64, 128, 256),  # d_j; the paper's range (100-1000) is for 300-d vectors and many labels
         depths=(1, 2, 3),
         dropout=(0.0, 0.4),
         learning_rate=(5e-4, 5e-3),
-        # Fixed in every trial, passed to document_classifier:
+        # Fixed in every trial:
         max_sentences=SENTENCES,
         max_sentence_length=WORDS,
-        embedding={"dim": DIM, "initializer": keras.initializers.Constant(vectors)},
-        encoder={"type": "dense", "units": DIM},
+        word_vectors=vectors,
+        encoder="dense",
+        units=DIM,
     )
     tuner = make_tuner(
         args, hypermodel, keras_tuner.Objective("val_micro_f1", direction="max"), "search", directory=args.tuner_dir
@@ -107,7 +110,7 @@ def main(argv=None):
         epochs=args.epochs,
         batch_size=32,
         verbose=0,
-        callbacks=[BestValidationF1(x_val, y_val)],
+        callbacks=[BestValidationF1(x_val, y_val, from_logits=False)],  # the task's predict: probabilities
     )
     search_time = time.time() - search_start
     tuner.results_summary(num_trials=len(tuner.oracle.trials))
@@ -116,15 +119,15 @@ def main(argv=None):
     best_trial = tuner.oracle.get_best_trials()[0]
     with warnings.catch_warnings():  # the rebuilt model has no optimizer state to load: harmless
         warnings.filterwarnings("ignore", message="Skipping variable loading for optimizer")
-        model = tuner.get_best_models()[0]  # the weights of the best epoch of the best trial
+        model = tuner.get_best_models()[0]  # a LabelClassifier: the weights of the best epoch of the best trial
     print(f"\nSearch ({search_budget(vars(args))}) in {search_time:.0f} s")
     print("Best hyperparameters: " + ", ".join(f"{k}={_fmt(v)}" for k, v in best_hp.values.items()))
     print(f"Best validation micro-F1 (at the best threshold): {best_trial.score:.3f}")
 
     # Threshold on the validation split, then the seen-label test documents.
-    threshold, val_f1 = choose_threshold(y_val, sigmoid(model.predict(x_val, verbose=0)))
+    threshold, val_f1 = choose_threshold(y_val, model.predict(x_val))
     seen_test = restrict_labels(data, seen, drop_empty=True)
-    scores = sigmoid(model.predict(encode(seen_test.test_texts), verbose=0))
+    scores = model.predict(encode(seen_test.test_texts))
     report = classification_report(seen_test.multi_hot("test"), scores, threshold)
     print(
         f"Best model on the {len(seen_test.test_texts)} test documents with a seen label "

@@ -37,7 +37,7 @@ from benchmarks import reuters
 from benchmarks.report import REPO, RESULTS
 from benchmarks.search_budget import search_budget
 from benchmarks.tables import markdown_table
-from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid
+from keras_labelemb.evaluation import choose_threshold, classification_report
 from keras_labelemb.training import BestValidationF1
 from keras_labelemb.tuning import LabelHeadHyperModel
 from tuning.search_arguments import ints
@@ -94,6 +94,7 @@ def main(argv=None):
     hypermodel = LabelHeadHyperModel(
         setup.vectorizer.vocabulary_size,
         setup.label_ids,
+        label_names=data.label_names,
         heads=tuple(args.heads.split(",")),
         joint_dims=ints(args.joint_dims),
         depths=ints(args.depths),
@@ -101,9 +102,11 @@ def main(argv=None):
         learning_rate=tuple(float(v) for v in args.learning_rate.split(",")),
         max_sentences=base.sentences,
         max_sentence_length=base.words,
-        embedding={"dim": base.embedding_dim, "vectors": vectors},
-        encoder={"type": base.encoder, "units": base.units},
-        head_options={"gile": {"activation": base.activation}},
+        embedding_dim=base.embedding_dim,
+        word_vectors=vectors,
+        encoder=base.encoder,
+        units=base.units,
+        # GILE's activation is its default, tanh, as benchmarks.reuters' (`--activation`).
     )
     tuner = make_tuner(args, hypermodel, keras_tuner.Objective("val_micro_f1", direction="max"), "reuters_gile")
     tuner.search(
@@ -113,15 +116,16 @@ def main(argv=None):
         epochs=args.epochs,
         batch_size=base.batch_size,
         verbose=2,
-        callbacks=[BestValidationF1(x_val, y_val, patience=args.patience)],
+        # The task's predict gives probabilities.
+        callbacks=[BestValidationF1(x_val, y_val, from_logits=False, patience=args.patience)],
     )
     trials = trial_table(tuner, "val_micro_f1")
     with warnings.catch_warnings():  # the rebuilt model has no optimizer state to load: harmless
         warnings.filterwarnings("ignore", message="Skipping variable loading for optimizer")
-        model = tuner.get_best_models()[0]  # the weights of the best epoch of the best trial
-    threshold, val_f1 = choose_threshold(y_val, sigmoid(model.predict(x_val, verbose=0, batch_size=256)))
+        model = tuner.get_best_models()[0]  # a LabelClassifier: the weights of the best epoch of the best trial
+    threshold, val_f1 = choose_threshold(y_val, model.predict(x_val, batch_size=256))
     test = classification_report(
-        data.multi_hot("test"), sigmoid(model.predict(setup.ids(data.test_texts), verbose=0, batch_size=256)), threshold
+        data.multi_hot("test"), model.predict(setup.ids(data.test_texts), batch_size=256), threshold
     )
     results = {
         "trials": trials,

@@ -3,8 +3,9 @@
 `python -m benchmarks.newsgroups` trains oh-2LSTMp with the paper's settings (150
 units per direction here, chop 50, max pooling over 10 regions, no i/o gates,
 dropout 0.5, Adam 5e-3) and leaves it behind the tf-idf SVMs. This searches
-`RegionLSTMHyperModel`'s space with KerasTuner (`--tuner`: random search by default,
-Bayesian optimisation or Hyperband): units per direction, chop size, pooling regions
+`RegionLSTMHyperModel`'s space (each trial an oh-2LSTMp `LabelClassifier` fed token
+ids) with KerasTuner (`--tuner`: random search by default, Bayesian optimisation or
+Hyperband): units per direction, chop size, pooling regions
 and kind (max / average), gates (`no_io` / `full`), dropout on the pooled vector and
 Adam's learning rate. Data and preprocessing are the benchmark's own
 (`benchmarks.newsgroups.Setup`: headers removed, the 30K most frequent training
@@ -99,6 +100,7 @@ def main(argv=None):
     hypermodel = RegionLSTMHyperModel(
         setup.vectorizer.vocabulary_size,
         setup.data.num_labels,
+        label_names=setup.data.label_names,
         units=ints(args.units),
         chop_sizes=ints(args.chop_sizes),
         num_regions=ints(args.num_regions),
@@ -144,8 +146,8 @@ def main(argv=None):
     ).history
     final_seconds = time.time() - final_start
     val_accuracy = history["val_accuracy"]
-    logits = model.predict(setup.ids["test"], batch_size=250, verbose=0)
-    test_error = float(np.mean(logits.argmax(-1) != setup.y["test"].argmax(-1)))
+    scores = model.predict(setup.ids["test"], batch_size=250)  # softmax probabilities
+    test_error = float(np.mean(scores.argmax(-1) != setup.y["test"].argmax(-1)))
     bar = benchmark_bar()
     results = {
         "data": setup.info,

@@ -65,7 +65,7 @@ def label_sharding_layout_map(model, device_mesh=None, model_axis="model"):
     Example:
 
     >>> from keras_labelemb.models import gile_wan
-    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, encoder={"units": 4}, head={"joint_dim": 4})
+    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, units=4, joint_dim=4)
     >>> mesh = keras.distribution.DeviceMesh((1, 1), ("batch", "model"), keras.distribution.list_devices()[:1])
     >>> layout_map = label_sharding_layout_map(model, mesh)
     >>> sorted(layout_map)

@@ -111,7 +111,7 @@ class LabelIndex:
 
     >>> from keras_labelemb.models import gile_wan
     >>> labels = np.arange(2, 42).reshape(20, 2)
-    >>> model = gile_wan(50, labels, max_tokens=8, encoder={"units": 8}, head={"joint_dim": 8})
+    >>> model = gile_wan(50, labels, max_tokens=8, units=8, joint_dim=8)
     >>> index = LabelIndex(model, kind="flat", verbose=0)
     >>> x = np.random.default_rng(0).integers(1, 50, (4, 8))
     >>> indices, scores = index.search(x, k=3)

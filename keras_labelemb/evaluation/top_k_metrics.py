@@ -218,7 +218,7 @@ def evaluate_in_chunks(
 
     >>> from keras_labelemb.models import gile_wan
     >>> labels = np.arange(2, 42).reshape(20, 2)
-    >>> model = gile_wan(50, labels, max_tokens=8, encoder={"units": 8}, head={"joint_dim": 8})
+    >>> model = gile_wan(50, labels, max_tokens=8, units=8, joint_dim=8)
     >>> x = np.random.randint(1, 50, (10, 8))
     >>> y = [[i % 20, (3 * i) % 20] for i in range(10)]    # label indices per document
     >>> report = evaluate_in_chunks(model, x, y, k=[1, 5], label_chunk_size=6, verbose=0)

@@ -261,7 +261,7 @@ def predict_top_k(
 
     >>> from keras_labelemb.models import gile_wan
     >>> labels = np.arange(2, 42).reshape(20, 2)     # 20 label descriptions
-    >>> model = gile_wan(50, labels, max_tokens=8, encoder={"units": 8}, head={"joint_dim": 8})
+    >>> model = gile_wan(50, labels, max_tokens=8, units=8, joint_dim=8)
     >>> x = np.random.randint(1, 50, (10, 8))
     >>> indices, scores = predict_top_k(model, x, k=3, label_chunk_size=7, verbose=0)
     >>> indices.shape, scores.shape

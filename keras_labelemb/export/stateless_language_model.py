@@ -64,7 +64,7 @@ def stateless_language_model(model):
 
     >>> import numpy as np
     >>> from keras_labelemb.models import drill_lm
-    >>> model = drill_lm(30, batch_size=4, bptt=5, units=8, num_layers=1, head={"type": "drill", "depth": 1})
+    >>> model = drill_lm(30, batch_size=4, bptt=5, units=8, num_layers=1, depth=1)
     >>> copy = stateless_language_model(model)
     >>> tuple(copy(np.array([[3, 4, 5]])).shape)
     (1, 3, 30)

@@ -38,9 +38,6 @@ class CosineHead(LabelHead):
     (2, 3)
     """
 
-    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
-    spec_options = ("scale", "kernel_initializer")
-
     def __init__(
         self,
         embedding=None,

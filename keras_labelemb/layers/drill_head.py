@@ -170,26 +170,8 @@ class DrillHead(LabelHead):
     Language Generation", ICML 2019, section 3 (eqs. 7-12) and Table 4.
     """
 
-    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
-    # E_k h + b = <[h, 1], [E_k, b]>.
     scores_are_inner_products = True
-    spec_options = (
-        "variant",
-        "depth",
-        "joint_dim",
-        "activation",
-        "residual_to_embedding",
-        "residual_to_previous",
-        "dropout",
-        "dropout_type",
-        "input_projection",
-        "projection_bias",
-        "bias_mode",
-        "label_encoder",
-        "kernel_initializer",
-        "seed",
-    )
-    # The option of `spec_options` that `LabelHeadHyperModel` searches.
+    # The constructor argument `LabelHeadHyperModel` searches.
     searched_option = "depth"
 
     def __init__(

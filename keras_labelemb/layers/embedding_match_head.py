@@ -42,9 +42,6 @@ class EmbeddingMatchHead(TokenLabelHead):
     (True, 0.0)
     """
 
-    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
-    spec_options = ("idf_weighted", "ignored_ids", "scale_initializer")
-
     label_side_keys = ("vectors",)
 
     def __init__(

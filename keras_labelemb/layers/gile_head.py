@@ -125,11 +125,8 @@ class GileHead(LabelHead):
     Text Classification", TACL 2019, sections 2.3-3.5 and Table 2.
     """
 
-    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
-    spec_options = ("joint_dim", "variant", "activation", "label_encoder", "kernel_initializer")
-    # w · (g_in(h) ⊙ g_out(E)) + b = <[g_in(h) ⊙ w, b], [g_out(E), 1]> (every variant factorises alike).
     scores_are_inner_products = True
-    # The option of `spec_options` that `LabelHeadHyperModel` searches.
+    # The constructor argument `LabelHeadHyperModel` searches.
     searched_option = "joint_dim"
 
     def __init__(

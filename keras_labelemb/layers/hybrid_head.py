@@ -147,9 +147,6 @@ class HybridHead(LabelHead):
     labels: it scores only those, as a `LinearHead` does.
     """
 
-    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
-    spec_options = ("components", "weight_initializer", "standardize")
-
     reads_tokens = True
 
     def __init__(

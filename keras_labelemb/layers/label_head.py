@@ -182,7 +182,7 @@ class LabelHead(keras.layers.Layer):
     # Whether the head reads the document's sparse features (`"features"`, the wide path's tf-idf) instead of `h`.
     reads_features = False
     # Whether the head's shared embedding is a `SentenceEncoder` (it reads sentence vectors, not word vectors):
-    # `sentence_classifier` builds it, `document_classifier` (a word table) cannot.
+    # `sentence_classifier` checks it (a head that looks word vectors up cannot read labels through one).
     reads_sentence_vectors = False
     # Whether a label's score depends on the other labels scored with it (a hybrid that standardises over the
     # labels): chunked top-k then scores the whole label set at once.
@@ -190,10 +190,8 @@ class LabelHead(keras.layers.Layer):
     # Whether the logits are inner products `query_vectors(h) @ label_vectors().T` (bias folded in as one more
     # coordinate), so that maximum inner product search can find the top labels (`LabelIndex`).
     scores_are_inner_products = False
-    # The constructor arguments a builder's head spec may set (`models/head_specs.py`); a head declares its own.
-    spec_options = ()
     registered_name = None  # set by `@register_head`
-    # The one option of `spec_options` that `LabelHeadHyperModel` searches for this head (None: nothing).
+    # The constructor argument `LabelHeadHyperModel` searches for this head (None: nothing), beside its constructor.
     searched_option = None
 
     def __init__(self, embedding=None, label_ids=None, label_encoder=None, num_labels=None, label_dim=None, **kwargs):
@@ -431,6 +429,13 @@ class LabelHead(keras.layers.Layer):
         per-label parameters.
         """
         raise NotImplementedError(f"{type(self).__name__} must implement compute_logits")
+
+    def __call__(self, inputs, *args, **kwargs):
+        if isinstance(inputs, dict) and any(isinstance(v, keras.KerasTensor) for v in inputs.values()):
+            # A symbolic call on the document dict: `head.input` gives its tensors flattened in key order, so
+            # `split_at_head` needs the keys to rebuild it.
+            self.document_keys = tuple(sorted(key for key, value in inputs.items() if value is not None))
+        return super().__call__(inputs, *args, **kwargs)
 
     def call(self, inputs, label_ids=None, label_embeddings=None, training=None):
         E, _ = self.label_embeddings_for_call(label_ids, label_embeddings)

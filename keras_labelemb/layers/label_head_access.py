@@ -20,7 +20,7 @@ def find_label_head(model):
 
     >>> import numpy as np
     >>> from keras_labelemb.models import gile_wan
-    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, encoder={"units": 4}, head={"joint_dim": 4})
+    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, units=4, joint_dim=4)
     >>> find_label_head(model).name
     'gile_head'
     """
@@ -65,7 +65,7 @@ def split_at_head(model, head=None):
 
     >>> import numpy as np
     >>> from keras_labelemb.models import gile_wan
-    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, encoder={"units": 4}, head={"joint_dim": 4})
+    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, units=4, joint_dim=4)
     >>> encoder, head = split_at_head(model)
     >>> head.name, encoder.output.shape
     ('gile_head', (None, 4))
@@ -79,8 +79,10 @@ def split_at_head(model, head=None):
         return cached[id(head)], head
     try:
         head_input, head_output = head.input, head.output
-        if head.reads_tokens:  # `input` flattens a structure: the node keeps the document dict itself
-            head_input = head._inbound_nodes[0].arguments.args[0]
+        keys = getattr(head, "document_keys", None)
+        if keys is not None:  # `input` flattens the document dict the head was called on, in key order
+            flat = head_input if isinstance(head_input, list) else [head_input]
+            head_input = dict(zip(keys, flat, strict=True))
     except (AttributeError, ValueError) as error:
         raise ValueError(
             "The label head must be called exactly once in `model`'s graph (a built functional or Sequential "
@@ -106,7 +108,7 @@ def set_labels(model, label_ids):
 
     >>> import numpy as np
     >>> from keras_labelemb.models import gile_wan
-    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, encoder={"units": 4}, head={"joint_dim": 4})
+    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, units=4, joint_dim=4)
     >>> model.predict(np.ones((1, 6), "int32"), verbose=0).shape
     (1, 2)
     >>> set_labels(model, np.array([[5, 6], [7, 0], [8, 9]]))

@@ -78,9 +78,6 @@ class LexicalMatchHead(TokenLabelHead):
     [[0.974, 0.0], [0.0, 0.0]]
     """
 
-    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
-    spec_options = ("sublinear_tf", "weighting", "k1", "b", "ignored_ids", "scale_initializer")
-
     label_side_keys = ("ids", "weights")
 
     def __init__(

@@ -35,9 +35,6 @@ class LinearHead(LabelHead):
     (2, 2)
     """
 
-    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
-    spec_options = ("kernel_initializer", "kernel_regularizer")
-    # h W + b = <[h, 1], [W, b]>.
     scores_are_inner_products = True
     reads_descriptions = False
 

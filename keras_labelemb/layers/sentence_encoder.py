@@ -36,7 +36,7 @@ class SentenceEncoder(keras.layers.Layer):
             `encode`, label descriptions: the label vectors move with it.
             `"documents"` trains it on documents only and reads descriptions
             with a frozen copy of the pretrained backbone made here (twice
-            the weights), as `embedding={"fine_tune": "documents"}` does for
+            the weights), as `word_embeddings(..., fine_tune="documents")` does for
             word vectors. For labels never seen, True did harm: trained on
             the seen labels, all-MiniLM-L6-v2 ranked held-out labels worse;
             `"documents"` was level with False, neither better nor worse

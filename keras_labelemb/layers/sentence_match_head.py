@@ -24,7 +24,7 @@ class SentenceMatchHead(LabelHead):
     `LexicalMatchHead` over the same ids it fuses meaning and exact words.
 
     The description side is frozen unless `fine_tune_labels` (gradients do
-    not reach the encoder through it), as `embedding={"fine_tune": "documents"}`
+    not reach the encoder through it), as `word_embeddings(fine_tune="documents")`
     freezes the label side of the word-vector heads. A description of
     padding only is refused by the label-set checks; `WordPieceVectorizer`
     encodes an empty text as `[CLS] [SEP]`, which the encoder reads as it
@@ -61,7 +61,6 @@ class SentenceMatchHead(LabelHead):
     # Logits are `query_vectors(h) @ label_vectors().T`: a maximum-inner-product index (`LabelIndex`) serves it.
     scores_are_inner_products = True
     reads_sentence_vectors = True
-    spec_options = ("fine_tune_labels", "scale_initializer")
 
     def __init__(
         self,

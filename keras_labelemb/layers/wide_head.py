@@ -18,8 +18,9 @@ class WideHead(LinearHead):
     penalty, `kernel_regularizer`). Alone it is the wide model; as a
     component of a `HybridHead` beside a deep head it is the wide path of a
     wide + deep model (Cheng et al. 2016, "Wide & Deep Learning for
-    Recommender Systems"): `document_classifier(..., wide_features=F)`
-    builds that. Its weights belong to the labels it was built for, so for
+    Recommender Systems"): `document_classifier(encoder, HybridHead([deep,
+    WideHead(L)], label_ids), num_features=F)` wires that, and the task's
+    `wide_deep` preset trains it. Its weights belong to the labels it was built for, so for
     any other label the hybrid scores with its description-reading
     components alone.
 

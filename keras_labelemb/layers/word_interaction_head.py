@@ -68,17 +68,6 @@ class WordInteractionHead(TokenLabelHead):
     Ranking with Kernel Pooling", SIGIR 2017.
     """
 
-    # The constructor arguments a builder's head spec may set (the builder sets the embedding, label set, bias).
-    spec_options = (
-        "kernel_centres",
-        "kernel_width",
-        "exact_match_width",
-        "description_weighting",
-        "document_vectors",
-        "ignored_ids",
-        "kernel_weight_initializer",
-    )
-
     label_side_keys = ("ids", "vectors", "weights")
 
     def __init__(

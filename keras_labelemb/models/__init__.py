@@ -3,10 +3,11 @@
 from keras_labelemb.layers.label_head_access import find_label_head, set_labels, split_at_head
 from keras_labelemb.layers.walk_layers import walk_layers
 from keras_labelemb.models.cnle import cnle
-from keras_labelemb.models.document_classifier import document_classifier, gile_han, gile_wan, han, wan
+from keras_labelemb.models.document_classifier import document_classifier, gile_han, gile_wan, han, prior_bias, wan
 from keras_labelemb.models.language_model import drill_lm
 from keras_labelemb.models.oh_2lstmp import oh_2lstmp
 from keras_labelemb.models.sentence_classifier import sentence_classifier
+from keras_labelemb.models.word_embeddings import word_embeddings
 from keras_labelemb.renamed import moved_attribute
 
 __all__ = [
@@ -18,11 +19,13 @@ __all__ = [
     "gile_wan",
     "han",
     "oh_2lstmp",
+    "prior_bias",
     "sentence_classifier",
     "set_labels",
     "split_at_head",
     "walk_layers",
     "wan",
+    "word_embeddings",
 ]
 
 

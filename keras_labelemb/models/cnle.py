@@ -4,14 +4,16 @@ import keras
 
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers import AdaptiveLabelDecoder, CoAttentiveEncoder
-from keras_labelemb.models.word_embeddings import EMBEDDING_DEFAULTS, embedding_spec, word_embeddings
+from keras_labelemb.models.word_embeddings import word_embeddings
 from keras_labelemb.renamed import refuse_arguments
 
 ABLATIONS = (None, "no_label_embedding", "no_text_to_label_attention")
-# The encoder spec: `CoAttentiveEncoder`'s options, the paper's values by default.
-ENCODER_DEFAULTS = {"model_dim": 256, "num_heads": 3, "attention_dim": 150, "intermediate_dim": None, "dropout": 0.0}
-# The keys of cnle's `embedding` spec: `document_classifier`'s, without its dropout on word vectors.
-EMBEDDING_KEYS = tuple(key for key in EMBEDDING_DEFAULTS if key != "dropout")
+# The dict specs cnle took before its arguments were plain ones -> what to pass instead.
+REPLACED_ARGUMENTS = {
+    "encoder": "the encoder's options as arguments: model_dim=..., num_heads=..., attention_dim=..., "
+    "intermediate_dim=..., dropout=...",
+    "embedding": "the word embedding's options as arguments: embedding_dim=..., word_vectors=..., fine_tune=...",
+}
 
 
 def cnle(
@@ -22,11 +24,17 @@ def cnle(
     multi_label=True,
     max_steps=None,
     ablation=None,
-    encoder=None,
-    embedding=None,
+    model_dim=256,
+    num_heads=3,
+    attention_dim=150,
+    intermediate_dim=None,
+    dropout=0.0,
+    embedding_dim=None,
+    word_vectors=None,
+    fine_tune="all",
     output_mode="multi_hot",
     name=None,
-    **renamed,
+    **unknown,
 ):
     """CNLE: token ids `(B, max_tokens)` -> the decoded label set of each text.
 
@@ -41,14 +49,15 @@ def cnle(
     with `LabelSequenceLoss` and `cnle_optimizer()`; the targets come from
     `keras_labelemb.text.label_sequences`.
 
-    The word embedding is a spec as in `document_classifier` (the same
-    code), `embedding={"dim", "initializer", "trainable", "vectors",
-    "fine_tune"}`: `"vectors"` start the table and `"fine_tune"` says what
-    trains (`"none"`: frozen, as the paper; `"documents"`: labels are read
-    through a frozen copy). The encoder's options are one spec, `encoder={"model_dim": ...,
-    "num_heads": ..., "attention_dim": ..., "intermediate_dim": ...,
-    "dropout": ...}`, each defaulting to the paper's (`ENCODER_DEFAULTS`:
-    256, 3, 150, `model_dim`, 0).
+    The encoder's options default to the paper's: `model_dim=256`,
+    `num_heads=3`, `attention_dim=150`, `intermediate_dim=None` (the model
+    width) and `dropout=0`. The word embedding is `keras_labelemb.models.
+    word_embeddings.word_embeddings(vocabulary_size, embedding_dim,
+    word_vectors, fine_tune)`: by default a new trainable table of 100
+    dimensions. `word_vectors` start the table from pretrained vectors and
+    `fine_tune` says what trains it: `"all"` (default), `"none"` (frozen, as
+    the paper trained) or `"documents"` (labels are read through a frozen
+    copy of the vectors).
 
     Ablations (paper section 5.1; `CoAttention` documents what each removes):
     `"no_text_to_label_attention"`, and `"no_label_embedding"`, which reads no
@@ -63,23 +72,36 @@ def cnle(
         multi_label: False: one label per text (one decoding step).
         max_steps: decoding steps, end symbol included (multi-label).
         ablation: None, `"no_label_embedding"` or `"no_text_to_label_attention"`.
-        encoder: None or a dict of `CoAttentiveEncoder` options (keys of
-            `ENCODER_DEFAULTS`; those left out keep the paper's values).
-        embedding: None or a dict spec of the word embedding (keys of
-            `EMBEDDING_KEYS`), as in `document_classifier`.
+        model_dim: the encoder width `d` (even; BiLSTMs of `d / 2` per
+            direction). Default 256 (the paper).
+        num_heads: attention heads `p`. Default 3 (the paper).
+        attention_dim: the attention width `d_h`. Default 150 (the paper).
+        intermediate_dim: the feed-forward width; default None: `model_dim`.
+        dropout: the encoder's dropout rate. Default 0 (the paper).
+        embedding_dim: width of a new word table (default 100); with
+            `word_vectors`, leave it unset or give their width.
+        word_vectors: None (a new table) or a `(vocabulary_size, d)` matrix of
+            pretrained word vectors, row 0 padding.
+        fine_tune: `"all"` (default), `"none"` or `"documents"`: what trains
+            the word table (see above; `"documents"` needs `word_vectors`).
         output_mode: the decoder's (`"multi_hot"`, `"sequence"`, `"logits"`).
+        name: model name; default `"cnle"` (or `"cnle_<ablation>"`).
 
     Example:
 
     >>> import numpy as np
     >>> model = cnle(40, np.array([[2, 3], [4, 0], [5, 6]]), max_tokens=7, max_steps=3,
-    ...              encoder={"model_dim": 8, "num_heads": 2, "attention_dim": 4}, embedding={"dim": 6})
+    ...              model_dim=8, num_heads=2, attention_dim=4, embedding_dim=6)
     >>> tuple(model(np.ones((2, 7), "int32")).shape)
     (2, 3)
     """
-    refuse_arguments("cnle", renamed)
-    encoder = encoder_spec(encoder)
-    embedding = embedding_spec(embedding, vocabulary_size, "cnle", EMBEDDING_KEYS)
+    for argument, value in unknown.items():
+        if argument in REPLACED_ARGUMENTS:
+            raise ValueError(
+                f"cnle takes plain arguments, not `{argument}`: pass {REPLACED_ARGUMENTS[argument]}. "
+                f"Received: {argument}={value!r}"
+            )
+    refuse_arguments("cnle", unknown)
     if ablation not in ABLATIONS:
         raise ValueError(f"`ablation` must be one of {list(ABLATIONS)}. Received: ablation={ablation!r}")
     check_positive_int("vocabulary_size", vocabulary_size)
@@ -91,14 +113,20 @@ def cnle(
         count = len(label_ids) if label_ids is not None else num_labels
         if count is None:
             raise ValueError("Pass `label_ids` or `num_labels` for the label count. Received: both None")
-        if embedding["fine_tune"] == "documents":
+        if fine_tune == "documents":
             raise ValueError(
-                "embedding['fine_tune']='documents' freezes the vectors labels are read through; the "
-                f"'no_label_embedding' ablation reads no labels. Received: ablation={ablation!r}"
+                "fine_tune='documents' freezes the vectors labels are read through; the 'no_label_embedding' "
+                f"ablation reads no labels. Received: fine_tune='documents' with ablation={ablation!r}"
             )
-    word_embedding, label_embedding = word_embeddings(vocabulary_size, embedding)
+    word_embedding, label_embedding = word_embeddings(
+        vocabulary_size, dim=embedding_dim, vectors=word_vectors, fine_tune=fine_tune
+    )
     encoder = CoAttentiveEncoder(
-        **encoder,
+        model_dim=model_dim,
+        num_heads=num_heads,
+        attention_dim=attention_dim,
+        intermediate_dim=intermediate_dim,
+        dropout=dropout,
         use_text_to_label_attention=ablation != "no_text_to_label_attention",
         use_label_embedding=reads_labels,
         name="co_attentive_encoder",
@@ -125,23 +153,3 @@ def cnle(
     ids = keras.Input(shape=(max_tokens,), dtype="int32", name="token_ids")
     outputs = head(word_embedding(ids))
     return keras.Model(ids, outputs, name=name or ("cnle" if ablation is None else f"cnle_{ablation}"))
-
-
-def encoder_spec(encoder):
-    """`encoder` (None or a dict of `CoAttentiveEncoder` options) with every option, the paper's by default.
-
-    >>> encoder_spec({"model_dim": 8})
-    {'model_dim': 8, 'num_heads': 3, 'attention_dim': 150, 'intermediate_dim': None, 'dropout': 0.0}
-    """
-    if encoder is None:
-        encoder = {}
-    if not isinstance(encoder, dict):
-        raise ValueError(
-            f"`encoder` must be None or a dict with keys among {list(ENCODER_DEFAULTS)}. Received: encoder={encoder!r}"
-        )
-    unknown = sorted(set(encoder) - set(ENCODER_DEFAULTS))
-    if unknown:
-        raise ValueError(
-            f"`encoder` takes the keys {list(ENCODER_DEFAULTS)}; unknown: {unknown}. Received: encoder={encoder!r}"
-        )
-    return {**ENCODER_DEFAULTS, **encoder}

@@ -1,358 +1,364 @@
-"""Builds an attention document classifier with a chosen label head."""
+"""Wires a document classifier from layers: token ids -> word embedding -> document encoder -> label head."""
 
 import math
 
 import keras
-import numpy as np
 
-from keras_labelemb.argument_checks import check_positive_int
-from keras_labelemb.layers import HierarchicalAttention, LabelHead, MaxPoolEncoder
-from keras_labelemb.models.head_specs import (
-    HEAD_CLASSES,
-    HEAD_OPTIONS,
-    HEAD_TYPES,
-    apply_head,
-    build_head,
-    check_no_label_set_beside,
-    head_spec,
-)
-from keras_labelemb.models.word_embeddings import embedding_spec, word_embeddings
-from keras_labelemb.renamed import refuse_arguments
+from keras_labelemb.argument_checks import check_positive_int, check_rate
+from keras_labelemb.layers import GileHead, HierarchicalAttention, LabelHead, LinearHead
+from keras_labelemb.models.word_embeddings import word_embeddings
 
-__all__ = ["HEAD_OPTIONS", "HEAD_TYPES", "build_head", "document_classifier", "head_spec"]
-
-
-def _output_bias_start(prior_logit, num_labels):
-    if prior_logit == "auto":
-        return -math.log(num_labels) if num_labels else 0.0
-    if prior_logit is None:
-        return 0.0
-    if isinstance(prior_logit, bool) or not isinstance(prior_logit, (int, float)) or not math.isfinite(prior_logit):
-        raise ValueError(
-            f"`prior_logit` must be 'auto', None or a finite number. Received: prior_logit={prior_logit!r}"
-        )
-    return float(prior_logit)
+__all__ = ["document_classifier", "gile_han", "gile_wan", "han", "prior_bias", "wan"]
 
 
 def document_classifier(
-    vocabulary_size,
-    label_ids=None,
-    num_labels=None,
-    head="gile",
-    flat=False,
+    encoder,
+    head,
+    embedding=None,
+    max_tokens=None,
     max_sentences=None,
     max_sentence_length=None,
-    max_tokens=None,
-    embedding=None,
-    encoder="dense",
-    prior_logit="auto",
-    wide_features=None,
+    num_features=None,
     name=None,
-    **renamed,
 ):
-    """Embedding -> HierarchicalAttention (HAN, or WAN when `flat`) -> label head.
+    """A functional model from token ids to label logits, over the layers given.
 
-    One `Embedding(mask_zero=True)` serves document words and label words, so
-    every head that reads label descriptions (GILE and its ablations, DRILL)
-    can score labels it never saw in training; `"linear"` is the usual
-    per-label baseline (`LinearHead`) on the same encoder.
+    The model reads token ids `(B, max_tokens)` (flat documents) or `(B,
+    max_sentences, max_sentence_length)` (sentences; give those two), looks
+    them up in `embedding`, encodes the word vectors with `encoder` and
+    scores the labels with `head`:
 
-    The head is given one of three ways, so that an argument belonging to
-    another head cannot be silently ignored:
+    - `embedding`: the documents' word table; by default the head's own
+      (`head.embedding`), so documents and label descriptions share one table
+      and a head that reads descriptions scores labels it never saw
+      (`set_labels`). `word_embeddings` makes the table (pretrained vectors,
+      and which side fine-tunes them).
+    - `encoder`: a layer from word vectors to the document vector `(B, d)`,
+      e.g. `HierarchicalAttention(flat=True)` or `MaxPoolEncoder`; one that
+      gives `{"pooled", "token_states"}` (`return_token_states=True`) also
+      hands the word states to a head that reads tokens.
+    - `head`: any `LabelHead`. A head that reads the document's words
+      (`head.reads_tokens`) gets `{"pooled", "token_ids"[, "token_states"]}`
+      (a HAN's ids read as one sequence); a head that reads tf-idf features
+      (a `WideHead`, or a `HybridHead` holding one: wide + deep) makes the
+      model take `{"token_ids", "features"}`, the features `(B,
+      num_features)` sparse or dense (`keras_labelemb.text.TfidfVectorizer`;
+      under JAX, dense).
 
-    - a name: `"gile"` (default), a GILE ablation (`"bilinear"`,
-      `"bilinear_yh15"`, `"only_label"`, `"only_input"`), `"drill"`,
-      `"linear"`, `"lexical"` (`LexicalMatchHead`), `"interaction"`
-      (`WordInteractionHead`) or `"embedding"` (`EmbeddingMatchHead`);
-    - a dict spec: `{"type": name, **options}` (`head_specs.HEAD_CLASSES`)
-      where the options are that head's constructor arguments other than
-      the ones the builder sets (embedding, label set, output bias, name);
-      `"type"` defaults to `"gile"`. E.g. `{"joint_dim": 300, "activation":
-      "relu"}`, `{"type": "drill", "depth": 4, "dropout": 0.2}`, and a
-      `HybridHead` over other heads' specs, `{"type": "hybrid", "components":
-      ["gile", "lexical", "interaction", "linear"]}` (the components' biases
-      start at 0, the hybrid's at `prior_logit`). Unknown keys raise.
-      Heads that read the document's words (lexical, interaction, embedding, hybrid)
-      get `{"pooled": h, "token_ids": ids}` (a HAN's ids read as one
-      sequence); call their `adapt(ids)` on training documents to set idf;
-      GILE's `joint_dim` defaults to 500; DRILL as a classifier defaults to
-      `tanh` and projects the document vector into the word-vector space
-      (`input_projection`) when their widths differ;
-    - a `LabelHead` layer: used as it is. If it holds an `embedding`, that
-      embedding is the model's word embedding too (the head shares it, as
-      keras-hub's `MaskedLMHead` does); then the `embedding` spec holds at
-      most its `dropout`.
+    For the full workflow from raw strings to label names (vocabulary,
+    thresholds, relabelling, export) use `keras_labelemb.tasks.LabelClassifier`;
+    this builder is the plain Keras route, for users who vectorize themselves.
 
-    The word embedding is one spec, `embedding={"dim", "initializer",
-    "trainable", "vectors", "fine_tune", "dropout"}` (each key optional).
-    Pretrained word vectors (`"vectors"`, e.g. from
-    `keras_labelemb.text.load_glove_6b`) start the word embedding, and
-    `"fine_tune"` says what trains them:
+    Args:
+        encoder: the document encoder layer.
+        head: the `LabelHead`.
+        embedding: the word `Embedding` of the documents; default `head.embedding`.
+        max_tokens: tokens per flat document (None: any).
+        max_sentences, max_sentence_length: the sentence layout's sizes.
+        num_features: `F`, the width of the tf-idf features a wide head reads.
+        name: the model's name; default `"<head>_wan"` or `"<head>_han"`.
 
-    - `"all"` (default): one table, fine-tuned by documents and labels alike;
-    - `"none"`: frozen everywhere;
-    - `"documents"`: the encoder's table fine-tunes, while the head reads
-      label descriptions through a second, frozen copy of the pretrained
-      vectors (`label_word_embedding`). Labels, seen or unseen (zero-shot
-      `set_labels`), then stay in the space the vectors were trained in, and
-      seen labels cannot drift away from the unseen ones they resemble.
+    Example:
 
-    Wide + deep (`wide_features=F`): the model takes a second input,
-    `"features"`, the documents' `(B, F)` tf-idf vectors
-    (`keras_labelemb.text.TfidfVectorizer`, sparse or dense), and the head
-    becomes a `HybridHead` whose components are the head given (or a
-    hybrid's components) and a `WideHead` over the features: `logits = a_1
-    deep + a_2 wide + b`, trained together. The wide path knows the labels it
-    was built with; labels added later are scored by the deep path alone.
-    Under JAX, feed dense features (`TfidfVectorizer(sparse=False)`): Keras
-    refuses an input dict that mixes a sparse (BCOO) and a dense array.
+    >>> import numpy as np
+    >>> from keras_labelemb.layers import DrillHead, GileHead, HierarchicalAttention
+    >>> embedding, _ = word_embeddings(50, dim=8)
+    >>> head = GileHead(embedding, np.array([[2, 3], [4, 0]]), joint_dim=8)
+    >>> model = document_classifier(HierarchicalAttention("dense", 8, flat=True), head, max_tokens=5)
+    >>> tuple(model(np.ones((2, 5), "int32")).shape)
+    (2, 2)
+    """
+    if not isinstance(head, LabelHead):
+        raise ValueError(
+            f"`head` must be a LabelHead layer (GileHead, DrillHead, LinearHead, ...). Received: head={head!r:.200}"
+        )
+    if not isinstance(encoder, keras.layers.Layer):
+        raise ValueError(f"`encoder` must be a Keras layer. Received: encoder={encoder!r:.200}")
+    if embedding is None:  # the head's table (a hybrid's: its first component's)
+        tables = [getattr(part, "embedding", None) for part in [head, *getattr(head, "components", ())]]
+        embedding = next((table for table in tables if isinstance(table, keras.layers.Embedding)), None)
+        if embedding is None:
+            raise ValueError(
+                f"{type(head).__name__} holds no word embedding to read the documents with: pass `embedding` "
+                f"(e.g. `word_embeddings(vocabulary_size)[0]`). Received: embedding=None, head={head.name!r}"
+            )
+    elif not isinstance(embedding, keras.layers.Layer):
+        raise ValueError(f"`embedding` must be a Keras Embedding layer. Received: embedding={embedding!r:.200}")
+    sentences = max_sentences is not None or max_sentence_length is not None
+    if sentences and max_tokens is not None:
+        raise ValueError(
+            "A document is flat (`max_tokens`) or made of sentences (`max_sentences`, `max_sentence_length`), "
+            f"not both. Received: max_tokens={max_tokens!r}, max_sentences={max_sentences!r}, "
+            f"max_sentence_length={max_sentence_length!r}"
+        )
+    # The layout the sizes say, else the encoder's own (a HAN built without sizes reads any).
+    encoder_flat = getattr(encoder, "flat", None)
+    flat = not sentences if (sentences or max_tokens is not None or encoder_flat is None) else encoder_flat
+    if encoder_flat is not None and encoder_flat != flat:
+        layout = "flat documents (`max_tokens`)" if encoder_flat else "sentences (`max_sentences`, ...)"
+        raise ValueError(
+            f"The encoder {encoder.name!r} reads {layout}. Received: max_tokens={max_tokens!r}, "
+            f"max_sentences={max_sentences!r}, max_sentence_length={max_sentence_length!r}"
+        )
+    shape = (max_tokens,) if flat else (max_sentences, max_sentence_length)
+    ids = keras.Input(shape=shape, dtype="int32", name="token_ids")
+    encoded = encoder(embedding(ids))
+    pooled, states = (encoded["pooled"], encoded.get("token_states")) if isinstance(encoded, dict) else (encoded, None)
+    features = None
+    if _reads_features(head) != (num_features is not None):
+        raise ValueError(
+            "`num_features` is the width of the tf-idf features a wide head (WideHead, or a HybridHead holding "
+            f"one) reads: give it with such a head, and only then. Received: num_features={num_features!r}, "
+            f"head={head.name!r} ({type(head).__name__})"
+        )
+    if num_features is not None:
+        check_positive_int("num_features", num_features)
+        features = keras.Input(shape=(num_features,), sparse=True, name="features")
+    logits = apply_head(head, pooled, ids, states, features)
+    inputs = ids if features is None else {"token_ids": ids, "features": features}
+    short = getattr(head, "variant", None) or getattr(type(head), "registered_name", None) or head.name
+    return keras.Model(inputs, logits, name=name or f"{short}_{'wan' if flat else 'han'}")
 
-    Every head built from a name or spec starts its output bias at
-    `prior_logit`, by default the log-odds of about one label per document.
+
+def prior_bias(num_labels):
+    """The output-bias start of about one label per document: the log-odds `-log(L)` (0 for one label).
+
     With a zero bias every label starts at probability 0.5 although almost all
     are negative for any document, so the first updates go into pushing every
     score down (the prior initialisation of Lin et al. 2017, "Focal Loss for
     Dense Object Detection"); on Reuters the zero bias cost every head, DRILL
     most.
 
-    Args:
-        vocabulary_size: size of the word vocabulary (0 = padding, 1 = unknown).
-        label_ids: `(L, Lw)` token ids of the label descriptions.
-        num_labels: label count of a linear head when no `label_ids`.
-        head: a name, a dict spec or a `LabelHead` (above).
-        flat: WAN over `(B, max_tokens)` instead of HAN over
-            `(B, max_sentences, max_sentence_length)`.
-        embedding: None or a dict spec of the word embedding
-            (`word_embeddings.EMBEDDING_DEFAULTS`): `"dim"`, the word vector
-            size `d` (default 100); `"initializer"` (default `"uniform"`);
-            `"trainable"` (False freezes the word vectors; default True);
-            `"vectors"`, `(vocabulary_size, d)` pretrained vectors (row 0 is
-            padding; then `dim` is `d` and `initializer` and `trainable` stay
-            unset); `"fine_tune"`, `"all"` (default with vectors), `"none"`
-            or `"documents"` (above); `"dropout"` on word vectors (default 0).
-            Unknown keys raise.
-        encoder: a name or a spec `{"type": name, **options}` (as `head`;
-            `"type"` defaults to `"dense"`). The attention encoder
-            (`HierarchicalAttention`) with `"dense"`, `"gru"`, `"bigru"`,
-            `"lstm"` or `"bilstm"` at both levels takes `units` (per encoder,
-            per direction for bi-RNNs; default 100), `attention_units`
-            (default: the encoder's output width) and `dropout` (on sentence
-            and document vectors; default 0.2), e.g. `{"type": "bigru",
-            "units": 50}`. `"max_pool"` is the regularised BiLSTM with max
-            pooling over time (`MaxPoolEncoder`: `units`,
-            `recurrent_dropout`, `word_dropout`; flat documents), e.g.
-            `{"type": "max_pool", "units": 128, "word_dropout": 0.1,
-            "recurrent_dropout": 0.2}`. Unknown options raise.
-        prior_logit: initial output bias of a head built here: `"auto"`
-            (default) `-log(L)`; a float, e.g. `log(p / (1 - p))` of the mean
-            label frequency `p`; `None` for zeros.
-        wide_features: `F`, the width of the tf-idf features of a wide +
-            deep model (above). Default None (no wide path).
-
-    Returns:
-        A functional `keras.Model` from token ids (with `wide_features`: the
-        dict `{"token_ids", "features"}`) to label logits `(B, L)`.
-
-    Example:
-
-    >>> import numpy as np
-    >>> labels = np.array([[2, 3], [4, 0]])
-    >>> model = document_classifier(50, labels, max_sentences=3, max_sentence_length=5,
-    ...                             encoder={"units": 8}, head={"joint_dim": 8})
-    >>> tuple(model(np.ones((2, 3, 5), "int32")).shape)
-    (2, 2)
-    >>> drill = document_classifier(50, labels, flat=True, max_tokens=5, encoder={"units": 8},
-    ...                             head={"type": "drill", "depth": 1})
-    >>> vectors = np.random.default_rng(0).normal(size=(50, 8)).astype("float32")
-    >>> frozen_labels = document_classifier(50, labels, flat=True, max_tokens=5, encoder={"units": 8},
-    ...                                     head={"joint_dim": 8},
-    ...                                     embedding={"vectors": vectors, "fine_tune": "documents"})
-    >>> [(layer.name, layer.trainable) for layer in (frozen_labels.layers[1], frozen_labels.layers[-1].embedding)]
-    [('word_embedding', True), ('label_word_embedding', False)]
-    >>> document_classifier(50, labels, flat=True, max_tokens=5, head={"type": "drill", "joint_dim": 8, "foo": 1})
-    Traceback (most recent call last):
-    ...
-    ValueError: A 'drill' head takes [...]; ['foo'] belong to another head or to the builder ...
+    >>> round(prior_bias(90).value, 3)
+    -4.5
     """
-    refuse_arguments("document_classifier", renamed)
-    if isinstance(head, LabelHead):
-        layer, spec = head, None
-        check_no_label_set_beside(head, label_ids, num_labels)
-    else:
-        layer, spec = None, with_wide_path(head_spec(head), wide_features)
-    if layer is not None and wide_features is not None and not _reads_features(layer):
-        raise ValueError(
-            "`wide_features` feeds a head that reads tf-idf features (a WideHead, or a HybridHead holding one): "
-            f"build the head from a name or spec, or give it a wide component. Received: head={layer.name!r}"
-        )
-    given_embedding, embedding = embedding or {}, embedding_spec(embedding, vocabulary_size)
-    word_embedding = layer.embedding if layer is not None else None
-    if word_embedding is not None:
-        given = {key: value for key, value in given_embedding.items() if key != "dropout"}
-        if given:
-            given = {key: np.shape(value) if key == "vectors" else value for key, value in given.items()}
-            raise ValueError(
-                "The head's own embedding is the model's word embedding: the `embedding` spec may hold its "
-                f"`dropout` only. Received: embedding keys {sorted(given)} ({given})"
-            )
-        if word_embedding.input_dim != vocabulary_size:
-            raise ValueError(
-                f"The head's embedding has {word_embedding.input_dim} rows. Received: vocabulary_size={vocabulary_size}"
-            )
-    label_embedding = None
-    if embedding["fine_tune"] == "documents" and (layer is not None or spec["type"] in ("linear", "lexical")):
-        reads = "is a layer with its own embedding (or none)" if layer is not None else "reads no label descriptions"
-        raise ValueError(
-            f"embedding['fine_tune']='documents' freezes the vectors the head reads labels through; this head "
-            f"{reads}. Received: head={head!r}"
-        )
-    if word_embedding is None:
-        word_embedding, label_embedding = word_embeddings(vocabulary_size, embedding)
-    if flat:
-        other_layout = {"max_sentences": max_sentences, "max_sentence_length": max_sentence_length}
-    else:
-        other_layout = {"max_tokens": max_tokens}
-    ignored = {name: value for name, value in other_layout.items() if value is not None}
-    if ignored:
-        sizes = "`max_tokens`" if flat else "`max_sentences` and `max_sentence_length`"
-        raise ValueError(
-            f"flat={flat} reads documents sized by {sizes}: the sizes given belong to flat={not flat}. Received: "
-            + ", ".join(f"{name}={value!r}" for name, value in ignored.items())
-        )
-    shape, kind = ((max_tokens,), "wan") if flat else ((max_sentences, max_sentence_length), "han")
-    ids = keras.Input(shape=shape, dtype="int32", name="token_ids")
-    words = word_embedding(ids)
-    if embedding["dropout"]:
-        words = keras.layers.Dropout(embedding["dropout"], name="embedding_dropout")(words)
-    # A head that reads the tokens also gets the word encoder's states (flattened over sentences).
-    reads_tokens = layer.reads_tokens if layer is not None else HEAD_CLASSES[spec["type"]].reads_tokens
-    encoder = encoder_spec(encoder)
-    if encoder["type"] == "max_pool":
-        encoded = max_pool_encoder(encoder, flat, reads_tokens)(words)
-    else:
-        encoded = HierarchicalAttention(
-            word_encoder=encoder["type"],
-            word_units=encoder["units"],
-            sentence_encoder=encoder["type"],
-            sentence_units=encoder["units"],
-            attention_units=encoder["attention_units"],
-            flat=flat,
-            dropout=encoder["dropout"],
-            return_token_states=reads_tokens,
-            name="document_encoder",
-        )(words)
-    document, states = (encoded["pooled"], encoded["token_states"]) if reads_tokens else (encoded, None)
-    if layer is None:
-        count = len(label_ids) if label_ids is not None else num_labels
-        bias_initializer = keras.initializers.Constant(_output_bias_start(prior_logit, count))
-        head_embedding = label_embedding if label_embedding is not None else word_embedding
-        layer = build_head(spec, head_embedding, document.shape[-1], label_ids, count, bias_initializer)
-    features = None
-    if wide_features is not None:
-        features = keras.Input(shape=(wide_features,), sparse=True, name="features")
-    logits = apply_head(layer, document, ids, states, features)
-    head_name = spec.get("variant", spec["type"]) if spec is not None else type(layer).__name__.lower()
-    inputs = ids if features is None else {"token_ids": ids, "features": features}
-    return keras.Model(inputs, logits, name=name or f"{head_name}_{kind}")
-
-
-ATTENTION_ENCODERS = ("dense", "gru", "bigru", "lstm", "bilstm")
-# The attention encoder's options and their defaults (`HierarchicalAttention` at both levels).
-ATTENTION_OPTIONS = {"units": 100, "attention_units": None, "dropout": 0.2}
-
-
-def encoder_spec(encoder):
-    """`encoder` (a name or a dict spec) as a full spec: `"type"` (default `"dense"`) and, for the attention
-    encoders, every option with its default.
-
-    >>> encoder_spec("bigru")
-    {'units': 100, 'attention_units': None, 'dropout': 0.2, 'type': 'bigru'}
-    >>> encoder_spec({"units": 8})
-    {'units': 8, 'attention_units': None, 'dropout': 0.2, 'type': 'dense'}
-    """
-    if isinstance(encoder, str):
-        spec = {"type": encoder}
-    elif isinstance(encoder, dict):
-        spec = {"type": "dense", **encoder}
-    else:
-        raise ValueError(f"`encoder` must be a name or a dict spec. Received: encoder={encoder!r}")
-    kind = spec["type"]
-    if kind == "max_pool":
-        return spec  # MaxPoolEncoder checks its own options
-    if kind not in ATTENTION_ENCODERS:
-        raise ValueError(
-            f"`encoder` type must be one of {[*ATTENTION_ENCODERS, 'max_pool']}. Received: encoder={encoder!r}"
-        )
-    unknown = sorted(set(spec) - {"type", *ATTENTION_OPTIONS})
-    if unknown:
-        raise ValueError(
-            f"A {kind!r} encoder takes {sorted(ATTENTION_OPTIONS)}; {unknown} belong to another encoder "
-            f"('max_pool': units, word_dropout, recurrent_dropout). Received: encoder={encoder!r}"
-        )
-    return {**ATTENTION_OPTIONS, **spec}
-
-
-def max_pool_encoder(spec, flat, return_token_states):
-    """The `MaxPoolEncoder` an encoder spec `{"type": "max_pool", **options}` describes (flat documents only)."""
-    options = dict(spec)
-    options.pop("type")
-    if not flat:
-        raise ValueError(f"A max-pooling encoder reads flat documents: pass `flat=True`. Received: encoder={spec!r}")
-    return MaxPoolEncoder(return_token_states=return_token_states, name="document_encoder", **options)
+    check_positive_int("num_labels", num_labels)
+    return keras.initializers.Constant(-math.log(num_labels) if num_labels > 1 else 0.0)
 
 
 def _reads_features(head):
     return head.reads_features or any(c.reads_features for c in getattr(head, "components", ()))
 
 
-def with_wide_path(spec, wide_features):
-    """`spec` with a wide component (a hybrid of the head and `"wide"`) when `wide_features` is set.
+def apply_head(head, pooled, token_ids, token_states=None, features=None):
+    """Calls `head` on what it reads: the pooled vector, the features, or the document dict (`reads_tokens`)."""
+    if head.reads_features:
+        return head(features)
+    if not head.reads_tokens:
+        return head(pooled)
+    if len(token_ids.shape) == 3:
+        # -1: a HAN built without `max_sentences` or `max_sentence_length` has no static token count.
+        token_ids = keras.layers.Reshape((-1,), name="flat_token_ids")(token_ids)
+        if token_states is not None:
+            token_states = keras.layers.Reshape((-1, token_states.shape[-1]), name="flat_token_states")(token_states)
+    document = {"pooled": pooled, "token_ids": token_ids}
+    if token_states is not None:
+        document["token_states"] = token_states
+    if features is not None:
+        document["features"] = features
+    return head(document)
 
-    >>> with_wide_path({"type": "gile"}, 1000)
-    {'type': 'hybrid', 'components': [{'type': 'gile'}, {'type': 'wide'}]}
+
+def _attention_classifier(
+    vocabulary_size,
+    head_for,
+    flat,
+    sizes,
+    embedding_dim,
+    word_vectors,
+    fine_tune,
+    encoder,
+    units,
+    dropout,
+    name,
+):
+    """The seeds' attention classifiers: the table, a HAN/WAN of `encoder` cells, and `head_for(table)`."""
+    check_rate("dropout", dropout)
+    embedding, label_embedding = word_embeddings(vocabulary_size, embedding_dim, word_vectors, fine_tune)
+    document_encoder = HierarchicalAttention(
+        word_encoder=encoder,
+        word_units=units,
+        sentence_encoder=encoder,
+        sentence_units=units,
+        flat=flat,
+        dropout=dropout,
+        name="document_encoder",
+    )
+    head = head_for(label_embedding if label_embedding is not None else embedding)
+    return document_classifier(document_encoder, head, embedding=embedding, name=name, **sizes)
+
+
+def gile_han(
+    vocabulary_size,
+    label_ids,
+    max_sentences=None,
+    max_sentence_length=None,
+    joint_dim=500,
+    embedding_dim=None,
+    word_vectors=None,
+    fine_tune="all",
+    encoder="dense",
+    units=100,
+    dropout=0.2,
+    bias_initializer=None,
+    name=None,
+):
+    """GILE-HAN (Pappas & Henderson, TACL 2019): a hierarchical attention encoder and the GILE output layer.
+
+    One word table reads documents and label descriptions (`label_ids`, `(L,
+    Lw)`), so the model scores labels it never saw once relabelled
+    (`keras_labelemb.models.set_labels`). The table is new (`embedding_dim`,
+    default 100) or starts from `word_vectors` (`(vocabulary_size, d)`, e.g.
+    GloVe, which matter on small data), fine-tuned as `fine_tune` says
+    (`word_embeddings`: `"all"`, `"none"`, or `"documents"`: labels read a
+    frozen copy). `encoder` is the attention encoder's cell at both levels
+    (`"dense"`, `"gru"`, `"bigru"`, `"lstm"`, `"bilstm"`) with `units` each
+    and `dropout` on sentence and document vectors. The output bias starts
+    at `bias_initializer`, by default `prior_bias(L)`, the log-odds of about
+    one label per document.
+
+    >>> import numpy as np
+    >>> model = gile_han(50, np.array([[2, 3], [4, 0]]), max_sentences=3, max_sentence_length=5,
+    ...                  units=8, joint_dim=8)
+    >>> tuple(model(np.ones((2, 3, 5), "int32")).shape)
+    (2, 2)
     """
-    if wide_features is None:
-        return spec
-    check_positive_int("wide_features", wide_features)
-    components = spec["components"] if spec["type"] == "hybrid" else [spec]
-    if spec["type"] == "wide":
-        raise ValueError(
-            "A wide head alone reads no words: use `WideHead` on the features (the wide model), or give a deep "
-            f"head with `wide_features`. Received: head={spec!r}"
-        )
-    if not any(component["type"] == "wide" for component in components):
-        components = list(components) + [{"type": "wide"}]
-    base = spec if spec["type"] == "hybrid" else {"type": "hybrid"}
-    return {**base, "components": components}
-
-
-def gile_han(vocabulary_size, label_ids, max_sentences, max_sentence_length, **kwargs):
-    """GILE-HAN: hierarchical attention encoder with the GILE output layer. See `document_classifier`."""
-    kwargs.setdefault("head", "gile")
-    return document_classifier(
-        vocabulary_size, label_ids, max_sentences=max_sentences, max_sentence_length=max_sentence_length, **kwargs
-    )
-
-
-def gile_wan(vocabulary_size, label_ids, max_tokens, **kwargs):
-    """GILE-WAN: flat word attention encoder with the GILE output layer. See `document_classifier`."""
-    kwargs.setdefault("head", "gile")
-    return document_classifier(vocabulary_size, label_ids, flat=True, max_tokens=max_tokens, **kwargs)
-
-
-def han(vocabulary_size, num_labels, max_sentences, max_sentence_length, **kwargs):
-    """Baseline HAN: same encoder as `gile_han`, usual linear output layer (one weight vector per label)."""
-    kwargs.setdefault("head", "linear")
-    return document_classifier(
+    return _attention_classifier(
         vocabulary_size,
-        num_labels=num_labels,
-        max_sentences=max_sentences,
-        max_sentence_length=max_sentence_length,
-        **kwargs,
+        lambda table: GileHead(
+            table,
+            label_ids,
+            joint_dim=joint_dim,
+            bias_initializer=bias_initializer or prior_bias(len(label_ids)),
+            name="gile_head",
+        ),
+        False,
+        {"max_sentences": max_sentences, "max_sentence_length": max_sentence_length},
+        embedding_dim,
+        word_vectors,
+        fine_tune,
+        encoder,
+        units,
+        dropout,
+        name,
     )
 
 
-def wan(vocabulary_size, num_labels, max_tokens, **kwargs):
-    """Baseline WAN: same encoder as `gile_wan`, linear output layer."""
-    kwargs.setdefault("head", "linear")
-    return document_classifier(vocabulary_size, num_labels=num_labels, flat=True, max_tokens=max_tokens, **kwargs)
+def gile_wan(
+    vocabulary_size,
+    label_ids,
+    max_tokens=None,
+    joint_dim=500,
+    embedding_dim=None,
+    word_vectors=None,
+    fine_tune="all",
+    encoder="dense",
+    units=100,
+    dropout=0.2,
+    bias_initializer=None,
+    name=None,
+):
+    """GILE-WAN: a flat word attention encoder and the GILE output layer. Arguments as `gile_han`.
+
+    >>> import numpy as np
+    >>> model = gile_wan(50, np.array([[2, 3], [4, 0]]), max_tokens=6, units=8, joint_dim=8)
+    >>> model.get_layer("gile_head").joint_dim
+    8
+    """
+    return _attention_classifier(
+        vocabulary_size,
+        lambda table: GileHead(
+            table,
+            label_ids,
+            joint_dim=joint_dim,
+            bias_initializer=bias_initializer or prior_bias(len(label_ids)),
+            name="gile_head",
+        ),
+        True,
+        {"max_tokens": max_tokens},
+        embedding_dim,
+        word_vectors,
+        fine_tune,
+        encoder,
+        units,
+        dropout,
+        name,
+    )
+
+
+def han(
+    vocabulary_size,
+    num_labels,
+    max_sentences=None,
+    max_sentence_length=None,
+    embedding_dim=None,
+    word_vectors=None,
+    fine_tune="all",
+    encoder="dense",
+    units=100,
+    dropout=0.2,
+    bias_initializer=None,
+    name=None,
+):
+    """Baseline HAN: `gile_han`'s encoder with the usual linear output layer (one weight vector per label)."""
+    if fine_tune == "documents":
+        raise ValueError(
+            "fine_tune='documents' freezes the vectors labels are read through; a linear head reads no labels. "
+            "Received: fine_tune='documents'"
+        )
+    return _attention_classifier(
+        vocabulary_size,
+        lambda table: LinearHead(
+            num_labels, bias_initializer=bias_initializer or prior_bias(num_labels), name="linear_head"
+        ),
+        False,
+        {"max_sentences": max_sentences, "max_sentence_length": max_sentence_length},
+        embedding_dim,
+        word_vectors,
+        fine_tune,
+        encoder,
+        units,
+        dropout,
+        name,
+    )
+
+
+def wan(
+    vocabulary_size,
+    num_labels,
+    max_tokens=None,
+    embedding_dim=None,
+    word_vectors=None,
+    fine_tune="all",
+    encoder="dense",
+    units=100,
+    dropout=0.2,
+    bias_initializer=None,
+    name=None,
+):
+    """Baseline WAN: `gile_wan`'s encoder with a linear output layer.
+
+    >>> import numpy as np
+    >>> wan(50, 3, max_tokens=6, units=8).output_shape
+    (None, 3)
+    """
+    if fine_tune == "documents":
+        raise ValueError(
+            "fine_tune='documents' freezes the vectors labels are read through; a linear head reads no labels. "
+            "Received: fine_tune='documents'"
+        )
+    return _attention_classifier(
+        vocabulary_size,
+        lambda table: LinearHead(
+            num_labels, bias_initializer=bias_initializer or prior_bias(num_labels), name="linear_head"
+        ),
+        True,
+        {"max_tokens": max_tokens},
+        embedding_dim,
+        word_vectors,
+        fine_tune,
+        encoder,
+        units,
+        dropout,
+        name,
+    )

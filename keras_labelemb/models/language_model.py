@@ -2,39 +2,65 @@
 
 import keras
 
-from keras_labelemb.argument_checks import check_positive_int, check_rate
+from keras_labelemb.argument_checks import check_choice, check_positive_int, check_rate
 from keras_labelemb.layers import DrillHead, LinearHead
+from keras_labelemb.layers.drill_head import DROPOUT_TYPES
 
 LM_HEADS = ("drill", "tied", "bilinear", "dual", "full")
-# DrillHead arguments a language-model head spec may set: its spec options but those the language model fixes
-# (the embedding is the model's, tied; the variant is the head type; labels are the vocabulary, read as words).
-LM_HEAD_OPTIONS = tuple(o for o in DrillHead.spec_options if o not in ("variant", "bias_mode", "label_encoder"))
-DRILL_LM_DEFAULTS = {"depth": 4, "dropout": 0.3, "dropout_type": "variational", "activation": "sigmoid"}
+# The output layer's options, keyword arguments of `drill_lm` -> the `DrillHead` argument each sets. The language
+# model fixes the others (the embedding is its own, tied; the variant is `head`; the labels are the vocabulary).
+# Those that would read as the encoder's (dropout, activation, ...) are prefixed with `head_`.
+HEAD_OPTIONS = {
+    "depth": "depth",
+    "joint_dim": "joint_dim",
+    "head_activation": "activation",
+    "residual_to_embedding": "residual_to_embedding",
+    "residual_to_previous": "residual_to_previous",
+    "head_dropout": "dropout",
+    "head_dropout_type": "dropout_type",
+    "input_projection": "input_projection",
+    "projection_bias": "projection_bias",
+    "head_kernel_initializer": "kernel_initializer",
+    "head_seed": "seed",
+}
+# A "drill" head's defaults in a language model (the other variants default to DrillHead's).
+DRILL_HEAD_DEFAULTS = {
+    "depth": 4,
+    "head_dropout": 0.3,
+    "head_dropout_type": "variational",
+    "head_activation": "sigmoid",
+}
 
 
-def lm_head_spec(head):
-    """A language-model head as `{"type": ..., **options}`, checked; DRILL gets its LM defaults.
+def head_arguments(head, head_options):
+    """The `DrillHead` arguments of `drill_lm`'s `head` and head options (none for `"full"`), checked.
 
-    >>> lm_head_spec("tied")
-    {'type': 'tied'}
-    >>> lm_head_spec({"type": "drill", "depth": 2})["depth"], lm_head_spec("drill")["dropout"]
+    >>> head_arguments("drill", {"depth": 2})["depth"], head_arguments("drill", {})["dropout"]
     (2, 0.3)
     """
-    spec = {"type": head} if isinstance(head, str) else dict(head) if isinstance(head, dict) else None
-    if spec is None or spec.get("type") not in LM_HEADS:
+    if isinstance(head, dict):
         raise ValueError(
-            f"`head` must be one of {list(LM_HEADS)} or a dict spec with such a 'type'. Received: head={head!r}"
+            f"`head` is a name, one of {list(LM_HEADS)}; pass the head's options as keyword arguments of drill_lm "
+            f"(e.g. head='drill', depth=2, head_dropout=0.3). Received: head={head!r}"
         )
-    allowed = () if spec["type"] == "full" else LM_HEAD_OPTIONS
-    unknown = sorted(set(spec) - {"type"} - set(allowed))
+    if head not in LM_HEADS:
+        raise ValueError(f"`head` must be one of {list(LM_HEADS)}. Received: head={head!r}")
+    allowed = () if head == "full" else tuple(HEAD_OPTIONS)
+    unknown = sorted(set(head_options) - set(allowed))
     if unknown:
+        takes = f"takes the options {list(allowed)}" if allowed else "takes no options"
         raise ValueError(
-            f"A {spec['type']!r} language-model head takes {list(allowed)}; {unknown} do not apply. "
-            f"Received: head={head!r}"
+            f"A {head!r} language-model head {takes}; {unknown} do not apply. "
+            f"Received: {', '.join(f'{key}={head_options[key]!r}' for key in unknown)}"
         )
-    if spec["type"] == "drill":
-        spec = {**DRILL_LM_DEFAULTS, **spec}
-    return spec
+    if head == "drill":
+        head_options = {**DRILL_HEAD_DEFAULTS, **head_options}
+    # Checked here to name drill_lm's arguments; DrillHead checks the others under their own names.
+    if "head_dropout" in head_options:
+        check_rate("head_dropout", head_options["head_dropout"])
+    if "head_dropout_type" in head_options:
+        check_choice("head_dropout_type", head_options["head_dropout_type"], DROPOUT_TYPES)
+    return {HEAD_OPTIONS[key]: value for key, value in head_options.items()}
 
 
 def drill_lm(
@@ -49,6 +75,7 @@ def drill_lm(
     stateful=True,
     init_scale=0.1,
     name=None,
+    **head_options,
 ):
     """Embedding -> dropout -> LSTM stack (dropout after each) -> [Dense] -> `DrillHead`.
 
@@ -61,12 +88,16 @@ def drill_lm(
     (`sigma(E U + b_u) sigma(V h + b_v) + b`) and `"full"` (a `|V| x d_h`
     softmax layer, `LinearHead`).
 
-    `head` is a name or a spec `{"type": name, **options}` whose options are
-    `DrillHead` arguments (`depth`, `dropout`, `dropout_type`, `activation`,
-    `residual_to_previous`, ...; none for `"full"`), so an option a head does
-    not take raises instead of being ignored. A `"drill"` head defaults to
-    `depth=4, dropout=0.3` (variational), sigmoid: the paper's PTB setting
-    but for its 0.6 dropout over a much longer training.
+    `head` is a name; the output layer's options are keyword arguments
+    (`HEAD_OPTIONS`: `depth`, `joint_dim`, `head_activation`,
+    `residual_to_embedding`, `residual_to_previous`, `head_dropout`,
+    `head_dropout_type`, `input_projection`, `projection_bias`,
+    `head_kernel_initializer`, `head_seed`: the `DrillHead` arguments of the
+    same names, without the `head_` prefix), none for `"full"`; an option the
+    head does not take raises instead of being ignored. A `"drill"` head
+    defaults to `depth=4, head_dropout=0.3` (variational), sigmoid: the
+    paper's PTB setting but for its 0.6 dropout over a much longer training;
+    the other heads default to their `DrillHead` variant's values (no dropout).
 
     With `stateful=True` (truncated back-propagation through time) the LSTMs
     carry their state from one batch to the next: the batch shape is fixed
@@ -90,11 +121,11 @@ def drill_lm(
         embedding_dim: word vector size `d`; default `units`. When it differs
             from `units`, a linear `Dense(d)` maps the LSTM output to `d`.
         dropout: rate on the word vectors and after every LSTM layer.
-        head: `"drill"` (default), `"tied"`, `"bilinear"`, `"dual"`, `"full"`,
-            or a spec `{"type": ..., **DrillHead options}` (above).
+        head: `"drill"` (default), `"tied"`, `"bilinear"`, `"dual"` or `"full"`.
         stateful: carry LSTM state across batches (truncated BPTT).
         init_scale: uniform initialisation range of the embedding.
-        name: model name.
+        name: model name; default `"<head>_lm"`.
+        **head_options: the output layer's options (above).
 
     Returns:
         An uncompiled functional `keras.Model` from token ids `(B, T)` to logits.
@@ -104,7 +135,7 @@ def drill_lm(
     >>> import numpy as np, keras
     >>> from keras_labelemb.metrics import Perplexity
     >>> from keras_labelemb.training import ResetStates
-    >>> model = drill_lm(50, batch_size=4, bptt=6, units=8, num_layers=1, head={"type": "drill", "depth": 2})
+    >>> model = drill_lm(50, batch_size=4, bptt=6, units=8, num_layers=1, depth=2)
     >>> model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True),
     ...               metrics=[Perplexity()])
     >>> ids = np.random.randint(0, 50, (3, 4, 7))   # three consecutive (4, 7) windows
@@ -121,7 +152,7 @@ def drill_lm(
     check_positive_int("num_layers", num_layers)
     check_positive_int("embedding_dim", embedding_dim, allow_none=True)
     check_rate("dropout", dropout)
-    spec = lm_head_spec(head)
+    head_kwargs = head_arguments(head, head_options)
     if stateful:
         if keras.backend.backend() != "tensorflow":
             # Measured with Keras 3's own stateful LSTM: under JAX the compiled steps neither read nor return
@@ -150,9 +181,8 @@ def drill_lm(
         x = keras.layers.Dropout(dropout, name=f"lstm_{i + 1}_dropout")(x)
     if embedding_dim != units:
         x = keras.layers.Dense(embedding_dim, name="projection")(x)
-    kind = spec.pop("type")
-    if kind == "full":  # the usual softmax layer: one weight vector and bias per word
+    if head == "full":  # the usual softmax layer: one weight vector and bias per word
         logits = LinearHead(vocabulary_size, name="full_head")(x)
     else:
-        logits = DrillHead(embedding, variant=kind, name=f"{kind}_head", **spec)(x)
-    return keras.Model(ids, logits, name=name or f"{kind}_lm")
+        logits = DrillHead(embedding, variant=head, name=f"{head}_head", **head_kwargs)(x)
+    return keras.Model(ids, logits, name=name or f"{head}_lm")

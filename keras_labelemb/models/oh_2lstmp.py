@@ -2,8 +2,8 @@
 
 import keras
 
-from keras_labelemb.layers import RegionLSTM
-from keras_labelemb.models.head_specs import apply_head, build_head, head_spec
+from keras_labelemb.layers import LabelHead, LinearHead, RegionLSTM
+from keras_labelemb.models.document_classifier import apply_head
 
 
 def oh_2lstmp(
@@ -20,9 +20,7 @@ def oh_2lstmp(
     dropout=0.5,
     side_encoders=None,
     train_side_encoders=False,
-    head="linear",
-    label_ids=None,
-    label_embedding_dim=100,
+    head=None,
     name=None,
 ):
     """Token ids -> `RegionLSTM` (one-hot, no word embedding) -> dropout -> top layer -> logits.
@@ -52,12 +50,11 @@ def oh_2lstmp(
         chop_size, chop_overlap: training-time chopping. Defaults 50, 0.
         dropout: rate on the pooled vector. Default 0.5.
         side_encoders, train_side_encoders: see `RegionLSTM`.
-        head: `"linear"` (default, the paper's `LinearHead`), or a head name or
-            dict spec as in `document_classifier` (e.g. `{"type": "gile",
-            "joint_dim": 300}`), which reads the label descriptions `label_ids`
-            through its own word embedding of size `label_embedding_dim` (the
-            model has no word embedding to share).
-        label_ids: `(L, Lw)` label-description token ids for a head that reads them.
+        head: None (default: the paper's `LinearHead(num_labels)`), or any
+            `LabelHead` layer over the pooled vector, e.g. `GileHead(
+            keras.layers.Embedding(V, 100, mask_zero=True), label_ids)`, which
+            reads the label descriptions through its own word table (the model
+            has no word embedding to share).
         name: model name. Default `"oh_2lstmp"` (or `"oh_lstmp"` for one direction).
 
     Returns:
@@ -78,9 +75,12 @@ def oh_2lstmp(
     Reference: Johnson & Zhang, "Supervised and semi-supervised text
     categorization using LSTM for region embeddings", ICML 2016.
     """
-    spec = head_spec(head)
-    if spec["type"] == "linear" and num_labels is None:
-        raise ValueError("`num_labels` is required with head='linear'. Received: num_labels=None")
+    if head is None:
+        if num_labels is None:
+            raise ValueError("`num_labels` is required with the linear head (head=None). Received: num_labels=None")
+        head = LinearHead(num_labels, name="linear_head")
+    elif not isinstance(head, LabelHead):
+        raise ValueError(f"`head` must be None (linear) or a LabelHead layer. Received: head={head!r:.200}")
     ids = keras.Input(shape=(max_tokens,), dtype="int32", name="token_ids")
     region = RegionLSTM(
         units,
@@ -96,12 +96,6 @@ def oh_2lstmp(
         name="region_lstm",
     )(ids)
     pooled = keras.layers.Dropout(dropout, name="dropout")(region)
-    label_embedding = None
-    if spec["type"] != "linear":
-        label_embedding = keras.layers.Embedding(
-            vocabulary_size, label_embedding_dim, mask_zero=True, name="label_word_embedding"
-        )
-    head_layer = build_head(spec, label_embedding, pooled.shape[-1], label_ids, num_labels, "zeros")
-    logits = apply_head(head_layer, pooled, ids)
+    logits = apply_head(head, pooled, ids)
     default_name = "oh_2lstmp" if direction == "bidirectional" else "oh_lstmp"
     return keras.Model(ids, logits, name=name or default_name)

@@ -417,7 +417,7 @@ def load_word_vectors(
 
     Returns:
         `(vectors, coverage)`: a float32 `(vocabulary_size, d)` array (e.g.
-        `document_classifier(..., embedding={"vectors": vectors})`) and a
+        `gile_wan(..., word_vectors=vectors)` or `word_embeddings(V, vectors=vectors)`) and a
         `WordVectorCoverage` (`vocabulary_share`, `label_token_share`,
         `missing_words`, ...).
 

@@ -16,7 +16,7 @@ def choose_blend(model, x_val, y_val, multi_label=True, mixes=DEFAULT_MIXES, bat
 
     For components trained apart (a deep model and the wide path, each until
     its best validation epoch) and put together in one `HybridHead`
-    (`document_classifier(..., wide_features=F)` with their weights), the
+    (`HybridHead([deep_head, WideHead(L)], ...)` with their weights), the
     logits become
 
         logits = m * z_1 / s_1 + (1 - m) * z_2 / s_2

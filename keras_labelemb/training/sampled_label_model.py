@@ -99,7 +99,7 @@ class SampledLabelModel(keras.Model):
     >>> from keras_labelemb.models import gile_wan
     >>> from keras_labelemb.losses import SampledSigmoidLoss
     >>> labels = np.arange(2, 42).reshape(20, 2)          # 20 label descriptions
-    >>> model = gile_wan(50, labels, max_tokens=8, encoder={"units": 8}, head={"joint_dim": 8})
+    >>> model = gile_wan(50, labels, max_tokens=8, units=8, joint_dim=8)
     >>> trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=1))
     >>> trainer.compile(optimizer="adam")
     >>> x = np.random.randint(1, 50, (16, 8)); y = np.eye(20)[np.random.randint(0, 20, 16)]

@@ -1,10 +1,12 @@
 """KerasTuner support: `keras_tuner.HyperModel`s over the reference models.
 
-- `LabelHeadHyperModel`: `document_classifier` with a GILE head (searching the
-  joint dimension `d_j`) or a DRILL head (searching the label-network depth
-  `k`), plus dropout and learning rate.
-- `RegionLSTMHyperModel`: oh-2LSTMp (`oh_2lstmp`): units, chop size, pooling
-  regions and kind, gates, dropout, learning rate.
+- `LabelHeadHyperModel`: a `LabelClassifier` (HAN or WAN encoder) with a GILE
+  head (searching the joint dimension `d_j`), a DRILL head (searching the
+  label-network depth `k`) or another head of `HEADS`, plus dropout and
+  learning rate. Fixed head options: a subclass overrides `build_head`.
+- `RegionLSTMHyperModel`: an oh-2LSTMp `LabelClassifier` (`RegionLSTM`, a
+  linear head): units, chop size, pooling regions and kind, gates, dropout,
+  learning rate.
 - `DrillLanguageModelHyperModel`: the DRILL output layer of `drill_lm`: depth,
   dropout between the label layers and its kind, residual form, learning rate
   (stateful truncated-BPTT training handled by its `fit`).
@@ -12,7 +14,9 @@
   selected on the decoded validation label sets (`DecodedValidation`).
 
 Pass any of them to a KerasTuner tuner (`keras_tuner.RandomSearch`,
-`BayesianOptimization`, `Hyperband`).
+`BayesianOptimization`, `Hyperband`). The first two build `LabelClassifier`s
+fed token ids, so `tuner.get_best_models()` returns tasks (`predict` gives
+probabilities, `predict_labels` label names).
 """
 
 from keras_labelemb.tuning.cnle_hypermodel import CNLEHyperModel

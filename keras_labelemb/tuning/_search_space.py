@@ -111,6 +111,45 @@ def _check_builder_kwargs(kwargs, searched, allowed, builder):
     return dict(kwargs)
 
 
+def _refuse_arguments(owner, arguments, searched, hints):
+    """A `ValueError` for the first keyword argument a hypermodel does not take, saying what to pass instead.
+
+    `searched` maps a hyperparameter's name to the argument that searches (or fixes) it; `hints` maps other
+    names to what to do instead.
+    """
+    for key, value in arguments.items():
+        if key in searched:
+            reason = f"`{key}` is set by the hypermodel: pass `{searched[key]}=` (one value fixes it)"
+        elif key in hints:
+            reason = f"`{key}` is not an argument of {owner}: {hints[key]}"
+        else:
+            reason = f"`{key}` is not an argument of {owner}"
+        raise ValueError(f"{reason}. Received: {key}={value!r:.200}")
+
+
+def _check_label_names(label_names, count):
+    """The `count` label names of a hypermodel's classifiers: `label_names`, or `label_0`, ... when None."""
+    if label_names is None:
+        return [f"label_{i}" for i in range(count)]
+    names = list(label_names) if _is_sequence(label_names) else None
+    if (
+        names is None
+        or len(names) != count
+        or any(not isinstance(name, str) or not name.strip() for name in names)
+        or len(set(names)) != count
+    ):
+        raise ValueError(
+            f"`label_names` must be a list of {count} distinct non-empty strings (one per label). "
+            f"Received: label_names={label_names!r:.200}"
+        )
+    return names
+
+
+def _width(encoder, token_shape):
+    """The last axis of what `encoder` gives for a batch of `token_shape` int32 token ids."""
+    return encoder.compute_output_spec(keras.KerasTensor((None, *token_shape), dtype="int32")).shape[-1]
+
+
 def _choice(hp, name, values):
     """`hp.Choice` over `values`, or `hp.Fixed` when there is one value (reported, not searched)."""
     return hp.Fixed(name, values[0]) if len(values) == 1 else hp.Choice(name, list(values))

@@ -6,7 +6,7 @@ import numpy as np
 
 from keras_labelemb.argument_checks import check_positive_float, check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
-from keras_labelemb.models.cnle import ENCODER_DEFAULTS, cnle
+from keras_labelemb.models.cnle import REPLACED_ARGUMENTS, cnle
 from keras_labelemb.text.label_sequences import label_sequences
 from keras_labelemb.training.cnle_training import cnle_optimizer, cnle_training_model, compile_cnle_training_model
 from keras_labelemb.training.decoded_validation import DecodedValidation
@@ -27,7 +27,8 @@ from keras_labelemb.tuning._search_space import (
 # The `ablation` hyperparameter's values: "none" is the full CNLE (`cnle(ablation=None)`).
 ABLATIONS = ("none", "no_label_embedding", "no_text_to_label_attention")
 MONITORS = ("micro_f1", "accuracy")
-# Arguments of `cnle` that the hypermodel sets itself, with the constructor argument behind each.
+# Arguments of `cnle` that the hypermodel sets itself, with the constructor argument behind each (and
+# `encoder`, cnle's former spec of the searched encoder options).
 _SEARCHED = {
     "encoder": "model_dims, num_heads, attention_dims, intermediate_dims and dropout",
     "model_dim": "model_dims",
@@ -46,7 +47,7 @@ _SEARCHED = {
 # `cnle`'s `output_mode` stays "multi_hot": `DecodedValidation` scores the decoded sets.
 _FIXED = frozenset(("output_mode",))
 # The other arguments of `cnle`, fixed for every trial.
-_BUILDER_ARGS = frozenset(("embedding", "name"))
+_BUILDER_ARGS = frozenset(("embedding_dim", "word_vectors", "fine_tune", "name"))
 
 
 def _even_positive(value):
@@ -148,8 +149,8 @@ class CNLEHyperModel(keras_tuner.HyperModel):
 
     Plural arguments take a list of choices, `dropout` and
     `learning_rate_scale` a `(min, max)` range; a single value fixes any of
-    them (`hp.Fixed`). The word embedding's spec of `cnle` (`embedding={"dim":
-    ..., "vectors": ..., "fine_tune": ...}`) goes to it unchanged.
+    them (`hp.Fixed`). The word embedding's arguments of `cnle`
+    (`embedding_dim`, `word_vectors`, `fine_tune`) go to it unchanged.
 
     `tuner.search(x, y, validation_data=(x_val, y_val), epochs=...,
     batch_size=...)`: `x` token ids `(N, max_tokens)` and `y` multi-hot (or
@@ -190,7 +191,8 @@ class CNLEHyperModel(keras_tuner.HyperModel):
         name: name of the hypermodel (KerasTuner).
         tunable: whether the tuner may add the hypermodel's own
             hyperparameters to the search space (KerasTuner). Defaults to True.
-        **builder_kwargs: fixed arguments of `cnle`.
+        **builder_kwargs: fixed arguments of `cnle`: `embedding_dim`,
+            `word_vectors`, `fine_tune`.
 
     Example:
 
@@ -200,7 +202,7 @@ class CNLEHyperModel(keras_tuner.HyperModel):
     >>> label_ids = np.array([[2, 3], [4, 0], [5, 6]])
     >>> hypermodel = CNLEHyperModel(
     ...     30, label_ids, max_tokens=6, max_steps=3, model_dims=(4, 8), num_heads=(1, 2), attention_dims=4,
-    ...     ablations=("none", "no_label_embedding"), embedding={"dim": 6}, warmup_steps=10, jit_compile=False)
+    ...     ablations=("none", "no_label_embedding"), embedding_dim=6, warmup_steps=10, jit_compile=False)
     >>> hp = keras_tuner.HyperParameters()
     >>> hp.Fixed("ablation", "no_label_embedding")
     'no_label_embedding'
@@ -284,15 +286,18 @@ class CNLEHyperModel(keras_tuner.HyperModel):
                 "The hypermodel's models output the decoded multi-hot sets (output_mode='multi_hot'), which the "
                 f"validation scores. Received: output_mode={builder_kwargs['output_mode']!r}"
             )
+        if "embedding" in builder_kwargs:  # (`encoder`, the other former spec, is among the searched arguments)
+            raise ValueError(
+                f"cnle takes plain arguments, not `embedding`: pass {REPLACED_ARGUMENTS['embedding']}. "
+                f"Received: embedding={builder_kwargs['embedding']!r}"
+            )
         self.builder_kwargs = _check_builder_kwargs(
             builder_kwargs, _SEARCHED, _BUILDER_ARGS, "keras_labelemb.models.cnle"
         )
-        embedding = self.builder_kwargs.get("embedding")
-        fine_tune = embedding.get("fine_tune") if isinstance(embedding, dict) else None  # cnle checks the spec
-        if "no_label_embedding" in self.ablations and fine_tune == "documents":
+        if "no_label_embedding" in self.ablations and self.builder_kwargs.get("fine_tune") == "documents":
             raise ValueError(
-                "embedding['fine_tune']='documents' freezes the vectors labels are read through; the "
-                f"'no_label_embedding' ablation reads no labels. Received: ablations={ablations!r}"
+                "fine_tune='documents' freezes the vectors labels are read through; the 'no_label_embedding' "
+                f"ablation reads no labels. Received: fine_tune='documents' with ablations={ablations!r}"
             )
 
     @property
@@ -331,14 +336,12 @@ class CNLEHyperModel(keras_tuner.HyperModel):
     def build(self, hp):
         """The (uncompiled) inference model `cnle(...)` from the values of `hp`; `fit` trains it."""
         values, _ = self.declare_hyperparameters(hp)
-        encoder = {key: values.pop(key) for key in ENCODER_DEFAULTS if key in values}
         return cnle(
             self.vocabulary_size,
             self.label_ids,
             max_tokens=self.max_tokens,
             multi_label=self.multi_label,
             max_steps=self.max_steps,
-            encoder=encoder,
             **values,
             **self.builder_kwargs,
         )

@@ -7,7 +7,7 @@ import numpy as np
 from keras_labelemb.argument_checks import check_positive_float, check_positive_int
 from keras_labelemb.layers.drill_head import DROPOUT_TYPES
 from keras_labelemb.metrics import Perplexity
-from keras_labelemb.models.language_model import LM_HEAD_OPTIONS, drill_lm, lm_head_spec
+from keras_labelemb.models.language_model import HEAD_OPTIONS, drill_lm
 from keras_labelemb.training.optimizer_build import build_optimizer
 from keras_labelemb.training.reset_states import ResetStates
 from keras_labelemb.tuning._search_space import (
@@ -39,16 +39,18 @@ _SEARCHED = {
     "batch_size": "batch_size",
     "stateful": "stateful",
 }
-# The other arguments of `drill_lm`, fixed for every trial.
-_BUILDER_ARGS = frozenset(("bptt", "units", "num_layers", "embedding_dim", "dropout", "init_scale", "name"))
-# DrillHead options the search sets; the others may be fixed in `head_options`.
+# The head options of `drill_lm` (`HEAD_OPTIONS`) that the search sets.
 _HEAD_SEARCHED = {
     "depth": "depths",
-    "dropout": "head_dropout",
-    "dropout_type": "dropout_types",
+    "head_dropout": "head_dropout",
+    "head_dropout_type": "dropout_types",
     "residual_to_embedding": "residuals",
     "residual_to_previous": "residuals",
 }
+# The other arguments of `drill_lm`, fixed for every trial.
+_BUILDER_ARGS = frozenset(("bptt", "units", "num_layers", "embedding_dim", "dropout", "init_scale", "name"))
+# The other head options of `drill_lm`, fixed for every trial.
+_HEAD_FIXED = frozenset(HEAD_OPTIONS) - set(_HEAD_SEARCHED)
 
 
 class DrillLanguageModelHyperModel(keras_tuner.HyperModel):
@@ -87,8 +89,9 @@ class DrillLanguageModelHyperModel(keras_tuner.HyperModel):
     `learning_rate` a `(min, max)` range; a single value fixes any of them
     (`hp.Fixed`). The encoder's arguments (`bptt`, `units`, `num_layers`,
     `embedding_dim`, `dropout`, `init_scale`) go to `drill_lm` unchanged, and
-    fixed `DrillHead` options (`activation`, `joint_dim`, `input_projection`,
-    ...) in `head_options`.
+    so do its other head options (`head_activation`, `joint_dim`,
+    `input_projection`, `projection_bias`, `head_kernel_initializer`,
+    `head_seed`), fixed for every trial.
 
     Stateful or not. With `stateful=False` (default) every batch starts from
     zero LSTM state: any batch shape works, rows may be shuffled, and
@@ -134,13 +137,11 @@ class DrillLanguageModelHyperModel(keras_tuner.HyperModel):
         batch_size: rows per batch, required when `stateful` (and only then).
         jit_compile: `compile`'s `jit_compile`: "auto" (default, Keras' own:
             XLA on a GPU, off on a CPU-only TensorFlow machine), True or False.
-        head_options: dict of fixed `DrillHead` options of the head spec
-            (`activation`, `joint_dim`, `input_projection`, `projection_bias`,
-            `kernel_initializer`, `seed`); the searched ones are not allowed.
         name: name of the hypermodel (KerasTuner).
         tunable: whether the tuner may add the hypermodel's own
             hyperparameters to the search space (KerasTuner). Defaults to True.
-        **builder_kwargs: fixed arguments of `drill_lm`.
+        **builder_kwargs: fixed arguments of `drill_lm`, its encoder's and
+            the head options the search does not set.
 
     Example:
 
@@ -191,7 +192,6 @@ class DrillLanguageModelHyperModel(keras_tuner.HyperModel):
         stateful=False,
         batch_size=None,
         jit_compile="auto",
-        head_options=None,
         name=None,
         tunable=True,
         **builder_kwargs,
@@ -221,43 +221,31 @@ class DrillLanguageModelHyperModel(keras_tuner.HyperModel):
         else:
             self.batch_size = None
         self.jit_compile = _check_jit_compile(jit_compile)
+        if "head_options" in builder_kwargs:
+            raise ValueError(
+                "Fixed head options are keyword arguments of the hypermodel, as of drill_lm (e.g. "
+                f"head_activation='tanh'), among {sorted(_HEAD_FIXED)}. "
+                f"Received: head_options={builder_kwargs['head_options']!r}"
+            )
         self.builder_kwargs = _check_builder_kwargs(
-            builder_kwargs, _SEARCHED, _BUILDER_ARGS, "keras_labelemb.models.drill_lm"
+            builder_kwargs,
+            {**_SEARCHED, **_HEAD_SEARCHED},
+            _BUILDER_ARGS | _HEAD_FIXED,
+            "keras_labelemb.models.drill_lm",
         )
         if self.stateful:
             check_positive_int("bptt", self.builder_kwargs.get("bptt", 35))
-        self.head_options = self._check_head_options(head_options)
-
-    @staticmethod
-    def _check_head_options(head_options):
-        if head_options is None:
-            return {}
-        if not isinstance(head_options, dict):
-            raise ValueError(f"`head_options` must be a dict or None. Received: head_options={head_options!r}")
-        for key in head_options:
-            if key in _HEAD_SEARCHED or key == "type":
-                searched = _HEAD_SEARCHED.get(key, "depths")
-                raise ValueError(
-                    f"`head_options` cannot fix {key!r}: the hypermodel sets it (pass `{searched}=`). "
-                    f"Received: head_options={head_options!r}"
-                )
-            if key not in LM_HEAD_OPTIONS:
-                raise ValueError(
-                    f"`head_options` takes DrillHead options {sorted(set(LM_HEAD_OPTIONS) - set(_HEAD_SEARCHED))}; "
-                    f"{key!r} is not one. Received: head_options={head_options!r}"
-                )
-        return dict(head_options)
 
     def declare_hyperparameters(self, hp):
-        """Registers the search space in `hp`; returns this trial's head spec and learning rate."""
+        """Registers the search space in `hp`; returns this trial's head options of `drill_lm` and learning rate."""
         depth = _choice(hp, "depth", self.depths)
         label_network = {}
         deep = [d for d in self.depths if d > 0]
         if deep:
 
             def register():
-                label_network["dropout"] = _float(hp, "head_dropout", self.head_dropout)
-                label_network["dropout_type"] = _choice(hp, "dropout_type", self.dropout_types)
+                label_network["head_dropout"] = _float(hp, "head_dropout", self.head_dropout)
+                label_network["head_dropout_type"] = _choice(hp, "dropout_type", self.dropout_types)
                 residual = _choice(hp, "residual", self.residuals)  # None while inactive
                 label_network.update(RESIDUALS.get(residual, {}))
 
@@ -266,19 +254,19 @@ class DrillLanguageModelHyperModel(keras_tuner.HyperModel):
                     register()
             else:
                 register()
-        spec = {**self.head_options, "type": "drill", "depth": depth}
-        spec.update(label_network if depth > 0 else {"dropout": 0.0})
+        head_options = {"depth": depth, **(label_network if depth > 0 else {"head_dropout": 0.0})}
         learning_rate = _float(hp, "learning_rate", self.learning_rate, log=True)
-        return lm_head_spec(spec), learning_rate
+        return head_options, learning_rate
 
     def build(self, hp):
         """Builds and compiles one `drill_lm` from the values of `hp`."""
-        spec, learning_rate = self.declare_hyperparameters(hp)
+        head_options, learning_rate = self.declare_hyperparameters(hp)
         model = drill_lm(
             self.vocabulary_size,
             batch_size=self.batch_size,
             stateful=self.stateful,
-            head=spec,
+            head="drill",
+            **head_options,
             **self.builder_kwargs,
         )
         if self.decay_steps:
