@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from keras_labelemb.evaluation.thresholds import DEFAULT_THRESHOLD, labels_at_thresholds, tune_thresholds
 from keras_labelemb.layers.label_head import LabelHead
-from keras_labelemb.layers.label_head_access import rebuild_compiled_functions
+from keras_labelemb.layers.label_head_access import rebuild_compiled_functions, split_at_head
 from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor, check_texts
 from keras_labelemb.tasks.labels import check_labels, multi_hot_targets
 from keras_labelemb.tasks.presets import build_from_recipe, load_preset, presets, save_preset
@@ -103,6 +103,7 @@ class LabelClassifier(keras.Model):
         # A sampled step's log; created here, as Keras tracks a model's state only before it is built.
         self.dropped_positives = keras.metrics.Mean(name="dropped_positives")
         self.label_index = None  # `build_label_index`
+        self.cut_from_model = False  # `from_model`: the encoder gives what the head reads, from the model's inputs
         self._idf_adapted = False  # the first `fit` sets the idf of heads that have one (`head.adapt`)
         if preprocessor is not None and not isinstance(preprocessor, LabelClassifierPreprocessor):
             raise ValueError(
@@ -146,6 +147,42 @@ class LabelClassifier(keras.Model):
                 f"{type(self.head).__name__} has {self.head.num_labels} per-label outputs. "
                 f"Received: labels with {len(self._names)} names"
             )
+
+    @classmethod
+    def from_model(cls, model, preprocessor=None, labels=None, multi_label=True, head=None):
+        """The task over a Keras model you built, whose output layer is a `LabelHead`.
+
+        A `keras.Sequential` or functional model (e.g. `gile_wan(...)`,
+        `document_classifier(...)`) is cut at its head once, here: the
+        classifier's `encoder` is the model up to the head's input (it shares
+        every weight with `model`), its `head` the head. Everything the task
+        does (`predict_labels` at tuned thresholds, `set_labels`,
+        `build_label_index`, `export`, sampled training) then works on the
+        model's weights. The export, index and top-k functions that take a
+        plain model go through this.
+
+        Args:
+            model: a built model whose only output is its label head's.
+            preprocessor: as the constructor's (None: fed token ids).
+            labels: the label names (default `label_0`, `label_1`, ...) or
+                `{name: description}` (then the head is relabelled from the
+                descriptions, which needs `preprocessor`).
+            multi_label: as the constructor's.
+            head: the head to cut at, when the model holds several.
+
+        >>> import numpy as np
+        >>> from keras_labelemb.models import gile_wan
+        >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, units=4, joint_dim=4)
+        >>> classifier = LabelClassifier.from_model(model, labels=["grain", "rates"])
+        >>> classifier.head.name, classifier.predict(np.ones((1, 6), "int32")).shape
+        ('gile_head', (1, 2))
+        """
+        encoder, head = split_at_head(model, head)
+        if labels is None:
+            labels = [f"label_{i}" for i in range(head.num_labels)]
+        classifier = cls(encoder, head, preprocessor=preprocessor, labels=labels, multi_label=multi_label)
+        classifier.cut_from_model = True
+        return classifier
 
     @staticmethod
     def presets():
@@ -341,7 +378,7 @@ class LabelClassifier(keras.Model):
             vectorize = self.preprocessor.call
             return x.map(lambda texts, *rest: (vectorize(texts), *rest), num_parallel_calls=tf.data.AUTOTUNE)
         inputs = x if checked else self._inputs(x)
-        count = len(inputs)
+        count = _count(inputs)
         parts = inputs if y is None else (inputs, self._targets(y, count))
         dataset = tf.data.Dataset.from_tensor_slices(parts)
         if shuffle:
@@ -356,8 +393,15 @@ class LabelClassifier(keras.Model):
         return dataset.prefetch(tf.data.AUTOTUNE)
 
     def _inputs(self, x):
-        """`x` as a list of `str` (checked), or a NumPy array of ids for a classifier without a preprocessor."""
-        return check_texts(x) if self.preprocessor is not None else np.asarray(x)
+        """`x` as a list of `str` (checked), or, for a classifier without a preprocessor, NumPy ids (a dict of
+        inputs for a model that reads several, e.g. `{"token_ids", "features"}`)."""
+        if self.preprocessor is not None:
+            return check_texts(x)
+        if isinstance(x, dict):
+            return {
+                name: value if isinstance(value, tf.SparseTensor) else np.asarray(value) for name, value in x.items()
+            }
+        return np.asarray(x)
 
     def _texts_of(self, x):
         if isinstance(x, tf.data.Dataset):
@@ -486,7 +530,7 @@ class LabelClassifier(keras.Model):
         self._require_layers("predict")
         if not isinstance(x, tf.data.Dataset):
             x = self._inputs(x)
-            if len(x) == 0:
+            if _count(x) == 0:
                 return np.zeros((0, len(self._names)), "float32")
         dataset = self._dataset(x, batch_size=batch_size, checked=not isinstance(x, tf.data.Dataset))
         logits = super().predict(dataset, verbose=verbose, **kwargs)
@@ -607,12 +651,17 @@ class LabelClassifier(keras.Model):
         What a `LabelIndex` encodes queries with (`build_label_index`); it shares every weight with the task.
         """
         self._require_layers("document_encoder")
+        if self.cut_from_model:  # the model cut at its head already is that
+            return self.encoder
         # A view of the task's own layers, made when asked (a LabelIndex keeps the one it was built with).
         return DocumentEncoder(self.encoder, self._document_model())
 
     def _document_model(self):
         """What the head reads, as a function of token ids (the document dict for heads that read tokens)."""
         encoder, reads_tokens = self.encoder, self.head.reads_tokens
+
+        if self.cut_from_model:  # the model's inputs in, what its head reads out (`from_model`)
+            return lambda inputs, training=False: encoder(inputs, training=training)
 
         def document(inputs, training=False):
             # A preprocessor with a wide path gives `{"token_ids", "features"}`: the encoder reads the ids.
@@ -644,6 +693,7 @@ class LabelClassifier(keras.Model):
             # The names are config (a head needs its count); descriptions and thresholds are an asset.
             labels=self.label_names,
             multi_label=self.multi_label,
+            cut_from_model=self.cut_from_model,
         )
         for head in [self.head, *getattr(self.head, "components", [])]:
             if getattr(head, "embedding", None) is not None:
@@ -657,11 +707,13 @@ class LabelClassifier(keras.Model):
             if config.get(key) is not None:
                 config[key] = keras.saving.deserialize_keras_object(config[key])
         preprocessor, head = config.pop("preprocessor"), config.pop("head")
+        cut_from_model = config.pop("cut_from_model", False)
         classifier = cls(
             encoder=None, head=None, preprocessor=preprocessor, **{k: v for k, v in config.items() if k != "encoder"}
         )
         # The head's label set comes back from its own asset: do not encode the names-as-descriptions here.
         classifier.encoder, classifier.head = config["encoder"], head
+        classifier.cut_from_model = cut_from_model
         return classifier
 
     def save_assets(self, dir_path):
@@ -677,6 +729,14 @@ class LabelClassifier(keras.Model):
             stored = json.load(file)
         self._names, self._descriptions = list(stored["names"]), list(stored["descriptions"])
         self._thresholds = np.asarray(stored["thresholds"], "float32")
+
+
+def _count(inputs):
+    """The number of documents in `inputs` (texts, ids, or a dict of inputs by name)."""
+    if isinstance(inputs, dict):
+        first = next(iter(inputs.values()))
+        return int(first.shape[0])
+    return len(inputs)
 
 
 def _mark_shared(config, layer):

@@ -1,5 +1,7 @@
 """A classifier's labels as data: names with descriptions, and targets given by name or as multi-hot arrays."""
 
+import collections
+
 import numpy as np
 
 
@@ -9,7 +11,8 @@ def check_labels(labels):
         pairs = list(labels.items())
     elif isinstance(labels, (list, tuple)) and not isinstance(labels, str):
         pairs = [(name, name) for name in labels]
-        duplicates = sorted({name for name in labels if isinstance(name, str) and labels.count(name) > 1})
+        counts = collections.Counter(name for name in labels if isinstance(name, str))
+        duplicates = sorted(name for name, count in counts.items() if count > 1)
         if duplicates:
             raise ValueError(f"`labels` names each label once. Received: repeated names {duplicates}")
     else:
