@@ -87,3 +87,50 @@ def test_label_count_is_fixed_only_for_per_label_parameters():
     per_label(np.zeros((1, 6), "float32"))
     with pytest.raises(ValueError, match="per-label parameters for 4 labels"):
         per_label.set_labels(LABELS[:2])
+
+
+def test_the_label_side_is_in_the_config_of_the_heads_that_read_descriptions_only():
+    """A per-label head carries no embedding, label encoder or label width; a head that reads the words itself
+    takes no label encoder (a given one is an error, not dropped); GILE's is saved."""
+    from keras_labelemb.layers import (
+        GileHead,
+        HybridHead,
+        LabelEncoder,
+        LexicalMatchHead,
+        LinearHead,
+        WideHead,
+    )
+
+    table = keras.layers.Embedding(20, 4, mask_zero=True)
+    ids = np.array([[2, 3], [4, 0]], "int32")
+    for head in (LinearHead(2), WideHead(2), HybridHead([GileHead(table), LinearHead(2)], ids)):
+        assert not {"embedding", "label_encoder", "label_dim"} & set(head.get_config()), type(head).__name__
+    assert "label_encoder" not in LexicalMatchHead(table, ids).get_config()
+    assert GileHead(table, ids).get_config()["label_encoder"]["class_name"] == "LabelEncoder"
+    for build in (
+        lambda: LinearHead(2, label_encoder=LabelEncoder()),
+        lambda: LexicalMatchHead(table, ids, label_encoder=LabelEncoder()),
+        lambda: HybridHead([GileHead(table), LinearHead(2)], ids, label_encoder=LabelEncoder()),
+    ):
+        with pytest.raises(ValueError, match="takes no `label_encoder`. Received: label_encoder="):
+            build()
+
+
+def test_a_head_that_reads_descriptions_declares_how():
+    """A new head that reads descriptions either implements `embed_label_ids` or declares
+    `encodes_descriptions` (then the base encodes each description with its label encoder)."""
+
+    class Undeclared(LabelHead):
+        def compute_logits(self, h, E, label_indices=None, training=None):
+            return keras.ops.matmul(h, keras.ops.transpose(E))
+
+    table = keras.layers.Embedding(20, 4, mask_zero=True)
+    with pytest.raises(NotImplementedError, match="implement `embed_label_ids`, or declare `encodes_descriptions"):
+        Undeclared(table, np.array([[2, 3]], "int32")).embed_labels()
+
+    class Declared(Undeclared):
+        encodes_descriptions = True
+
+    E = keras.ops.convert_to_numpy(Declared(table, np.array([[2, 3]], "int32")).embed_labels())
+    words = keras.ops.convert_to_numpy(table.embeddings)
+    np.testing.assert_allclose(E, words[[2, 3]].mean(axis=0, keepdims=True), rtol=1e-5)

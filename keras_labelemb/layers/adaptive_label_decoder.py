@@ -115,6 +115,8 @@ class AdaptiveLabelDecoder(LabelHead):
     classification", Neurocomputing 2022 (CNLE), section 3.3.
     """
 
+    encodes_descriptions = True  # E: the label encoder over each description's word vectors
+
     def __init__(
         self,
         embedding=None,

@@ -38,6 +38,8 @@ class CosineHead(LabelHead):
     (2, 3)
     """
 
+    encodes_descriptions = True  # E: the label encoder over each description's word vectors
+
     def __init__(
         self,
         embedding=None,

@@ -170,6 +170,8 @@ class DrillHead(LabelHead):
     Language Generation", ICML 2019, section 3 (eqs. 7-12) and Table 4.
     """
 
+    encodes_descriptions = True  # E: the label encoder over each description's word vectors
+
     scores_are_inner_products = True
     # The constructor argument `LabelHeadHyperModel` searches.
     searched_option = "depth"

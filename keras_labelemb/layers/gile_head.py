@@ -125,6 +125,8 @@ class GileHead(LabelHead):
     Text Classification", TACL 2019, sections 2.3-3.5 and Table 2.
     """
 
+    encodes_descriptions = True  # E: the label encoder over each description's word vectors
+
     scores_are_inner_products = True
     # The constructor argument `LabelHeadHyperModel` searches.
     searched_option = "joint_dim"

@@ -173,9 +173,6 @@ class HybridHead(LabelHead):
         self.components = list(components)
         self.seen_label_set = LabelSet("seen_label_ids", restore=self.set_seen_labels)
         self._columns = None
-        kwargs.pop("embedding", None)
-        kwargs.pop("label_encoder", None)
-        kwargs.pop("label_dim", None)
         super().__init__(num_labels=num_labels, **kwargs)
         self.weight_initializer = keras.initializers.get(weight_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
@@ -396,8 +393,6 @@ class HybridHead(LabelHead):
 
     def get_config(self):
         config = super().get_config()
-        for key in ("embedding", "label_encoder", "label_dim"):
-            config.pop(key, None)
         with _sharing_scope():
             components = [keras.saving.serialize_keras_object(component) for component in self.components]
         # Keras marks the later copies of a shared object only: mark the first too, so it is read back once.

@@ -177,6 +177,10 @@ class LabelHead(keras.layers.Layer):
     # Whether the head scores labels from their descriptions (False: one weight vector per label, no label set
     # to replace).
     reads_descriptions = True
+    # Whether the head encodes each description to one vector `E` with its `label_encoder` (the base
+    # `embed_label_ids`: GILE, DRILL, the cosine head). Heads that read the description words themselves
+    # (lexical, interaction, sentence), or no descriptions, take no label encoder: a given one is an error.
+    encodes_descriptions = False
     # Whether the head reads the document's tokens (its input is the document dict) or only the pooled `h`.
     reads_tokens = False
     # Whether the head reads the document's sparse features (`"features"`, the wide path's tf-idf) instead of `h`.
@@ -202,7 +206,14 @@ class LabelHead(keras.layers.Layer):
                 f"`embeddings`). Received: embedding={embedding!r}"
             )
         self.embedding = embedding
-        self.label_encoder = label_encoder if label_encoder is not None else LabelEncoder(dtype=self.dtype_policy)
+        if label_encoder is not None and not self.encodes_descriptions:
+            raise ValueError(
+                f"{type(self).__name__} does not encode each description to one vector (`encodes_descriptions` is "
+                f"False): it takes no `label_encoder`. Received: label_encoder={label_encoder!r:.100}"
+            )
+        self.label_encoder = None
+        if self.encodes_descriptions:
+            self.label_encoder = label_encoder if label_encoder is not None else LabelEncoder(dtype=self.dtype_policy)
         self.label_dim = check_positive_int("label_dim", label_dim, allow_none=True)
         self._num_labels = check_positive_int("num_labels", num_labels, allow_none=True)
         self.label_set = LabelSet("label_ids", restore=self.set_labels)
@@ -222,7 +233,7 @@ class LabelHead(keras.layers.Layer):
         """
         if self.embedding is not None and not self.embedding.built:
             self.embedding.build((None,))
-        if not self.label_encoder.built:
+        if self.label_encoder is not None and not self.label_encoder.built:
             width = self.embedding.output_dim if self.embedding is not None else self.label_dim
             self.label_encoder.build((None, None, width))
 
@@ -348,6 +359,11 @@ class LabelHead(keras.layers.Layer):
         what `embed_labels` returns and `call(..., label_embeddings=...)`
         takes, so chunked scoring computes it once per label chunk.
         """
+        if self.label_encoder is None:
+            raise NotImplementedError(
+                f"{type(self).__name__} reads label descriptions: implement `embed_label_ids`, or declare "
+                "`encodes_descriptions = True` to encode each one with a `label_encoder` (the mean of its word vectors)"
+            )
         words = self.embedding(label_ids)
         E = self.label_encoder(words, mask=ops.not_equal(label_ids, 0))
         return self.lay_out_label_axis(ops.cast(E, self.compute_dtype), "label_embeddings")
@@ -539,12 +555,15 @@ class LabelHead(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(
-            embedding=None if self.embedding is None else keras.saving.serialize_keras_object(self.embedding),
-            label_encoder=keras.saving.serialize_keras_object(self.label_encoder),
-            num_labels=self.num_labels,
-            label_dim=self.label_dim,
-        )
+        config["num_labels"] = self.num_labels
+        # The label side: only what the head reads descriptions with (a per-label head, or a hybrid whose
+        # components read them, carries none of it).
+        if self.embedding is not None:
+            config["embedding"] = keras.saving.serialize_keras_object(self.embedding)
+        if self.label_dim is not None:
+            config["label_dim"] = self.label_dim
+        if self.encodes_descriptions:
+            config["label_encoder"] = keras.saving.serialize_keras_object(self.label_encoder)
         return config
 
     @classmethod

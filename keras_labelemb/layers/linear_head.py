@@ -50,7 +50,6 @@ class LinearHead(LabelHead):
             if kwargs.get(key) is not None:
                 raise ValueError(f"LinearHead reads no label descriptions. Received: {key}={kwargs[key]!r}")
             kwargs.pop(key, None)
-        kwargs.pop("label_encoder", None)
         super().__init__(num_labels=check_positive_int("num_labels", num_labels), **kwargs)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
@@ -115,8 +114,6 @@ class LinearHead(LabelHead):
 
     def get_config(self):
         config = super().get_config()
-        for key in ("embedding", "label_encoder", "label_dim"):
-            config.pop(key, None)
         config.update(
             kernel_initializer=keras.initializers.serialize(self.kernel_initializer),
             kernel_regularizer=keras.regularizers.serialize(self.kernel_regularizer),

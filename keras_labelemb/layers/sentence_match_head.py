@@ -76,10 +76,6 @@ class SentenceMatchHead(LabelHead):
                 "SentenceMatchHead reads descriptions with the documents' `SentenceEncoder`: pass it as "
                 f"`embedding`. Received: embedding={embedding!r}"
             )
-        if kwargs.pop("label_encoder", None) is not None:
-            raise ValueError(
-                "SentenceMatchHead's label encoder is its SentenceEncoder. Received: a `label_encoder` argument"
-            )
         self.fine_tune_labels = check_bool("fine_tune_labels", fine_tune_labels)
         if self.fine_tune_labels and embedding.fine_tune == "documents":
             raise ValueError(
@@ -142,7 +138,6 @@ class SentenceMatchHead(LabelHead):
 
     def get_config(self):
         config = super().get_config()
-        config.pop("label_encoder", None)
         config.update(
             fine_tune_labels=self.fine_tune_labels,
             scale_initializer=keras.initializers.serialize(self.scale_initializer),

@@ -87,8 +87,6 @@ class TokenLabelHead(LabelHead):
                 f"Received: vocabulary_size={vocabulary_size!r}"
             )
         self._vocabulary_size = check_positive_int("vocabulary_size", vocabulary_size, allow_none=True)
-        kwargs.pop("label_encoder", None)  # descriptions are read word by word, not encoded to one vector
-        kwargs.pop("label_dim", None)
         super().__init__(embedding=None, num_labels=num_labels, **kwargs)
         self.embedding = embedding
         if self.vocabulary_size is None:
@@ -189,8 +187,6 @@ class TokenLabelHead(LabelHead):
 
     def get_config(self):
         config = super().get_config()
-        config.pop("label_encoder", None)
-        config.pop("label_dim", None)
         config.update(
             vocabulary_size=self._vocabulary_size,
             ignored_ids=list(self.ignored_ids),

@@ -23,7 +23,10 @@ print(json.dumps({"scores": scores.tolist(), "names": names}))
 
 
 def run_task_test(preset, labels, texts, targets, new_labels=None, fresh_process=True, atol=1e-5, **overrides):
-    """Checks a preset the same way for every preset of the library; returns the trained classifier.
+    """Checks a preset (or a head author's classifier) the same way for every preset; returns it trained.
+
+    `preset` is a preset name, or a `LabelClassifier` built from layers (a new head's, with an adapted
+    preprocessor), which is checked as it is.
 
     1. `LabelClassifier.from_preset(preset, labels, **overrides)` fits one epoch on raw `texts` and
        `targets` (names per text), with validation data (the thresholds are tuned on it);
@@ -38,7 +41,10 @@ def run_task_test(preset, labels, texts, targets, new_labels=None, fresh_process
     """
     from keras_labelemb.tasks import LabelClassifier
 
-    classifier = LabelClassifier.from_preset(preset, labels=labels, **overrides)
+    if isinstance(preset, LabelClassifier):
+        classifier = preset
+    else:
+        classifier = LabelClassifier.from_preset(preset, labels=labels, **overrides)
     classifier.fit(texts, targets, validation_data=(texts, targets), epochs=1, batch_size=8, verbose=0)
     names = list(labels) if isinstance(labels, dict) else list(labels)
     scores = classifier.predict(texts)
