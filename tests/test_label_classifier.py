@@ -19,6 +19,7 @@ PRESET_OVERRIDES = {
     "gile_han": {"embedding_dim": 16, "max_sentences": 3, "max_sentence_length": 8, "description_length": 6},
     "han": {"embedding_dim": 16, "max_sentences": 3, "max_sentence_length": 8, "description_length": 6},
     "oh_2lstmp": {"max_tokens": 60, "description_length": 6},
+    "cnle": {"embedding_dim": 16, "max_tokens": 24, "description_length": 6},
     "minilm_cosine": {"max_tokens": 16, "description_length": 8},
     "minilm_hybrid": {"max_tokens": 16, "description_length": 8},
 }
@@ -26,7 +27,7 @@ PRESET_OVERRIDES = {
 NEEDS_MINILM = ("minilm_cosine", "minilm_hybrid")
 
 
-FRESH_PROCESS = ("gile_han", "oh_2lstmp", "cosine_wan")
+FRESH_PROCESS = ("gile_han", "oh_2lstmp", "cosine_wan", "cnle")  # cnle serves its decoded sets
 
 
 @pytest.mark.slow

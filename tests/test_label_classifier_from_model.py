@@ -75,3 +75,20 @@ def test_with_a_preprocessor_it_reads_raw_strings_and_relabels_from_descriptions
     np.testing.assert_allclose(classifier.predict(texts), sigmoid(model.predict(ids, verbose=0)), atol=1e-6)
     classifier.set_labels({"gold": "gold mines"})  # zero-shot, from the string
     assert classifier.predict(texts).shape == (3, 1)
+
+
+def test_a_cnle_model_as_the_task_trains_by_teacher_forcing_and_predicts_decoded_sets():
+    from keras_labelemb.models import cnle
+
+    keras.utils.set_random_seed(0)
+    model = cnle(30, LABEL_IDS, max_tokens=6, max_steps=3, model_dim=8, num_heads=2, attention_dim=4)
+    classifier = LabelClassifier.from_model(model, labels=["grain", "rates", "gold"])
+    history = classifier.fit(IDS, TARGETS, validation_data=(IDS, TARGETS), epochs=2, verbose=0)
+    assert "val_decoded_micro_f1" in history.history and np.isfinite(history.history["loss"]).all()
+    sets = classifier.predict(IDS)
+    assert set(np.unique(sets)) <= {0.0, 1.0}  # decoded sets, not scores
+    np.testing.assert_array_equal(sets, model.predict(IDS, verbose=0))
+    names = classifier.predict_labels(IDS)
+    assert names == [[n for n, on in zip(classifier.label_names, row) if on] for row in sets]
+    with pytest.raises(ValueError, match="no thresholds to tune"):
+        classifier.tune_thresholds(IDS, TARGETS)

@@ -27,5 +27,5 @@ def test_overrides_replace_top_level_options_only():
     assert recipe.vectorizer["max_sentences"] == 4 and recipe.embedding_dim == 8 and not recipe.multi_label
     with pytest.raises(ValueError, match="joint_dim=3"):
         load_preset("gile_han", {"joint_dim": 3})
-    with pytest.raises(ValueError, match=r"\['cosine_wan', 'drill'"):
+    with pytest.raises(ValueError, match=r"\['cnle', 'cosine_wan', 'drill'"):
         load_preset("nope")

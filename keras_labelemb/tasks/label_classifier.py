@@ -9,6 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_labelemb.evaluation.thresholds import DEFAULT_THRESHOLD, labels_at_thresholds, tune_thresholds
+from keras_labelemb.layers.adaptive_label_decoder import AdaptiveLabelDecoder
 from keras_labelemb.layers.label_head import LabelHead
 from keras_labelemb.layers.label_head_access import rebuild_compiled_functions, split_at_head
 from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor, check_texts
@@ -424,6 +425,8 @@ class LabelClassifier(keras.Model):
             self.adapt(self._texts_of(x))
         if _weighs_idf(self.head) and not self._idf_adapted and self.preprocessor is not None:
             self._adapt_idf(self._texts_of(x))
+        if isinstance(self.head, AdaptiveLabelDecoder):
+            return self._fit_decoder(x, y, batch_size, epochs, validation_data, **kwargs)
         wide = wide_component(self.head)
         if wide is not None and self.preprocessor is not None and self.preprocessor.features is not None:
             return self._fit_wide_deep(wide, x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
@@ -462,6 +465,56 @@ class LabelClassifier(keras.Model):
         if validation_data is not None and tunable:
             self.tune_thresholds(*_pair("validation_data", validation_data))
         return history
+
+    def _fit_decoder(self, x, y, batch_size, epochs, validation_data, **kwargs):
+        """CNLE's recipe (`cnle` preset): teacher forcing on label sequences with `LabelSequenceLoss` and the
+        paper's warmed-up Adam, keeping the epoch whose decoded `validation_data` sets score best."""
+        from keras_labelemb.text.label_sequences import label_sequences
+        from keras_labelemb.training.cnle_training import (
+            TeacherForcing,
+            cnle_optimizer,
+            compile_cnle_training_model,
+        )
+        from keras_labelemb.training.decoded_validation import DecodedValidation
+
+        if isinstance(x, tf.data.Dataset) or isinstance(validation_data, tf.data.Dataset):
+            raise ValueError(
+                "A label-sequence decoder (CNLE) trains on texts and targets given as lists or arrays, not "
+                "tf.data. Received: a tf.data.Dataset"
+            )
+        head, ids = self.head, self._ids(x)
+        targets = self._targets(y, len(ids))
+        sequences = label_sequences(targets, max_steps=head.max_steps, multi_label=head.multi_label)
+        if not self.built:  # builds the decoder: teacher forcing calls its `call`, which builds nothing
+            self(ids[:1])
+        token_ids = keras.Input(shape=ids.shape[1:], dtype="int32", name="token_ids")
+        sequence = keras.Input(shape=(head.max_steps,), dtype="int32", name="label_sequence")
+        step_logits = TeacherForcing(head)(self.encoder(token_ids), sequence, mask=keras.ops.not_equal(token_ids, 0))
+        training = keras.Model({"token_ids": token_ids, "label_sequence": sequence}, step_logits)
+        model_dim = head.encoder.model_dim if head.encoder is not None else 256
+        compile_cnle_training_model(training, optimizer=cnle_optimizer(model_dim))
+        callbacks = list(kwargs.pop("callbacks", None) or [])
+        if validation_data is not None:
+            texts, val_y = _pair("validation_data", validation_data)
+            val_ids = self._ids(texts)
+            inference = keras.Model(token_ids, head(self.encoder(token_ids)))
+            callbacks.append(DecodedValidation(inference, val_ids, self._targets(val_y, len(val_ids))))
+        return training.fit(
+            {"token_ids": ids, "label_sequence": sequences},
+            sequences,
+            batch_size=batch_size or 32,
+            epochs=epochs,
+            callbacks=callbacks,
+            **kwargs,
+        )
+
+    def _ids(self, x):
+        """Token ids (NumPy) of raw strings through the preprocessor, or the ids given."""
+        if self.preprocessor is None:
+            return np.asarray(x)
+        texts = check_texts(x)
+        batches = [self.preprocessor(texts[i : i + 1024]) for i in range(0, len(texts), 1024)]
+        return np.concatenate([keras.ops.convert_to_numpy(b) for b in batches])
 
     def _fit_wide_deep(self, wide, x, y, batch_size, epochs, validation_data, shuffle, **kwargs):
         if isinstance(x, tf.data.Dataset) or isinstance(validation_data, tf.data.Dataset):
@@ -534,14 +587,18 @@ class LabelClassifier(keras.Model):
                 return np.zeros((0, len(self._names)), "float32")
         dataset = self._dataset(x, batch_size=batch_size, checked=not isinstance(x, tf.data.Dataset))
         logits = super().predict(dataset, verbose=verbose, **kwargs)
+        if isinstance(self.head, AdaptiveLabelDecoder):  # the decoded sets, 0/1 (a score of 1 for each label in it)
+            return np.asarray(logits, "float32")
         return _activate(np.asarray(logits, "float32"), self.multi_label)
 
     def predict_labels(self, x, batch_size=None):
-        """Label names per text: those at or above their thresholds, at least the best; single-label: the top one."""
+        """Label names per text: those at or above their thresholds, at least the best; single-label: the top one;
+        a label-sequence decoder (CNLE): its decoded set, which may be empty."""
         scores = self.predict(x, batch_size=batch_size)
         if not self.multi_label:
             return [self._names[i] for i in scores.argmax(axis=1)]
-        chosen = labels_at_thresholds(scores, self._thresholds)
+        decoded = isinstance(self.head, AdaptiveLabelDecoder)
+        chosen = scores > 0.5 if decoded else labels_at_thresholds(scores, self._thresholds)
         return [[self._names[i] for i in np.flatnonzero(row)] for row in chosen]
 
     def predict_top_k(self, x, k=5, batch_size=None):
@@ -603,6 +660,11 @@ class LabelClassifier(keras.Model):
         if not self.multi_label:
             raise ValueError(
                 "A single-label classifier predicts its top label; it has no thresholds. Received: multi_label=False"
+            )
+        if isinstance(self.head, AdaptiveLabelDecoder):
+            raise ValueError(
+                "A label-sequence decoder (CNLE) emits each text's label set; it has no thresholds to tune. "
+                f"Received: head={self.head.name!r}"
             )
         scores = self.predict(x, batch_size=batch_size)
         targets = self._targets(y, len(scores))

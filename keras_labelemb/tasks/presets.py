@@ -1,6 +1,7 @@
 """Presets: the measured recipes as data files (`presets/<name>.json`), built once the vocabulary is known."""
 
 import dataclasses
+import inspect
 import json
 import math
 import os
@@ -101,7 +102,9 @@ def _layer(spec, **given):
         raise ValueError(f"A preset names a keras_labelemb layer. Received: class {spec['class']!r}")
     config = dict(spec.get("config", {}))
     for key, value in config.items():
-        if value == VOCABULARY_SIZE:
+        if isinstance(value, dict) and "class" in value:  # a layer the layer holds (CNLE's co-attentive encoder)
+            config[key] = _layer(value)
+        elif value == VOCABULARY_SIZE:
             config[key] = given.pop("vocabulary_size")
         elif value == SPECIAL_IDS:
             config[key] = given.pop("special_ids")
@@ -130,9 +133,9 @@ def build_from_recipe(recipe, vocabulary_size, label_ids):
                 recipe.vectorizer.get("max_sentence_length", 30),
             )
         )
-        encoder = keras.Sequential(
-            [keras.Input(shape, dtype="int32"), embedding, _layer(recipe.encoder, flat=flat)], name="document_encoder"
-        )
+        # No encoder: the head reads the word vectors (CNLE's decoder holds its co-attentive encoder).
+        layers = [] if recipe.encoder is None else [_layer(recipe.encoder, flat=flat)]
+        encoder = keras.Sequential([keras.Input(shape, dtype="int32"), embedding, *layers], name="document_encoder")
     # The output bias starts at the log-odds of about one label per document (the prior of Lin et al. 2017).
     prior = keras.initializers.Constant(-math.log(count) if count > 1 else 0.0)
     return encoder, _head(recipe.head, embedding, label_ids, prior, special_ids=recipe.special_ids)
@@ -150,7 +153,9 @@ def _head(spec, embedding, label_ids, prior, component=False, special_ids=None):
         given = {"embedding": embedding} if component else {"embedding": embedding, "label_ids": label_ids}
         if SPECIAL_IDS in spec.get("config", {}).values():
             given["special_ids"] = special_ids
-        return _layer(spec, bias_initializer=prior, **given)
+        if "bias_initializer" in inspect.signature(cls.__init__).parameters:
+            given["bias_initializer"] = prior
+        return _layer(spec, **given)
     return _layer(spec, num_labels=len(label_ids), bias_initializer=prior)
 
 

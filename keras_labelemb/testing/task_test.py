@@ -16,7 +16,8 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401
 served = tf.saved_model.load(sys.argv[1])
 texts = json.loads(sys.argv[2])
-scores = served.serve(tf.constant(texts))["scores"].numpy()
+outputs = served.serve(tf.constant(texts))
+scores = outputs["scores" if "scores" in outputs else "labels"].numpy()  # a decoder serves its decoded sets
 names = [n.decode("utf-8") for n in served.label_names[0].numpy()]
 print(json.dumps({"scores": scores.tolist(), "names": names}))
 """
@@ -35,7 +36,7 @@ def run_task_test(preset, labels, texts, targets, new_labels=None, fresh_process
     3. `.keras` save and `load_model`: the same scores, labels and thresholds;
     4. `save_to_preset` and `from_preset(folder)`: the same scores;
     5. `export`: the SavedModel, loaded in a fresh Python process (`fresh_process`, default; else in this
-       one), serves the same scores from raw strings and names the same labels;
+       one), serves the same scores (a decoder's decoded sets) from raw strings and names the same labels;
     6. `set_labels(new_labels)`: a head that reads descriptions scores the new set; a per-label head
        refuses a set of another size with a `ValueError`.
     """
@@ -95,7 +96,8 @@ def _serve_here(path, texts):
 
     served = tf.saved_model.load(path)
     names = [n.decode("utf-8") for n in served.label_names[0].numpy()]
-    return {"scores": served.serve(tf.constant(texts))["scores"].numpy(), "names": names}
+    outputs = served.serve(tf.constant(texts))
+    return {"scores": outputs["scores" if "scores" in outputs else "labels"].numpy(), "names": names}
 
 
 def _serve_in_fresh_process(path, texts):
