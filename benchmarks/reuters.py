@@ -68,7 +68,8 @@ from keras_labelemb.evaluation import (
     sigmoid,
 )
 from keras_labelemb.layers import DrillHead, GileHead, HierarchicalAttention, LinearHead
-from keras_labelemb.models import document_classifier, prior_bias, set_labels, word_embeddings
+from keras_labelemb.models import set_labels, word_embeddings
+from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
 
@@ -209,6 +210,7 @@ def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
     embedding, label_embedding = word_embeddings(setup.vectorizer.vocabulary_size, a.embedding_dim, vectors, fine_tune)
     table = embedding if label_embedding is None else label_embedding
     encoder = HierarchicalAttention(a.encoder, a.units, a.encoder, a.units, dropout=a.dropout, name="document_encoder")
+    build_encoder(embedding, encoder, (a.sentences, a.words))  # before the head: the recorded runs' draw order
     return document_classifier(
         encoder,
         head_of(setup, head, table, label_ids, num_labels, joint_dim),

@@ -58,7 +58,8 @@ from keras_labelemb.datasets import load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
 from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead
 from keras_labelemb.losses import SampledSigmoidLoss
-from keras_labelemb.models import document_classifier, prior_bias, word_embeddings
+from keras_labelemb.models import word_embeddings
+from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import BestValidationF1, SampledLabelModel, pretrain_word_vectors
 
@@ -136,13 +137,14 @@ def train(setup, head, rate, seed):
     vocabulary = setup.vectorizer.vocabulary_size
     fine_tune = fine_tune_mode(a.fine_tune_word_vectors, head) if setup.vectors is not None else "all"
     embedding, label_embedding = word_embeddings(vocabulary, a.embedding_dim, setup.vectors, fine_tune)
+    encoder = HierarchicalAttention("dense", a.units, flat=True, dropout=a.dropout, name="document_encoder")
+    build_encoder(embedding, encoder, (a.max_tokens,))  # before the head: the recorded runs' draw order
     prior = prior_bias(data.num_labels)
     if head == "linear":
         layer = LinearHead(data.num_labels, bias_initializer=prior, name="linear_head")
     else:
         table = embedding if label_embedding is None else label_embedding
         layer = GileHead(table, setup.label_ids, joint_dim=a.joint_dim, bias_initializer=prior, name="gile_head")
-    encoder = HierarchicalAttention("dense", a.units, flat=True, dropout=a.dropout, name="document_encoder")
     model = document_classifier(encoder, layer, embedding=embedding, max_tokens=a.max_tokens)
     optimizer = keras.optimizers.Adam(a.learning_rate)
     if rate < 1.0:

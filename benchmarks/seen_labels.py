@@ -66,7 +66,8 @@ from keras_labelemb.datasets import load_newsgroups, load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
 from keras_labelemb.export import export_text_classifier, load_text_classifier
 from keras_labelemb.layers import GileHead, HybridHead, LinearHead, MaxPoolEncoder, WideHead
-from keras_labelemb.models import document_classifier, find_label_head, prior_bias, word_embeddings
+from keras_labelemb.models import find_label_head, word_embeddings
+from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
 from keras_labelemb.tasks.wide_path import sparse_rows
 from keras_labelemb.text import TextVectorizer, TfidfVectorizer
 from keras_labelemb.training import BestValidationF1, choose_blend, pretrain_word_vectors
@@ -187,38 +188,29 @@ def build(task, name):
         head = WideHead(task.num_labels, kernel_regularizer=regularizer, name="wide_head")
         return keras.Model(features, head(features), name="wide")
     embedding, _ = word_embeddings(task.tokens.vocabulary_size, vectors=task.vectors)
+    encoder = MaxPoolEncoder(
+        units=a.units, word_dropout=a.word_dropout, recurrent_dropout=a.recurrent_dropout, name="document_encoder"
+    )
+    build_encoder(embedding, encoder, (a.max_tokens,))  # before the head: the recorded runs' draw order
     prior = prior_bias(task.num_labels)
-    linear = name.endswith("linear")
+    linear, wide = name.endswith("linear"), name.startswith("wide_")
+    # A head alone starts its bias at the prior; in a hybrid the components' start at 0 (the hybrid's holds it).
+    bias = {} if wide else {"bias_initializer": prior}
     if linear:
-        head = LinearHead(task.num_labels, bias_initializer=prior, name="linear_head")
+        head = LinearHead(task.num_labels, name="linear_head", **bias)
     else:
-        head = GileHead(
-            embedding,
-            task.label_ids,
-            joint_dim=a.joint_dim,
-            activation="tanh",
-            bias_initializer=prior,
-            name="gile_head",
-        )
+        head = GileHead(embedding, task.label_ids if not wide else None, joint_dim=a.joint_dim, activation="tanh",
+                        name="gile_head", **bias)  # fmt: skip
     num_features = None
-    if name.startswith("wide_"):  # the components' biases at 0: the hybrid's holds the prior, once
-        deep = (
-            LinearHead(task.num_labels, name="linear_head")
-            if linear
-            else GileHead(embedding, joint_dim=a.joint_dim, activation="tanh", name="gile_head")
-        )
-        wide = WideHead(task.num_labels, kernel_regularizer=regularizer, name="wide_head")
+    if wide:
         head = HybridHead(
-            [deep, wide],
+            [head, WideHead(task.num_labels, kernel_regularizer=regularizer, name="wide_head")],
             label_ids=None if linear else task.label_ids,
             num_labels=task.num_labels,
             bias_initializer=prior,
             name="hybrid_head",
         )
         num_features = task.features.num_features
-    encoder = MaxPoolEncoder(
-        units=a.units, word_dropout=a.word_dropout, recurrent_dropout=a.recurrent_dropout, name="document_encoder"
-    )
     return document_classifier(
         encoder, head, embedding=embedding, max_tokens=a.max_tokens, num_features=num_features, name=name
     )

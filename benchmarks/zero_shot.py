@@ -65,7 +65,8 @@ from keras_labelemb.layers import (
     LexicalMatchHead,
     WordInteractionHead,
 )
-from keras_labelemb.models import document_classifier, prior_bias, set_labels, word_embeddings
+from keras_labelemb.models import set_labels, word_embeddings
+from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
 from keras_labelemb.text import TextVectorizer, load_glove_6b
 
 DATASETS = {
@@ -176,6 +177,7 @@ def train_head(build, vocabulary_size, seen_ids, max_tokens, vectors, train_ids,
     keras.utils.set_random_seed(seed)
     embedding, label_embedding = word_embeddings(vocabulary_size, vectors=vectors, fine_tune="documents")
     encoder = HierarchicalAttention("dense", 100, flat=True, dropout=0.3, name="document_encoder")
+    build_encoder(embedding, encoder, (max_tokens,))  # before the head: the recorded runs' draw order
     head = build(label_embedding, seen_ids)
     model = document_classifier(encoder, head, embedding=embedding, max_tokens=max_tokens)
     head = model.layers[-1]
