@@ -1,5 +1,7 @@
 """The base of every output layer that scores a label set given as token ids of label descriptions."""
 
+import math
+
 import keras
 import numpy as np
 from keras import ops
@@ -41,6 +43,22 @@ def register_head(name):
         return cls
 
     return register
+
+
+def prior_bias(num_labels):
+    """The output-bias start of about one label per document: the log-odds `-log(L)` (0 for one label).
+
+    With a zero bias every label starts at probability 0.5 although almost all
+    are negative for any document, so the first updates go into pushing every
+    score down (the prior initialisation of Lin et al. 2017, "Focal Loss for
+    Dense Object Detection"); on Reuters the zero bias cost every head, DRILL
+    most.
+
+    >>> round(prior_bias(90).value, 3)
+    -4.5
+    """
+    check_positive_int("num_labels", num_labels)
+    return keras.initializers.Constant(-math.log(num_labels) if num_labels > 1 else 0.0)
 
 
 def registered_heads():

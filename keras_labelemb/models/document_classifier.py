@@ -1,11 +1,10 @@
 """Wires a document classifier from layers: token ids -> word embedding -> document encoder -> label head."""
 
-import math
-
 import keras
 
 from keras_labelemb.argument_checks import check_positive_int, check_rate
 from keras_labelemb.layers import GileHead, HierarchicalAttention, LabelHead, LinearHead
+from keras_labelemb.layers.label_head import prior_bias
 from keras_labelemb.models.word_embeddings import word_embeddings
 
 __all__ = ["build_encoder", "document_classifier", "gile_han", "gile_wan", "han", "prior_bias", "wan"]
@@ -118,22 +117,6 @@ def document_classifier(
     inputs = ids if features is None else {"token_ids": ids, "features": features}
     short = getattr(head, "variant", None) or getattr(type(head), "registered_name", None) or head.name
     return keras.Model(inputs, logits, name=name or f"{short}_{'wan' if flat else 'han'}")
-
-
-def prior_bias(num_labels):
-    """The output-bias start of about one label per document: the log-odds `-log(L)` (0 for one label).
-
-    With a zero bias every label starts at probability 0.5 although almost all
-    are negative for any document, so the first updates go into pushing every
-    score down (the prior initialisation of Lin et al. 2017, "Focal Loss for
-    Dense Object Detection"); on Reuters the zero bias cost every head, DRILL
-    most.
-
-    >>> round(prior_bias(90).value, 3)
-    -4.5
-    """
-    check_positive_int("num_labels", num_labels)
-    return keras.initializers.Constant(-math.log(num_labels) if num_labels > 1 else 0.0)
 
 
 def build_encoder(embedding, encoder, token_shape):

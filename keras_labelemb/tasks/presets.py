@@ -3,12 +3,12 @@
 import dataclasses
 import inspect
 import json
-import math
 import os
 import pathlib
 
 import keras
 
+from keras_labelemb.layers.label_head import prior_bias
 from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor
 from keras_labelemb.text import TextVectorizer, TfidfVectorizer
 
@@ -137,7 +137,7 @@ def build_from_recipe(recipe, vocabulary_size, label_ids):
         layers = [] if recipe.encoder is None else [_layer(recipe.encoder, flat=flat)]
         encoder = keras.Sequential([keras.Input(shape, dtype="int32"), embedding, *layers], name="document_encoder")
     # The output bias starts at the log-odds of about one label per document (the prior of Lin et al. 2017).
-    prior = keras.initializers.Constant(-math.log(count) if count > 1 else 0.0)
+    prior = prior_bias(count)
     return encoder, _head(recipe.head, embedding, label_ids, prior, special_ids=recipe.special_ids)
 
 

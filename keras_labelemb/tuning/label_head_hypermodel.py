@@ -1,7 +1,6 @@
 """`LabelHeadHyperModel`: KerasTuner search over the label-aware heads of a `LabelClassifier`."""
 
 import inspect
-import math
 
 import keras
 import keras_tuner
@@ -10,7 +9,7 @@ import numpy as np
 from keras_labelemb.argument_checks import check_bool, check_choice, check_positive_int
 from keras_labelemb.layers import HierarchicalAttention  # the package's layers: every head is registered
 from keras_labelemb.layers.hierarchical_attention import ENCODERS
-from keras_labelemb.layers.label_head import head_class, registered_heads, validate_label_ids
+from keras_labelemb.layers.label_head import head_class, prior_bias, registered_heads, validate_label_ids
 from keras_labelemb.models.word_embeddings import word_embeddings
 from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.training.optimizer_build import build_optimizer
@@ -327,7 +326,7 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
     def output_bias(self):
         """The initializer of the output bias: `-log(L)`, the log-odds of about one label per document."""
         count = len(self.label_ids)
-        return keras.initializers.Constant(-math.log(count) if count > 1 else 0.0)
+        return prior_bias(count)
 
     def build_encoder(self, hp, embedding):
         """The trial's document encoder: token ids -> `embedding` -> `HierarchicalAttention` (override for another)."""

@@ -1,6 +1,5 @@
 """`RegionLSTMHyperModel`: KerasTuner search over oh-2LSTMp (one-hot LSTM region embeddings) as a `LabelClassifier`."""
 
-import math
 
 import keras
 import keras_tuner
@@ -8,6 +7,7 @@ import numpy as np
 
 from keras_labelemb.argument_checks import check_choice, check_positive_int
 from keras_labelemb.layers import LinearHead, RegionLSTM
+from keras_labelemb.layers.label_head import prior_bias
 from keras_labelemb.layers.region_lstm import DIRECTIONS, GATES
 from keras_labelemb.layers.region_pooling import POOLING_MODES
 from keras_labelemb.tasks import LabelClassifier
@@ -253,7 +253,7 @@ class RegionLSTMHyperModel(keras_tuner.HyperModel):
 
     def output_bias(self):
         """The initializer of the output bias: `-log(L)` (a softmax ignores it; sigmoid: about one label each)."""
-        return keras.initializers.Constant(-math.log(self.num_labels) if self.num_labels > 1 else 0.0)
+        return prior_bias(self.num_labels)
 
     def build_encoder(self, hp, values):
         """The trial's encoder: token ids -> `RegionLSTM` (pooled) -> `Dropout` (override for another).
