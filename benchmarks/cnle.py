@@ -69,7 +69,7 @@ from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
 from benchmarks.training_loop import fit_best_epoch
 from keras_labelemb.datasets import load_newsgroups, load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
-from keras_labelemb.models import cnle, find_label_head
+from keras_labelemb.models import cnle
 from keras_labelemb.plotting import plot_co_attention
 from keras_labelemb.training import (
     DecodedValidation,
@@ -395,7 +395,7 @@ def time_steps(args, cnle_setup, cnle_training, gile_model, gile_batch, steps=5)
 
 def plot_attention_example(setup, model, path):
     """Both attention directions of `model` for one test text with several labels (the paper's Fig. 2)."""
-    head = find_label_head(model)
+    head = model.get_layer("adaptive_label_decoder")  # the name `cnle` gives its decoder
     lengths = (setup.ids["test"] != 0).sum(axis=1)
     counts = setup.y["test"].sum(axis=1)
     candidates = np.flatnonzero((counts >= 2) & (lengths >= 25) & (lengths <= 60))

@@ -121,7 +121,6 @@ def measure(args, kind, label_ids, x, y, devices):
     from keras import ops
 
     from keras_labelemb.distribution import label_sharding_layout_map
-    from keras_labelemb.models import find_label_head
 
     distribution = None
     if devices > 1:
@@ -133,7 +132,7 @@ def measure(args, kind, label_ids, x, y, devices):
     keras.distribution.set_distribution(distribution)
     try:
         model = build(args, kind, label_ids)
-        head = find_label_head(model)
+        head = model.layers[-1]  # the builders' output layer is the head
         trainable = [v.value for v in model.trainable_variables]
         non_trainable = [v.value for v in model.non_trainable_variables]
         if distribution is not None:

@@ -64,7 +64,7 @@ from benchmarks.training_loop import fit_best_epoch
 from keras_labelemb.datasets import load_ptb, load_wikitext2
 from keras_labelemb.datasets.language_modeling import num_bptt_batches
 from keras_labelemb.metrics import Perplexity
-from keras_labelemb.models import drill_lm, find_label_head
+from keras_labelemb.models import drill_lm
 from keras_labelemb.training import ResetStates, reset_states
 
 # name -> (head, head options of drill_lm): DRILL Table 4, in its order.
@@ -183,7 +183,7 @@ def compile_model(model, args, total_steps):
 
 
 def head_parameters(model):
-    head = find_label_head(model)
+    head = model.layers[-1]  # `drill_lm`'s output layer is its head
     own = [w for w in head.trainable_weights if "embeddings" not in w.path]
     return int(sum(np.prod(w.shape) for w in own))
 

@@ -66,7 +66,7 @@ from keras_labelemb.datasets import load_newsgroups, load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
 from keras_labelemb.export import export_text_classifier, load_text_classifier
 from keras_labelemb.layers import GileHead, HybridHead, LinearHead, MaxPoolEncoder, WideHead
-from keras_labelemb.models import find_label_head, word_embeddings
+from keras_labelemb.models import word_embeddings
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
 from keras_labelemb.tasks.wide_path import sparse_rows
 from keras_labelemb.text import TextVectorizer, TfidfVectorizer
@@ -269,9 +269,9 @@ def blend(task, name, seed, models, reports):
     """This seed's deep model and wide path, trained apart, in one wide + deep model; mix chosen on validation."""
     deep_name = name.removeprefix("blend_")
     model = build(task, f"wide_{deep_name}")
-    deep, hybrid = models[deep_name], find_label_head(model)
+    deep, hybrid = models[deep_name], model.get_layer("hybrid_head")
     for layer in deep.layers:
-        if layer is find_label_head(deep):
+        if layer is deep.layers[-1]:  # the deep model's head
             hybrid.components[0].set_weights(layer.get_weights())
         elif layer.weights:
             model.get_layer(layer.name).set_weights(layer.get_weights())

@@ -155,7 +155,7 @@ def recall(indices, exact):
 
 def measure(args, model, documents, num_labels):
     """One label count: exact top-k and each index kind, on the validation and test documents."""
-    encoder, head = split_at_head(model)
+    encoder, head = split_at_head(model)  # not the task: this runs under JAX without TensorFlow (--bundle)
     k = args.k
     encoded, encode_seconds = {}, {}
     for split, ids in documents.items():

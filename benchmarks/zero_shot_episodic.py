@@ -49,7 +49,8 @@ from benchmarks.zero_shot import (
 )
 from benchmarks.zero_shot_tables import dataset_section
 from keras_labelemb.evaluation import ranking_report
-from keras_labelemb.models import set_labels, split_at_head
+from keras_labelemb.models import set_labels
+from keras_labelemb.tasks import LabelClassifier
 
 HEAD = hybrid_of("lexical", "embedding", "interaction", "gile", standardize=True)
 COMPONENTS = {
@@ -89,7 +90,8 @@ def fit_episode(model, label_ids, ids, targets, args):
 def scores_by_part(model, label_ids, ids):
     """`{"hybrid": ..., "<component>": ...}`: the model's scores and each component's logits over `label_ids`."""
     set_labels(model, label_ids)
-    encoder, head = split_at_head(model)
+    task = LabelClassifier.from_model(model)
+    encoder, head = task.document_encoder, task.head
     document = encoder.predict(ids, batch_size=256, verbose=0)
     parts = {COMPONENTS[name]: np.asarray(value) for name, value in head.component_logits(document).items()}
     return {"hybrid": model.predict(ids, batch_size=256, verbose=0), **parts}
