@@ -1,6 +1,5 @@
 """`RegionLSTMHyperModel`: KerasTuner search over oh-2LSTMp (one-hot LSTM region embeddings) as a `LabelClassifier`."""
 
-
 import keras
 import keras_tuner
 import numpy as np
