@@ -116,6 +116,7 @@ class AdaptiveLabelDecoder(LabelHead):
     """
 
     encodes_descriptions = True  # E: the label encoder over each description's word vectors
+    has_output_bias = False  # it decodes sets; no per-label logit bias to start at a prior
 
     def __init__(
         self,

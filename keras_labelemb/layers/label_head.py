@@ -199,6 +199,8 @@ class LabelHead(keras.layers.Layer):
     # `embed_label_ids`: GILE, DRILL, the cosine head). Heads that read the description words themselves
     # (lexical, interaction, sentence), or no descriptions, take no label encoder: a given one is an error.
     encodes_descriptions = False
+    # Whether the head takes an output-bias start (`bias_initializer`): presets start it at the label prior.
+    has_output_bias = True
     # Whether the head reads the document's tokens (its input is the document dict) or only the pooled `h`.
     reads_tokens = False
     # Whether the head reads the document's sparse features (`"features"`, the wide path's tf-idf) instead of `h`.

@@ -168,9 +168,15 @@ def _attention_classifier(
     units,
     dropout,
     name,
+    reads_no_labels=False,
 ):
     """The seeds' attention classifiers: the table, a HAN/WAN of `encoder` cells, and `head_for(table)`."""
     check_rate("dropout", dropout)
+    if fine_tune == "documents" and reads_no_labels:
+        raise ValueError(
+            "fine_tune='documents' freezes the vectors labels are read through; a linear head reads no labels. "
+            "Received: fine_tune='documents'"
+        )
     embedding, label_embedding = word_embeddings(vocabulary_size, embedding_dim, word_vectors, fine_tune)
     document_encoder = HierarchicalAttention(
         word_encoder=encoder,
@@ -185,6 +191,18 @@ def _attention_classifier(
     build_encoder(embedding, document_encoder, token_shape)
     head = head_for(label_embedding if label_embedding is not None else embedding)
     return document_classifier(document_encoder, head, embedding=embedding, name=name, **sizes)
+
+
+def _gile_head(label_ids, joint_dim, bias_initializer):
+    """`table -> GileHead` of the seed builders, its bias at the label prior unless given."""
+    bias = bias_initializer or prior_bias(len(label_ids))
+    return lambda table: GileHead(table, label_ids, joint_dim=joint_dim, bias_initializer=bias, name="gile_head")
+
+
+def _linear_head(num_labels, bias_initializer):
+    """`table -> LinearHead` of the baselines (the table is the encoder's only)."""
+    bias = bias_initializer or prior_bias(num_labels)
+    return lambda table: LinearHead(num_labels, bias_initializer=bias, name="linear_head")
 
 
 def gile_han(
@@ -224,13 +242,7 @@ def gile_han(
     """
     return _attention_classifier(
         vocabulary_size,
-        lambda table: GileHead(
-            table,
-            label_ids,
-            joint_dim=joint_dim,
-            bias_initializer=bias_initializer or prior_bias(len(label_ids)),
-            name="gile_head",
-        ),
+        _gile_head(label_ids, joint_dim, bias_initializer),
         False,
         {"max_sentences": max_sentences, "max_sentence_length": max_sentence_length},
         embedding_dim,
@@ -266,13 +278,7 @@ def gile_wan(
     """
     return _attention_classifier(
         vocabulary_size,
-        lambda table: GileHead(
-            table,
-            label_ids,
-            joint_dim=joint_dim,
-            bias_initializer=bias_initializer or prior_bias(len(label_ids)),
-            name="gile_head",
-        ),
+        _gile_head(label_ids, joint_dim, bias_initializer),
         True,
         {"max_tokens": max_tokens},
         embedding_dim,
@@ -300,16 +306,9 @@ def han(
     name=None,
 ):
     """Baseline HAN: `gile_han`'s encoder with the usual linear output layer (one weight vector per label)."""
-    if fine_tune == "documents":
-        raise ValueError(
-            "fine_tune='documents' freezes the vectors labels are read through; a linear head reads no labels. "
-            "Received: fine_tune='documents'"
-        )
     return _attention_classifier(
         vocabulary_size,
-        lambda table: LinearHead(
-            num_labels, bias_initializer=bias_initializer or prior_bias(num_labels), name="linear_head"
-        ),
+        _linear_head(num_labels, bias_initializer),
         False,
         {"max_sentences": max_sentences, "max_sentence_length": max_sentence_length},
         embedding_dim,
@@ -319,6 +318,7 @@ def han(
         units,
         dropout,
         name,
+        reads_no_labels=True,
     )
 
 
@@ -341,16 +341,9 @@ def wan(
     >>> wan(50, 3, max_tokens=6, units=8).output_shape
     (None, 3)
     """
-    if fine_tune == "documents":
-        raise ValueError(
-            "fine_tune='documents' freezes the vectors labels are read through; a linear head reads no labels. "
-            "Received: fine_tune='documents'"
-        )
     return _attention_classifier(
         vocabulary_size,
-        lambda table: LinearHead(
-            num_labels, bias_initializer=bias_initializer or prior_bias(num_labels), name="linear_head"
-        ),
+        _linear_head(num_labels, bias_initializer),
         True,
         {"max_tokens": max_tokens},
         embedding_dim,
@@ -360,4 +353,5 @@ def wan(
         units,
         dropout,
         name,
+        reads_no_labels=True,
     )

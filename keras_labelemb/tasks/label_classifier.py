@@ -436,13 +436,14 @@ class LabelClassifier(keras.Model):
         """Heads that weigh words by idf (`LexicalMatchHead`, a hybrid holding one) count the training texts."""
         if not self.built:
             self(self.preprocessor(texts[:1]))
-
-        def ids(batch):
-            out = self.preprocessor(batch)
-            return keras.ops.convert_to_numpy(out["token_ids"] if isinstance(out, dict) else out)
-
-        self.head.adapt(ids(texts[i : i + 1024]) for i in range(0, len(texts), 1024))
+        self.head.adapt(self._id_batches(texts))
         self._idf_adapted = True
+
+    def _id_batches(self, texts):
+        """The preprocessor's token ids (NumPy) of `texts`, 1,024 at a time."""
+        for i in range(0, len(texts), 1024):
+            out = self.preprocessor(texts[i : i + 1024])
+            yield keras.ops.convert_to_numpy(out["token_ids"] if isinstance(out, dict) else out)
 
     def _fit(self, x, y, batch_size, epochs, validation_data, shuffle, tune=True, **kwargs):
         if self.sampled_loss is not None:
@@ -512,9 +513,7 @@ class LabelClassifier(keras.Model):
         """Token ids (NumPy) of raw strings through the preprocessor, or the ids given."""
         if self.preprocessor is None:
             return np.asarray(x)
-        texts = check_texts(x)
-        batches = [self.preprocessor(texts[i : i + 1024]) for i in range(0, len(texts), 1024)]
-        return np.concatenate([keras.ops.convert_to_numpy(b) for b in batches])
+        return np.concatenate(list(self._id_batches(check_texts(x))))
 
     def _fit_wide_deep(self, wide, x, y, batch_size, epochs, validation_data, shuffle, **kwargs):
         if isinstance(x, tf.data.Dataset) or isinstance(validation_data, tf.data.Dataset):

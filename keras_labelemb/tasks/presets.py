@@ -1,7 +1,6 @@
 """Presets: the measured recipes as data files (`presets/<name>.json`), built once the vocabulary is known."""
 
 import dataclasses
-import inspect
 import json
 import os
 import pathlib
@@ -153,7 +152,7 @@ def _head(spec, embedding, label_ids, prior, component=False, special_ids=None):
         given = {"embedding": embedding} if component else {"embedding": embedding, "label_ids": label_ids}
         if SPECIAL_IDS in spec.get("config", {}).values():
             given["special_ids"] = special_ids
-        if "bias_initializer" in inspect.signature(cls.__init__).parameters:
+        if cls.has_output_bias:
             given["bias_initializer"] = prior
         return _layer(spec, **given)
     return _layer(spec, num_labels=len(label_ids), bias_initializer=prior)

@@ -111,17 +111,17 @@ def _check_builder_kwargs(kwargs, searched, allowed, builder):
     return dict(kwargs)
 
 
-def _refuse_arguments(owner, arguments, searched, hints):
+def _refuse_arguments(owner, arguments, searched, hints, default=None):
     """A `ValueError` for the first keyword argument a hypermodel does not take, saying what to pass instead.
 
     `searched` maps a hyperparameter's name to the argument that searches (or fixes) it; `hints` maps other
-    names to what to do instead.
+    names to what to do instead, `default` any other name.
     """
     for key, value in arguments.items():
         if key in searched:
             reason = f"`{key}` is set by the hypermodel: pass `{searched[key]}=` (one value fixes it)"
-        elif key in hints:
-            reason = f"`{key}` is not an argument of {owner}: {hints[key]}"
+        elif key in hints or default is not None:
+            reason = f"`{key}` is not an argument of {owner}: {hints.get(key, default)}"
         else:
             reason = f"`{key}` is not an argument of {owner}"
         raise ValueError(f"{reason}. Received: {key}={value!r:.200}")

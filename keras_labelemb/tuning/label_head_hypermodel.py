@@ -1,7 +1,5 @@
 """`LabelHeadHyperModel`: KerasTuner search over the label-aware heads of a `LabelClassifier`."""
 
-import inspect
-
 import keras
 import keras_tuner
 import numpy as np
@@ -239,7 +237,7 @@ class LabelHeadHyperModel(keras_tuner.HyperModel):
         tunable=True,
         **unknown,
     ):
-        _refuse_arguments(type(self).__name__, unknown, _SEARCHED, _HINTS)
+        _refuse_arguments(type(self).__name__, unknown, _SEARCHED, _HINTS, default=_FIXED_HEAD_OPTION)
         super().__init__(name=name, tunable=tunable)
         self.vocabulary_size = check_positive_int("vocabulary_size", vocabulary_size)
         self.label_ids = validate_label_ids(label_ids, vocabulary_size)
@@ -396,12 +394,6 @@ _FIXED_HEAD_OPTION = (
 )
 # Arguments the hypermodel does not take, with what to do instead.
 _HINTS = {
-    **{
-        option: _FIXED_HEAD_OPTION
-        for name in HEADS
-        for option in inspect.signature(head_class(name).__init__).parameters
-        if option not in ("self", "kwargs", "embedding", "label_ids", "num_labels")
-    },
     "head_options": _FIXED_HEAD_OPTION,
     "embedding": "pass `embedding_dim=`, `word_vectors=` and `fine_tune=`",
     "num_labels": "the label heads score labels from `label_ids` (`num_labels` is for a linear head)",
