@@ -20,7 +20,7 @@ For each label count L (1k, 10k, 26,104, 100k, 1M) four training modes of the sa
   up to `--full-max-labels` (100k: at 1M labels the label side alone, 35
   words x 100-d x 10^6 labels in float32 with its gradient, exceeds the
   machine's 24 GB);
-- `sampled_0.3%`: `SampledLabelModel` with every positive of the batch plus
+- `sampled_0.3%`: `SampledSigmoidLoss` (a `LabelClassifier` over the model) with every positive of the batch plus
   0.3% of the labels as uniform negatives (GILE's BioASQ rate), the batch's
   positives given as label indices (`targets="label_indices"`);
 - `sampled_256`: every positive plus a fixed 256 negatives, label indices;
@@ -59,7 +59,8 @@ from benchmarks.timing import on_accelerator, round_robin, speed_ratio, train_st
 from keras_labelemb.layers import GileHead
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import gile_wan
-from keras_labelemb.training import SampledLabelModel, positive_label_indices
+from keras_labelemb.tasks import LabelClassifier
+from keras_labelemb.tasks.sampled_step import positive_label_indices
 
 MODES = ("full", "sampled_0.3%", "sampled_256", "sampled_256_multi_hot")
 SAMPLED = MODES[1:]
@@ -144,17 +145,15 @@ def build(args, kind, mode, label_ids):
             joint_dim=args.joint_dim,
         )
     if mode == "full":
-        trainer = model
         loss = keras.losses.BinaryCrossentropy(from_logits=True)
     else:
         negatives = dict(negative_rate=0.003) if mode == "sampled_0.3%" else dict(num_negatives=256)
-        sampled = SampledSigmoidLoss(
-            max_positives=args.batch_size * args.labels_per_document, seed=args.seed, **negatives
-        )
         targets = "multi_hot" if mode.endswith("multi_hot") else "label_indices"
-        trainer, loss = SampledLabelModel(model, sampled, targets=targets), None
-    kwargs = {} if loss is None else {"loss": loss}
-    trainer.compile(keras.optimizers.Adam(1e-3), jit_compile=not args.no_jit, **kwargs)
+        loss = SampledSigmoidLoss(
+            max_positives=args.batch_size * args.labels_per_document, seed=args.seed, targets=targets, **negatives
+        )
+    trainer = LabelClassifier.from_model(model)  # fed ids; the sampled loss makes its step score candidates only
+    trainer.compile(keras.optimizers.Adam(1e-3), loss=loss, metrics=None, jit_compile=not args.no_jit)
     return trainer
 
 

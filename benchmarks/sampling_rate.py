@@ -2,7 +2,7 @@
 
 For each dataset, one process, same data, encoder, epochs and seed for every row:
 
-- GILE-WAN trained with `SampledLabelModel` on every positive label of the
+- GILE-WAN trained with `SampledSigmoidLoss` (through `LabelClassifier.from_model`) on every positive label of the
   batch plus 10%, 25% or 50% of the labels as uniform negatives;
 - GILE-WAN trained with full binary cross-entropy (100%: plain `compile`);
 - WAN with the linear head, full binary cross-entropy;
@@ -61,7 +61,8 @@ from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import word_embeddings
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
 from keras_labelemb.text import TextVectorizer
-from keras_labelemb.training import BestValidationF1, SampledLabelModel, pretrain_word_vectors
+from keras_labelemb.tasks import LabelClassifier
+from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
 
 RATES = ("0.1", "0.25", "0.5", "1.0")
 
@@ -147,15 +148,14 @@ def train(setup, head, rate, seed):
         layer = GileHead(table, setup.label_ids, joint_dim=a.joint_dim, bias_initializer=prior, name="gile_head")
     model = document_classifier(encoder, layer, embedding=embedding, max_tokens=a.max_tokens)
     optimizer = keras.optimizers.Adam(a.learning_rate)
+    trainer = LabelClassifier.from_model(model)  # fed token ids; trains the model's own weights
     if rate < 1.0:
         # One candidate slot per document of the batch for its positives (most documents have one or two
         # labels); batches with more distinct positives drop the excess, counted in `dropped_positives`.
         loss = SampledSigmoidLoss(negative_rate=rate, max_positives=a.batch_size, seed=seed)
-        trainer = SampledLabelModel(model, loss)
-        trainer.compile(optimizer)
+        trainer.compile(optimizer, loss=loss, metrics=None)
     else:
-        trainer = model
-        trainer.compile(optimizer, keras.losses.BinaryCrossentropy(from_logits=True))
+        trainer.compile(optimizer, keras.losses.BinaryCrossentropy(from_logits=True), metrics=None)
     best = BestValidationF1(setup.ids["val"], data.multi_hot("val"))
     timer = EpochTimer()
     history, fitted = fit_best_epoch(

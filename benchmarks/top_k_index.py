@@ -57,7 +57,8 @@ from benchmarks.tables import markdown_table
 from keras_labelemb.evaluation import LabelIndex, predict_top_k, predict_top_k_encoded
 from keras_labelemb.evaluation.label_index import chunked_label_vectors, configure
 from keras_labelemb.evaluation.top_k_prediction import encoded_batches
-from keras_labelemb.models import gile_wan, set_labels, split_at_head
+from keras_labelemb.models import gile_wan, set_labels
+from keras_labelemb.tasks import LabelClassifier
 
 # HNSW's grid reaches 2048: on 2026-11-26 its choice sat at 512, the edge, with recall 0.79 at 10^5 labels.
 SEARCH_GRIDS = {
@@ -155,7 +156,8 @@ def recall(indices, exact):
 
 def measure(args, model, documents, num_labels):
     """One label count: exact top-k and each index kind, on the validation and test documents."""
-    encoder, head = split_at_head(model)  # not the task: this runs under JAX without TensorFlow (--bundle)
+    classifier = LabelClassifier.from_model(model)  # fed ids: runs under JAX without TensorFlow too (--bundle)
+    encoder, head = classifier.encoder, classifier.head
     k = args.k
     encoded, encode_seconds = {}, {}
     for split, ids in documents.items():

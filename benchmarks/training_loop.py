@@ -9,7 +9,7 @@ def fit_best_epoch(model, x, y=None, *, best, epochs, callbacks=(), **fit_argume
     `best=None`, for `epochs`, keeping the last).
 
     Args:
-        model: a compiled model (or a trainer such as `SampledLabelModel`).
+        model: a compiled model (a `LabelClassifier` fed token ids, say).
         x, y: the training data, as `model.fit` takes them.
         best: the callback that chooses the epoch and restores its weights, with a `best_epoch` (0-based)
             attribute: `BestValidationF1`, `BestEpochStopping` or `keras.callbacks.EarlyStopping(...,

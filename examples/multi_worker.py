@@ -2,7 +2,7 @@
 
 The script launches two local worker processes on the CPU, and for comparison
 the same training in one process. Every process trains a small GILE-WAN with
-sampled labels (`SampledLabelModel`) on the same random data for a few epochs,
+sampled labels (a `LabelClassifier` compiled with `SampledSigmoidLoss`) on the same random data for a few epochs,
 with a global batch of 16 documents: each worker trains on its 8 of them, the
 gradients are summed over the workers, and the candidate labels of a step are
 drawn from the whole global batch, so both workers keep identical weights and
@@ -126,7 +126,7 @@ def build_trainer(args, labels):
     from keras_labelemb.layers import GileHead, HierarchicalAttention
     from keras_labelemb.losses import SampledSigmoidLoss
     from keras_labelemb.models import document_classifier, prior_bias
-    from keras_labelemb.training import SampledLabelModel
+    from keras_labelemb.tasks import LabelClassifier
 
     keras.utils.set_random_seed(0)
     # Word vectors drawn wide (stddev 0.5): the model learns in a few SGD steps.
@@ -138,12 +138,12 @@ def build_trainer(args, labels):
         GileHead(embedding, labels, joint_dim=8, bias_initializer=prior_bias(len(labels))),
         max_tokens=8,
     )
+    trainer = LabelClassifier.from_model(model)  # fed token ids; trains the model's weights
     if args.loss == "sampled":
-        trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=4, max_positives=16, seed=1))
-        trainer.compile(keras.optimizers.SGD(2.0))
+        loss = SampledSigmoidLoss(num_negatives=4, max_positives=16, seed=1)
     else:
-        trainer = model
-        trainer.compile(keras.optimizers.SGD(2.0), keras.losses.BinaryCrossentropy(from_logits=True))
+        loss = keras.losses.BinaryCrossentropy(from_logits=True)
+    trainer.compile(keras.optimizers.SGD(2.0), loss=loss, metrics=None)
     return trainer
 
 

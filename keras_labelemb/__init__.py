@@ -1,11 +1,12 @@
 """keras_labelemb: Keras 3 layers for text classification that use what labels mean.
 
 Importing the package registers every serializable object (layers, losses,
-metrics, `SampledLabelModel`), so `keras.saving.load_model` works in a fresh
+metrics, `LabelClassifier`), so `keras.saving.load_model` works in a fresh
 process after `import keras_labelemb`, and exposes the subpackages as
 attributes (`keras_labelemb.layers.GileHead`), as keras-hub does. The
-subpackages that run on every Keras backend are imported at once; the
-TensorFlow-only ones (`text`, `export`, `datasets`, `tasks`; the test helpers, `testing`; `tuning` and `plotting`
+subpackages that run on every Keras backend are imported at once (`tasks`
+among them: a `LabelClassifier` fed token ids needs no TensorFlow); the
+TensorFlow-only ones (`text`, `export`, `datasets`; the test helpers, `testing`; `tuning` and `plotting`
 pull in KerasTuner and matplotlib) on first use, except `text`, which is
 imported at once under the TensorFlow backend to register `TextVectorizer`.
 """
@@ -14,11 +15,11 @@ import importlib
 
 import keras
 
-from keras_labelemb import evaluation, layers, losses, metrics, models, training
+from keras_labelemb import evaluation, layers, losses, metrics, models, tasks, training
 
 __version__ = "0.1.0"
 
-_ON_FIRST_USE = ("datasets", "export", "plotting", "tasks", "testing", "text", "tuning")
+_ON_FIRST_USE = ("datasets", "export", "plotting", "testing", "text", "tuning")
 
 if keras.backend.backend() == "tensorflow":
     from keras_labelemb import text  # noqa: F401  (registers TextVectorizer)
@@ -30,4 +31,4 @@ def __getattr__(name):
     raise AttributeError(f"module 'keras_labelemb' has no attribute {name!r}")
 
 
-__all__ = ["evaluation", "layers", "losses", "metrics", "models", "training", *_ON_FIRST_USE]
+__all__ = ["evaluation", "layers", "losses", "metrics", "models", "tasks", "training", *_ON_FIRST_USE]

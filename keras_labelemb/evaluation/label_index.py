@@ -10,8 +10,7 @@ import numpy as np
 from keras import ops
 
 from keras_labelemb.argument_checks import check_choice, check_positive_int
-from keras_labelemb.evaluation.top_k_prediction import encoded_batches
-from keras_labelemb.layers.label_head_access import split_at_head
+from keras_labelemb.evaluation.top_k_prediction import as_classifier, encoded_batches
 
 KINDS = ("flat", "ivf", "ivf_pq", "hnsw")
 COARSE_QUANTIZERS = ("flat", "hnsw")
@@ -59,8 +58,8 @@ class LabelIndex:
     `q = head.query_vectors(h)` and `k = head.label_vectors()` (biases folded
     in as one more coordinate). The label vectors are computed once per
     label set, `label_chunk_size` labels at a time, and added to a faiss
-    index; a search encodes a batch of documents (the model cut at its head,
-    `split_at_head`), computes their query vectors and asks the index for
+    index; a search encodes a batch of documents (the classifier's
+    `document_encoder`), computes their query vectors and asks the index for
     the k largest inner products. The scores returned are the head's logits.
 
     - `kind="flat"`: exact search (faiss `IndexFlatIP`), the reference;
@@ -91,8 +90,8 @@ class LabelIndex:
     serves top-k from raw text with an exported model and a saved index.
 
     Args:
-        model: a built model whose output layer is the head (see `split_at_head`), or a `LabelClassifier`
-            (`classifier.build_label_index(kind)` builds one for its `predict_top_k`).
+        model: a `LabelClassifier` (`classifier.build_label_index(kind)` builds one for its `predict_top_k`),
+            or a built model whose output layer is the head (`LabelClassifier.from_model`).
         kind: `"flat"`, `"ivf"` (default), `"ivf_pq"` or `"hnsw"`.
         head: the label head, when the model has several.
         nlist, nprobe: IVF lists and lists scanned per query (defaults
@@ -149,11 +148,8 @@ class LabelIndex:
         self.build()
 
     def _attach(self, model, head):
-        if head is None and hasattr(model, "document_encoder") and hasattr(model, "head"):
-            # A task (`LabelClassifier`) holds its head and encoder: nothing to cut.
-            self.encoder, self.head = model.document_encoder, model.head
-        else:
-            self.encoder, self.head = split_at_head(model, head)
+        classifier = as_classifier(model, head)  # a model you built goes through the task once
+        self.encoder, self.head = classifier.document_encoder, classifier.head
         self.head._require_inner_products()
         if getattr(self.head, "num_languages", 1) > 1:
             raise ValueError(f"LabelIndex serves single-language heads. Received: head={self.head.name!r}")

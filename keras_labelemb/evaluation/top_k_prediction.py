@@ -1,8 +1,8 @@
 """Top-k prediction over huge label sets, scoring the label set in chunks.
 
 `predict_top_k` scores every label for every document without ever holding a
-dense `(documents, labels)` score matrix: the model is cut at its label head
-(`split_at_head`), each batch of documents is encoded once, and the head scores
+dense `(documents, labels)` score matrix: the model goes through the task
+(`LabelClassifier.from_model`, cut once at its label head), each batch of documents is encoded once, and the head scores
 the label set one chunk at a time while a running top-k is merged with
 `keras.ops.top_k`.
 """
@@ -15,7 +15,6 @@ from keras import ops
 
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
-from keras_labelemb.layers.label_head_access import split_at_head
 
 DEFAULT_LABEL_CHUNK_SIZE = 4096
 DEFAULT_BATCH_SIZE = 256
@@ -214,8 +213,8 @@ def predict_top_k(
 
     Equivalent to `ops.top_k(model.predict(inputs), k)` (same indices, same
     order, ties to the lower label index) without the dense
-    `(documents, labels)` score matrix. The model is split at its label head
-    (`split_at_head`); for each batch of `batch_size` documents the encoder
+    `(documents, labels)` score matrix. The model goes through the task
+    (`LabelClassifier.from_model`: its document encoder and head); for each batch of `batch_size` documents the encoder
     runs once (`predict_on_batch`), then the head scores `label_chunk_size`
     labels at a time and a running top-k is merged with `keras.ops.top_k`.
     Peak memory is about `batch_size * (label_chunk_size + k)` scores, plus
@@ -229,8 +228,8 @@ def predict_top_k(
     H200 over 10^6 labels it was not slower; `benchmarks/README.md`).
 
     Args:
-        model: a built Keras model whose output layer is a `LabelHead`
-            (see `split_at_head`).
+        model: a `LabelClassifier` fed token ids, or a built Keras model whose
+            output layer is a `LabelHead` (`LabelClassifier.from_model`).
         inputs: the model input as an array (or list/dict of arrays) of
             documents, or an iterable of batches (e.g. a `tf.data.Dataset`;
             in a tuple batch the first element is the input).
@@ -276,11 +275,21 @@ def predict_top_k(
     return indices, scores
 
 
+def as_classifier(model, head=None):
+    """`model` if it is a `LabelClassifier`, else the task over it (`LabelClassifier.from_model`, fed token ids)."""
+    from keras_labelemb.tasks.label_classifier import LabelClassifier
+
+    if isinstance(model, LabelClassifier) and head is None:
+        return model
+    return LabelClassifier.from_model(model, head=head)
+
+
 def _predict_top_k(model, inputs, k, label_ids, label_chunk_size, batch_size, head, cache_label_embeddings, verbose):
     """`predict_top_k`, also returning the number of labels scored."""
     batch_size = check_positive_int("batch_size", batch_size)
-    encoder, head = split_at_head(model, head)
-    num_batches, batches = encoded_batches(encoder, inputs, batch_size)
+    classifier = as_classifier(model, head)
+    num_batches, batches = encoded_batches(classifier.document_encoder, inputs, batch_size)
+    head = classifier.head
     return _top_k_of_batches(
         head, num_batches, batches, k, label_ids, label_chunk_size, cache_label_embeddings, verbose
     )

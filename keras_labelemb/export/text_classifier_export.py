@@ -6,7 +6,6 @@ import tensorflow as tf
 
 from keras_labelemb.export.endpoints import add_endpoint
 from keras_labelemb.layers.adaptive_label_decoder import AdaptiveLabelDecoder
-from keras_labelemb.layers.label_head_access import split_at_head
 
 # The texts an endpoint takes: `(B,)` strings, or one string `()` or a column `(B, 1)` (`as_batch` reads them).
 TEXTS = tf.TensorSpec(None, tf.string, name="texts")
@@ -53,7 +52,7 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
 
     Args:
         model: a Keras model from token ids to label logits whose output layer
-            is a `LabelHead` (see `split_at_head`).
+            is a `LabelHead` (cut there by `LabelClassifier.from_model`).
         vectorizer: the `TextVectorizer` that produced the model's inputs,
             or, for a model with several inputs (wide + deep), a dict of
             vectorizers by input name: `{"token_ids": TextVectorizer,
@@ -83,7 +82,10 @@ def export_text_classifier(model, vectorizer, filepath, description_length=None)
             return vectorizer.vectorize(texts)
         return {name: layer.vectorize(texts) for name, layer in vectorizers.items()}
 
-    encoder, head = split_at_head(model)
+    from keras_labelemb.tasks.label_classifier import LabelClassifier
+
+    classifier = LabelClassifier.from_model(model)
+    encoder, head = classifier.encoder, classifier.head
     length = description_length or (head.label_ids.shape[1] if head.label_ids is not None else None)
     return write_serving_archive(
         filepath,

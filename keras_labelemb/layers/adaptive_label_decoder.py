@@ -43,7 +43,7 @@ class AdaptiveLabelDecoder(LabelHead):
     head starts where the labels first meet the text, so its `inputs` are
     the text's word vectors `(B, m, d_emb)`, not one document vector.
     `set_labels`, call-time `label_ids` / `label_embeddings`,
-    `embed_labels` (gives `E`), `find_label_head` / `split_at_head` and
+    `embed_labels` (gives `E`), `LabelClassifier.from_model` and
     `.keras` saving (the label set as an asset) work as in every label head:
     the decoder scores whatever label set it is given. What differs:
 
@@ -204,7 +204,7 @@ class AdaptiveLabelDecoder(LabelHead):
         """The text word vectors this head was called on (without the Keras mask that came with them).
 
         Keras passes the embedding's mask to `call` and records it among the
-        call's inputs; `split_at_head` cuts the model at the head's input,
+        call's inputs; `LabelClassifier.from_model` cuts the model at the head's input,
         which is the word vectors (their mask travels with them).
         """
         value = super().input

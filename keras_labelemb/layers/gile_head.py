@@ -201,7 +201,6 @@ class GileHead(LabelHead):
             return super().set_labels(label_ids)
         self._check_language(language)
         self.language_label_sets[language].set(label_ids, self.vocabulary_size)
-        self.label_set_changed()
 
     @property
     def language_label_ids(self):

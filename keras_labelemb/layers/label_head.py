@@ -128,8 +128,8 @@ class LabelHead(keras.layers.Layer):
     as a dict instead of `h`: `{"pooled": h, "token_ids": (B, T),
     "token_mask": (B, T), "token_states": (B, T, d_t)}` (`DOCUMENT_KEYS`;
     only `token_ids` is required, the mask defaults to ids != 0). The
-    builders wire it from any encoder; `split_at_head` cuts a model there
-    and its encoder then outputs that dict. A head that reads the document's
+    builders wire it from any encoder; `LabelClassifier.from_model` cuts a
+    model there and its encoder then outputs that dict. A head that reads the document's
     tf-idf features (`reads_features = True`: `WideHead`, the wide path of
     a wide + deep model) receives them, `(B, F)`, instead of `h`.
 
@@ -148,10 +148,10 @@ class LabelHead(keras.layers.Layer):
     - `score_subset(h, label_indices, training=None)`: logits of the labels at
       positions `label_indices` `(C,)` of the stored set only (sampled
       training: the cost grows with `C`, not with `L`).
-    - `keras_labelemb.models.find_label_head(model)` and
-      `split_at_head(model)` find the head of a model and cut the model at
-      its input; sampled training, chunked top-k scoring, zero-shot
-      relabelling and export all go through them.
+    - `LabelClassifier(encoder, head, ...)` holds a head and its encoder;
+      `LabelClassifier.from_model(model)` cuts a model you built at its head
+      once. Sampled training, chunked top-k scoring, the label index and
+      export all take the head and encoder from the task.
     - model parallelism over the labels: under a `keras.distribution`
       (JAX), the head gives its label-side tensors (`LABEL_AXIS_TENSORS`:
       `E` `(L, d)` and the logits `(..., L)`) the layouts its `LayoutMap`
@@ -309,7 +309,6 @@ class LabelHead(keras.layers.Layer):
             )
         ids = self.label_set.set(label_ids, self.vocabulary_size, check=self._check_label_count)
         self._num_labels = int(ids.shape[0])
-        self.label_set_changed()
 
     def _require_descriptions(self, what):
         if not self.reads_descriptions:
@@ -317,16 +316,6 @@ class LabelHead(keras.layers.Layer):
                 f"{type(self).__name__} has one weight vector per label and reads no descriptions: it cannot score "
                 f"another label set (a GileHead or DrillHead can). Received: {what}"
             )
-
-    def label_set_changed(self):
-        """Counts a change of the stored label set (`label_set_version`): compiled functions that captured it
-        are stale (`SampledLabelModel` rebuilds its own when the count moves)."""
-        self._label_set_version = self.label_set_version + 1
-
-    @property
-    def label_set_version(self):
-        """How many times the stored label set was replaced since construction."""
-        return getattr(self, "_label_set_version", 0)
 
     def _check_label_count(self, ids):
         count = ids.shape[0]
@@ -469,7 +458,7 @@ class LabelHead(keras.layers.Layer):
     def __call__(self, inputs, *args, **kwargs):
         if isinstance(inputs, dict) and any(isinstance(v, keras.KerasTensor) for v in inputs.values()):
             # A symbolic call on the document dict: `head.input` gives its tensors flattened in key order, so
-            # `split_at_head` needs the keys to rebuild it.
+            # `LabelClassifier.from_model` needs the keys to rebuild it.
             self.document_keys = tuple(sorted(key for key, value in inputs.items() if value is not None))
         return super().__call__(inputs, *args, **kwargs)
 
@@ -481,7 +470,7 @@ class LabelHead(keras.layers.Layer):
         """Logits `(B, C)` (or `(B, T, C)`) of the labels at positions `label_indices` `(C,)` of the label set.
 
         Only those `C` labels are encoded, so the cost grows with `C`, not
-        with `L`: sampled training (`SampledLabelModel`) goes through this.
+        with `L`: sampled training (`SampledSigmoidLoss`) goes through this.
         Column `c` equals column `label_indices[c]` of `call(inputs)` when
         dropout is off.
         """

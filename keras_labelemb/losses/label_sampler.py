@@ -25,7 +25,7 @@ def contains(sorted_values, queries):
     sorted_values = ops.cast(sorted_values, "int32")
     queries = ops.cast(queries, "int32")
     position = ops.searchsorted(sorted_values, queries, side="left")
-    position = ops.minimum(position, sorted_values.shape[0] - 1)
+    position = ops.minimum(position, ops.cast(ops.shape(sorted_values)[0], "int32") - 1)
     return ops.equal(ops.take(sorted_values, position, axis=0), queries)
 
 
@@ -46,8 +46,8 @@ class LabelSampler:
        about `n^2 / 2L` per step for the uniform sampler).
 
     `SampledSigmoidLoss` holds one (built from its sampler arguments) and
-    weighs the candidates' losses; `SampledLabelModel` asks it for the
-    candidates of each batch.
+    weighs the candidates' losses; the training step of a `LabelClassifier`
+    compiled with it asks it for the candidates of each batch.
 
     Args:
         num_negatives: negatives per batch (int), or `None` with `negative_rate`.
@@ -64,7 +64,7 @@ class LabelSampler:
             positive labels one batch may hold (`batch_size x` the most labels a
             document has is always enough). `C = min(L, max_positives) +
             num_negatives`. Positives beyond the slots are dropped for that step
-            and counted in `SampledLabelModel`'s `dropped_positives` log.
+            and counted in the training step's `dropped_positives` log.
         seed: seed of the `keras.random.SeedGenerator` drawing the negatives.
 
     Example:
@@ -183,7 +183,7 @@ class LabelSampler:
         highest score among the documents it is negative for. So `(1, L)`
         rows of them (the batch's largest target per label; the scores
         masked to `-POSITIVE_KEY` where `y_true > 0`, maximised over the
-        batch) draw the same candidates; `SampledLabelModel` passes those,
+        batch) draw the same candidates; the sampled training step passes those,
         combined over the replicas of a distributed step.
 
         Returns:
@@ -259,16 +259,16 @@ class LabelSampler:
         if num_negatives >= num_labels:  # every label: exactly full binary cross-entropy
             return ops.arange(num_labels, dtype="int32"), ops.ones((num_labels,), "bool"), num_positive, flat
         # Positives: the distinct indices first (top of "is distinct, then position"); pads fill the other slots.
-        slots, size = min(num_labels, self.max_positives), flat.shape[0]
-        keys = ops.cast(distinct, "float32") * 2.0 - ops.arange(size, dtype="float32") / float(size)
-        if size < slots:
-            keys = ops.concatenate([keys, ops.full((slots - size,), -1.0)])
-            flat_padded = ops.concatenate([flat, ops.full((slots - size,), -1, dtype="int32")])
-        else:
-            flat_padded = flat
+        # `slots` pads (key -1, below every entry of `flat`) keep top_k defined when B x P < slots, and the
+        # step compiles when the batch size is not known until run time (a last, partial batch).
+        slots = min(num_labels, self.max_positives)
+        size = ops.cast(ops.shape(flat)[0], "float32")
+        position = ops.cast(ops.cumsum(ops.ones_like(flat), axis=0) - 1, "float32")
+        keys = ops.concatenate([ops.cast(distinct, "float32") * 2.0 - position / size, ops.full((slots,), -1.0)])
+        flat_padded = ops.concatenate([flat, ops.full((slots,), -1, dtype="int32")])
         _, order = ops.top_k(keys, slots)
         positive_slots = ops.take(flat_padded, order, axis=0)
-        slot_keep = ops.take(ops.concatenate([distinct, ops.zeros((max(0, slots - size),), "bool")]), order, axis=0)
+        slot_keep = ops.take(ops.concatenate([distinct, ops.zeros((slots,), "bool")]), order, axis=0)
         positive_slots = ops.where(slot_keep, positive_slots, 0)
         draws, negative_keep = self._negatives(num_labels, num_negatives, lambda d: contains(flat, d))
         candidates = ops.concatenate([positive_slots, draws])

@@ -3,10 +3,11 @@
 import keras
 from keras import ops
 
-from keras_labelemb.argument_checks import check_choice
+from keras_labelemb.argument_checks import check_choice, known_values
 from keras_labelemb.losses.label_sampler import LabelSampler, check_same_width
 
 WEIGHTINGS = ("mean", "unbiased")
+TARGETS = ("multi_hot", "label_indices")
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -27,11 +28,12 @@ class SampledSigmoidLoss(keras.losses.Loss):
     sampled, the loss and its gradients equal full binary cross-entropy.
 
     Training through this loss needs the document vectors and the output head,
-    not the `(B, L)` logits that `compile(loss=...)` would hand a loss: use
-    `keras_labelemb.training.SampledLabelModel(model, SampledSigmoidLoss(...))`,
-    a one-line wrapper that shares all weights with `model`. Called as a
-    plain Keras loss on `(y_true, logits)` it is the full mean binary
-    cross-entropy (what `evaluate` reports).
+    not the `(B, L)` logits a plain model would hand a loss: compile a
+    `LabelClassifier` with it (`classifier.compile(loss=SampledSigmoidLoss(...))`;
+    `LabelClassifier.from_model(model)` for a model you built), whose
+    training step scores only the candidates. Called as a plain Keras loss on
+    `(y_true, logits)` it is the full mean binary cross-entropy (what
+    `evaluate` reports).
 
     Args:
         num_negatives, negative_rate, sampler, label_frequencies,
@@ -47,6 +49,14 @@ class SampledSigmoidLoss(keras.losses.Loss):
             negatives' logits (q the sampler's probability), correcting the bias
             of non-uniform samplers (Bengio & Senecal 2008; Yi et al. 2019).
             Not available for `"hard"`.
+        targets: `"multi_hot"` (default): `(B, L)` rows; `"label_indices"`:
+            each document's positive labels as a `(B, P)` int array of
+            positions in the label set, padded with -1 (a classifier's `fit`
+            makes them from label names), so nothing in a training step grows
+            with `L` (64 documents x 10^6 labels of multi-hot rows are 256 MB;
+            `benchmarks/label_scaling.py`). One device or JAX's
+            `keras.distribution`, not a multi-replica `tf.distribute` step;
+            not with `sampler="hard"`, which scores every label anyway.
 
     Documented behaviour: a document without positives is trained on its
     negatives only (finite loss); soft targets in `[0, 1]` are used as given.
@@ -71,6 +81,7 @@ class SampledSigmoidLoss(keras.losses.Loss):
         log_q_correction=False,
         max_positives=512,
         seed=None,
+        targets="multi_hot",
         name="sampled_sigmoid_loss",
         reduction="sum_over_batch_size",
         dtype=None,
@@ -95,10 +106,18 @@ class SampledSigmoidLoss(keras.losses.Loss):
         if log_q_correction and sampler == "hard":
             raise ValueError("`log_q_correction` needs a sampling distribution. Received: sampler='hard'")
         self.log_q_correction = bool(log_q_correction)
+        self.targets = check_choice("targets", targets, TARGETS)
+        if self.targets == "label_indices" and sampler == "hard":
+            raise ValueError(
+                "targets='label_indices' needs a sampler that does not score every label; sampler='hard' does. "
+                "Received: targets='label_indices' with sampler='hard'"
+            )
 
     # -- the sampled loss -----------------------------------------------------
     def call(self, y_true, y_pred):
         """Full binary cross-entropy, mean over labels: the loss `evaluate` reports."""
+        if self.targets == "label_indices":
+            y_true = multi_hot_from_indices(y_true, y_pred.shape[-1])
         check_same_width(y_true, y_pred)
         bce = ops.binary_crossentropy(ops.cast(y_true, "float32"), ops.cast(y_pred, "float32"), from_logits=True)
         return ops.mean(bce, axis=-1)
@@ -142,7 +161,7 @@ class SampledSigmoidLoss(keras.losses.Loss):
 
         `sampled_loss` reads the targets and `batch_positive` (which candidates
         are positive for some document of the batch) off multi-hot targets;
-        `SampledLabelModel(..., targets="label_indices")` computes them from
+        with `targets="label_indices"` the training step computes them from
         the documents' positive label indices without a `(B, L)` array.
         """
         sampler = self.label_sampler
@@ -178,5 +197,32 @@ class SampledSigmoidLoss(keras.losses.Loss):
             **self.label_sampler.get_config(),
             weighting=self.weighting,
             log_q_correction=self.log_q_correction,
+            targets=self.targets,
         )
         return config
+
+
+def checked_indices(y, num_labels):
+    """`(B, P)` int32 positive label indices; known out-of-range values raise (traced ones count as padding)."""
+    if len(y.shape) != 2:
+        raise ValueError(
+            "With targets='label_indices', targets must be (batch, positives) label indices padded with -1. "
+            f"Received: y with shape {tuple(y.shape)}"
+        )
+    values = known_values(y)
+    if values is not None and values.size and (values.min() < -1 or values.max() >= num_labels):
+        raise ValueError(
+            f"Label indices must lie in [0, {num_labels}) or be -1 (padding). "
+            f"Received: y with min {values.min()} and max {values.max()}"
+        )
+    return ops.cast(y, "int32")
+
+
+def multi_hot_from_indices(y, num_labels):
+    """Multi-hot `(B, L)` targets from positive label indices `(B, P)`: what `evaluate`'s full loss and metrics read."""
+    indices = checked_indices(y, num_labels)
+    rows = ops.broadcast_to(ops.arange(ops.shape(indices)[0], dtype="int32")[:, None], ops.shape(indices))
+    valid = indices >= 0
+    positions = ops.stack([ops.reshape(rows, (-1,)), ops.reshape(ops.where(valid, indices, 0), (-1,))], axis=1)
+    counts = ops.scatter(positions, ops.reshape(ops.cast(valid, "float32"), (-1,)), (ops.shape(indices)[0], num_labels))
+    return ops.minimum(counts, 1.0)

@@ -1,6 +1,5 @@
 """Reference models built from the library's layers."""
 
-from keras_labelemb.layers.label_head_access import find_label_head, set_labels, split_at_head
 from keras_labelemb.layers.walk_layers import walk_layers
 from keras_labelemb.models.cnle import cnle
 from keras_labelemb.models.document_classifier import document_classifier, gile_han, gile_wan, han, prior_bias, wan
@@ -14,7 +13,6 @@ __all__ = [
     "cnle",
     "document_classifier",
     "drill_lm",
-    "find_label_head",
     "gile_han",
     "gile_wan",
     "han",
@@ -22,11 +20,18 @@ __all__ = [
     "prior_bias",
     "sentence_classifier",
     "set_labels",
-    "split_at_head",
     "walk_layers",
     "wan",
     "word_embeddings",
 ]
+
+
+def set_labels(model, label_ids):
+    """Makes a model you built score the labels described by `label_ids` `(L, Lw)`; its compiled functions are
+    rebuilt. (A `LabelClassifier` relabels from strings: `classifier.set_labels({name: description})`.)"""
+    from keras_labelemb.tasks.label_classifier import set_labels as set_model_labels
+
+    set_model_labels(model, label_ids)
 
 
 def __getattr__(name):  # names moved elsewhere say where (keras_labelemb/renamed.py)

@@ -3,33 +3,31 @@
 import json
 import math
 import os
+import sys
+import weakref
 
 import keras
 import numpy as np
-import tensorflow as tf
 
 from keras_labelemb.evaluation.thresholds import DEFAULT_THRESHOLD, labels_at_thresholds, tune_thresholds
 from keras_labelemb.layers.adaptive_label_decoder import AdaptiveLabelDecoder
 from keras_labelemb.layers.label_head import LabelHead
-from keras_labelemb.layers.label_head_access import rebuild_compiled_functions, split_at_head
-from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor, check_texts
-from keras_labelemb.tasks.labels import check_labels, multi_hot_targets
-from keras_labelemb.tasks.presets import build_from_recipe, load_preset, presets, save_preset
-from keras_labelemb.tasks.wide_path import (
-    MIXES,
-    choose_features,
-    choose_mix,
-    set_wide_weights,
-    solve_wide_path,
-    sparse_rows,
-    wide_component,
-)
+from keras_labelemb.layers.walk_layers import walk_layers
+from keras_labelemb.tasks.labels import check_labels, label_index_targets, multi_hot_targets
+from keras_labelemb.losses.sampled_sigmoid_loss import multi_hot_from_indices
+from keras_labelemb.tasks.sampled_step import sampled_indices_loss, sampled_multi_hot_loss, sampled_step_metrics
 from keras_labelemb.training._replicas import num_replicas_in_sync
-from keras_labelemb.training.sampled_label_model import sampled_multi_hot_loss, sampled_step_metrics
+from keras_labelemb.training.optimizer_build import build_optimizer
+
+# TensorFlow (tf.data, tensorflow-text) is imported where raw strings are read: fed token ids, the task trains,
+# predicts, relabels, indexes and samples labels on every Keras backend without it.
 
 LABELS_FILE = "labels.json"
 # What a sampled training step's forward pass gives `compute_loss`: the head's input, not the (B, L) logits.
 SAMPLED_FEATURES = "document_vectors"
+# model -> {id(head): encoder}: a model cut again (`from_model` on it twice) reuses its encoder and that
+# encoder's compiled predict function instead of tracing a new one.
+_ENCODERS = weakref.WeakKeyDictionary()
 
 
 @keras.saving.register_keras_serializable(package="keras_labelemb")
@@ -106,11 +104,14 @@ class LabelClassifier(keras.Model):
         self.label_index = None  # `build_label_index`
         self.cut_from_model = False  # `from_model`: the encoder gives what the head reads, from the model's inputs
         self._idf_adapted = False  # the first `fit` sets the idf of heads that have one (`head.adapt`)
-        if preprocessor is not None and not isinstance(preprocessor, LabelClassifierPreprocessor):
-            raise ValueError(
-                "`preprocessor` must be a LabelClassifierPreprocessor or None (feed token ids). "
-                f"Received: preprocessor={preprocessor!r:.200}"
-            )
+        if preprocessor is not None:
+            from keras_labelemb.tasks.label_classifier_preprocessor import LabelClassifierPreprocessor
+
+            if not isinstance(preprocessor, LabelClassifierPreprocessor):
+                raise ValueError(
+                    "`preprocessor` must be a LabelClassifierPreprocessor or None (feed token ids). "
+                    f"Received: preprocessor={preprocessor!r:.200}"
+                )
         self.preprocessor = preprocessor
         self._recipe = None
         self.encoder, self.head = None, None
@@ -134,7 +135,7 @@ class LabelClassifier(keras.Model):
         if self.head.reads_descriptions:
             if self.preprocessor is None:
                 # Ids fed directly: the head's own label set (its `label_ids`), which `labels` names.
-                if relabel or self.head.label_ids is None or self.head.num_labels != len(self._names):
+                if relabel or self.head.num_labels != len(self._names):
                     raise ValueError(
                         f"{type(self.head).__name__} reads label descriptions: give a `preprocessor` to encode "
                         "them, or (feeding ids) give the head its `label_ids` and as many `labels` names. "
@@ -178,7 +179,7 @@ class LabelClassifier(keras.Model):
         >>> classifier.head.name, classifier.predict(np.ones((1, 6), "int32")).shape
         ('gile_head', (1, 2))
         """
-        encoder, head = split_at_head(model, head)
+        encoder, head = _split_at_head(model, head)
         if labels is None:
             labels = [f"label_{i}" for i in range(head.num_labels)]
         classifier = cls(encoder, head, preprocessor=preprocessor, labels=labels, multi_label=multi_label)
@@ -188,6 +189,8 @@ class LabelClassifier(keras.Model):
     @staticmethod
     def presets():
         """`{name: description}` of the named presets `from_preset` builds."""
+        from keras_labelemb.tasks.presets import presets
+
         return presets()
 
     @classmethod
@@ -198,6 +201,8 @@ class LabelClassifier(keras.Model):
         the vocabulary is known. `overrides` replace the recipe's top-level
         options (`multi_label`, `max_tokens`, `description_length`, `embedding_dim`).
         """
+        from keras_labelemb.tasks.presets import load_preset
+
         if isinstance(preset, (str, os.PathLike)) and os.path.isdir(preset):
             classifier = keras.saving.load_model(os.path.join(preset, "model.keras"))
             if labels is not None:
@@ -218,6 +223,8 @@ class LabelClassifier(keras.Model):
 
     def save_to_preset(self, path):
         """Writes the classifier (config, vocabulary, labels, thresholds, weights) to the folder `path`."""
+        from keras_labelemb.tasks.presets import save_preset
+
         self._require_layers("save_to_preset")
         os.makedirs(path, exist_ok=True)
         self.save(os.path.join(path, "model.keras"))
@@ -235,6 +242,8 @@ class LabelClassifier(keras.Model):
         self._build_recipe()
 
     def _build_recipe(self):
+        from keras_labelemb.tasks.presets import build_from_recipe
+
         label_ids = self.preprocessor.encode_labels(self._descriptions)
         encoder, head = build_from_recipe(self._recipe, self.preprocessor.vocabulary_size, label_ids)
         self._set_layers(encoder, head)
@@ -311,17 +320,27 @@ class LabelClassifier(keras.Model):
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         if not isinstance(y_pred, dict):  # every label scored: the compiled loss (full cross-entropy)
             return super().compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=training)
-        loss = sampled_multi_hot_loss(self, y, y_pred[SAMPLED_FEATURES], sample_weight)
+        if self._label_indices:
+            loss = sampled_indices_loss(self, y, y_pred[SAMPLED_FEATURES], sample_weight)
+        else:
+            loss = sampled_multi_hot_loss(self, y, y_pred[SAMPLED_FEATURES], sample_weight)
         for extra in self.losses:  # the layers' regularisers
             loss = loss + keras.ops.cast(keras.ops.sum(extra), loss.dtype)
+        # The replica's share of the global mean (gradients are summed over replicas), as Keras' losses do.
         return loss / float(num_replicas_in_sync())
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         if isinstance(y_pred, dict):  # a sampled step never scored every label
             return sampled_step_metrics(self, len(self._names))
+        if self._label_indices and y is not None:  # the metrics read multi-hot rows
+            y = multi_hot_from_indices(y, len(self._names))
         results = super().compute_metrics(x, y, y_pred, sample_weight)
         results.pop("dropped_positives", None)
         return results
+
+    @property
+    def _label_indices(self):
+        return self.sampled_loss is not None and self.sampled_loss.targets == "label_indices"
 
     def compile(self, optimizer="auto", loss="auto", metrics="auto", **kwargs):
         """`compile` with the task's defaults: Adam(1e-3); binary (multi-label) or categorical cross-entropy;
@@ -365,14 +384,40 @@ class LabelClassifier(keras.Model):
                 [MicroF1(from_logits=True)] if self.multi_label else [keras.metrics.CategoricalAccuracy("accuracy")]
             )
         super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+        if self.head is not None:
+            build_optimizer(self)  # layers built (a model you built): one trace of the first training step, not two
 
     # -- data -----------------------------------------------------------------------
     def _targets(self, y, count):
+        if self._label_indices:
+            return label_index_targets(y, self._names, count)
         return multi_hot_targets(y, self._names, count, self.multi_label)
+
+    def _keras_data(self, x, y=None, batch_size=None, shuffle=None, checked=False):
+        """What Keras' `fit`/`evaluate`/`predict` take for `x` (and `y`), as keyword arguments.
+
+        Fed token ids (no preprocessor): the NumPy ids (a dict of them for a model that reads several) and
+        targets with `batch_size`, as a plain `keras.Model` takes them, so no TensorFlow is needed. Raw strings:
+        a batched `tf.data.Dataset` whose map runs the preprocessor. A `tf.data.Dataset` given: mapped.
+        """
+        if self.preprocessor is None and not _is_dataset(x):
+            inputs = x if checked else self._inputs(x)
+            data = {"x": inputs, "batch_size": batch_size or 32}
+            if y is not None:
+                data["y"] = self._targets(y, _count(inputs))
+            if shuffle is not None:
+                data["shuffle"] = shuffle
+            return data
+        data = {"x": self._dataset(x, y, batch_size, shuffle=bool(shuffle) and not _is_dataset(x), checked=checked)}
+        if shuffle is not None:
+            data["shuffle"] = False  # shuffled in the dataset
+        return data
 
     def _dataset(self, x, y=None, batch_size=None, shuffle=False, checked=False):
         """A batched `tf.data.Dataset` of `(ids, targets)` (or ids) from raw strings, or `x` mapped if a dataset."""
-        if isinstance(x, tf.data.Dataset):
+        import tensorflow as tf
+
+        if _is_dataset(x):
             spec = x.element_spec[0] if isinstance(x.element_spec, tuple) else x.element_spec
             if self.preprocessor is None or getattr(spec, "dtype", None) != tf.string:
                 return x  # ids already (Keras' fit evaluates the validation data it was given through here)
@@ -397,17 +442,15 @@ class LabelClassifier(keras.Model):
         """`x` as a list of `str` (checked), or, for a classifier without a preprocessor, NumPy ids (a dict of
         inputs for a model that reads several, e.g. `{"token_ids", "features"}`)."""
         if self.preprocessor is not None:
-            return check_texts(x)
+            return _check_texts(x)
         if isinstance(x, dict):
-            return {
-                name: value if isinstance(value, tf.SparseTensor) else np.asarray(value) for name, value in x.items()
-            }
+            return {name: value if _is_sparse(value) else np.asarray(value) for name, value in x.items()}
         return np.asarray(x)
 
     def _texts_of(self, x):
-        if isinstance(x, tf.data.Dataset):
+        if _is_dataset(x):
             return [t.decode("utf-8") for t in x.map(lambda texts, *rest: texts).unbatch().as_numpy_iterator()]
-        return check_texts(x)
+        return _check_texts(x)
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, validation_data=None, shuffle=True, **kwargs):
         """Trains on raw strings; tunes thresholds on `validation_data` `(texts, targets)` afterwards.
@@ -427,9 +470,12 @@ class LabelClassifier(keras.Model):
             self._adapt_idf(self._texts_of(x))
         if isinstance(self.head, AdaptiveLabelDecoder):
             return self._fit_decoder(x, y, batch_size, epochs, validation_data, **kwargs)
-        wide = wide_component(self.head)
-        if wide is not None and self.preprocessor is not None and self.preprocessor.features is not None:
-            return self._fit_wide_deep(wide, x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
+        if self.preprocessor is not None and self.preprocessor.features is not None:
+            from keras_labelemb.tasks.wide_path import wide_component
+
+            wide = wide_component(self.head)
+            if wide is not None:
+                return self._fit_wide_deep(wide, x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
         return self._fit(x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
 
     def _adapt_idf(self, texts):
@@ -448,21 +494,18 @@ class LabelClassifier(keras.Model):
     def _fit(self, x, y, batch_size, epochs, validation_data, shuffle, tune=True, **kwargs):
         if self.sampled_loss is not None:
             self.sampler.check_label_count(len(self._names))
-        dataset = self._dataset(x, y, batch_size, shuffle=shuffle and not isinstance(x, tf.data.Dataset))
+        data = self._keras_data(x, y, batch_size, shuffle=shuffle)
         if self.sampled_loss is not None and not self.head.built:  # a sampled step scores through score_subset,
-            for inputs, *_ in dataset.take(1):  # which reads the head's weights: built here on one batch
-                self(inputs)
+            self(_first_batch(data["x"]))  # which reads the head's weights: built here on one batch
         validation = None
         if validation_data is not None:
-            validation = (
-                self._dataset(validation_data, batch_size=batch_size)
-                if isinstance(validation_data, tf.data.Dataset)
-                else self._dataset(*_pair("validation_data", validation_data), batch_size=batch_size)
-            )
-        history = super().fit(
-            dataset, epochs=epochs, validation_data=validation, shuffle=False, **kwargs
-        )  # shuffled above
-        tunable = tune and self.multi_label and not isinstance(validation_data, tf.data.Dataset)
+            if _is_dataset(validation_data):
+                validation = self._dataset(validation_data, batch_size=batch_size)
+            else:
+                val = self._keras_data(*_pair("validation_data", validation_data), batch_size=batch_size)
+                validation = (val["x"], val["y"]) if "y" in val else val["x"]
+        history = super().fit(**data, epochs=epochs, validation_data=validation, **kwargs)
+        tunable = tune and self.multi_label and not _is_dataset(validation_data) and not self._label_indices
         if validation_data is not None and tunable:
             self.tune_thresholds(*_pair("validation_data", validation_data))
         return history
@@ -478,7 +521,7 @@ class LabelClassifier(keras.Model):
         )
         from keras_labelemb.training.decoded_validation import DecodedValidation
 
-        if isinstance(x, tf.data.Dataset) or isinstance(validation_data, tf.data.Dataset):
+        if _is_dataset(x) or _is_dataset(validation_data):
             raise ValueError(
                 "A label-sequence decoder (CNLE) trains on texts and targets given as lists or arrays, not "
                 "tf.data. Received: a tf.data.Dataset"
@@ -513,20 +556,29 @@ class LabelClassifier(keras.Model):
         """Token ids (NumPy) of raw strings through the preprocessor, or the ids given."""
         if self.preprocessor is None:
             return np.asarray(x)
-        return np.concatenate(list(self._id_batches(check_texts(x))))
+        return np.concatenate(list(self._id_batches(_check_texts(x))))
 
     def _fit_wide_deep(self, wide, x, y, batch_size, epochs, validation_data, shuffle, **kwargs):
-        if isinstance(x, tf.data.Dataset) or isinstance(validation_data, tf.data.Dataset):
+        from keras_labelemb.tasks.wide_path import (
+            MIXES,
+            choose_features,
+            choose_mix,
+            set_wide_weights,
+            solve_wide_path,
+            sparse_rows,
+        )
+
+        if _is_dataset(x) or _is_dataset(validation_data):
             raise ValueError(
                 "A wide + deep classifier solves its wide path on all training texts at once: pass `x`, `y` and "
                 "`validation_data` as texts and targets, not a tf.data.Dataset. Received: a tf.data.Dataset"
             )
-        texts = check_texts(x)
+        texts = _check_texts(x)
         targets = self._targets(y, len(texts))
         val_texts = val_targets = None
         if validation_data is not None:
             val_texts, val_targets = _pair("validation_data", validation_data)
-            val_texts = check_texts(val_texts, "validation_data texts")
+            val_texts = _check_texts(val_texts, "validation_data texts")
             val_targets = self._targets(val_targets, len(val_texts))
         head, deep = self.head, 1 - wide
         # The features' n-grams are chosen before the model is built: the wide path's width depends on them.
@@ -571,21 +623,21 @@ class LabelClassifier(keras.Model):
         return history
 
     def _logits(self, texts, batch_size=None):
-        return np.asarray(super().predict(self._dataset(texts, batch_size=batch_size), verbose=0), "float32")
+        return np.asarray(super().predict(**self._keras_data(texts, batch_size=batch_size), verbose=0), "float32")
 
     def evaluate(self, x=None, y=None, batch_size=None, **kwargs):
         self._require_layers("evaluate")
-        return super().evaluate(self._dataset(x, y, batch_size), **kwargs)
+        return super().evaluate(**self._keras_data(x, y, batch_size), **kwargs)
 
     def predict(self, x, batch_size=None, verbose=0, **kwargs):
         """Scores `(N, L)`: sigmoid (multi-label) or softmax probabilities of every label for each text."""
         self._require_layers("predict")
-        if not isinstance(x, tf.data.Dataset):
+        if not _is_dataset(x):
             x = self._inputs(x)
             if _count(x) == 0:
                 return np.zeros((0, len(self._names)), "float32")
-        dataset = self._dataset(x, batch_size=batch_size, checked=not isinstance(x, tf.data.Dataset))
-        logits = super().predict(dataset, verbose=verbose, **kwargs)
+        data = self._keras_data(x, batch_size=batch_size, checked=not _is_dataset(x))
+        logits = super().predict(**data, verbose=verbose, **kwargs)
         if isinstance(self.head, AdaptiveLabelDecoder):  # the decoded sets, 0/1 (a score of 1 for each label in it)
             return np.asarray(logits, "float32")
         return _activate(np.asarray(logits, "float32"), self.multi_label)
@@ -641,8 +693,12 @@ class LabelClassifier(keras.Model):
         if len(texts) == 0:
             return []
         step = batch_size or 256
-        ids = [keras.ops.convert_to_numpy(self.preprocessor(texts[i : i + step])) for i in range(0, len(texts), step)]
-        indices, logits = self.label_index.search(np.concatenate(ids), k, batch_size=step)
+        if self.preprocessor is None:  # token ids given
+            ids = texts
+        else:
+            batches = [self.preprocessor(texts[i : i + step]) for i in range(0, len(texts), step)]
+            ids = np.concatenate([keras.ops.convert_to_numpy(batch) for batch in batches])
+        indices, logits = self.label_index.search(ids, k, batch_size=step)
         scores = _activate(np.asarray(logits, "float32"), True)
         return [
             [(self._names[i], float(score)) for i, score in zip(row, row_scores) if i >= 0]
@@ -681,6 +737,8 @@ class LabelClassifier(keras.Model):
         searches with). The loaded object's `label_names[0]` and `thresholds[0]`
         variables hold the labels. Load with `load_text_classifier`.
         """
+        import tensorflow as tf
+
         from keras_labelemb.export.text_classifier_export import write_serving_archive
 
         if format != "tf_saved_model":
@@ -764,6 +822,8 @@ class LabelClassifier(keras.Model):
     @classmethod
     def from_config(cls, config):
         config = dict(config)
+        if config.get("preprocessor") is not None:  # registers it (and the text layers it holds)
+            import keras_labelemb.tasks.label_classifier_preprocessor  # noqa: F401
         for key in ("encoder", "head", "preprocessor"):
             if config.get(key) is not None:
                 config[key] = keras.saving.deserialize_keras_object(config[key])
@@ -790,6 +850,122 @@ class LabelClassifier(keras.Model):
             stored = json.load(file)
         self._names, self._descriptions = list(stored["names"]), list(stored["descriptions"])
         self._thresholds = np.asarray(stored["thresholds"], "float32")
+
+
+# -- the one place a model is cut at its head (`from_model`) ---------------------------------------------------
+def _find_label_head(model):
+    """The `LabelHead` of `model`; with several, the one that gives the model's only output."""
+    if not isinstance(model, keras.Model):
+        raise ValueError(f"`model` must be a keras.Model. Received: model={model!r:.200}")
+    heads = list({id(layer): layer for layer in walk_layers(model) if isinstance(layer, LabelHead)}.values())
+    if not heads:
+        raise ValueError(
+            "`model` has no label head (a LabelHead such as GileHead, DrillHead or LinearHead). "
+            f"Received: model={model.name!r}"
+        )
+    if len(heads) == 1:
+        return heads[0]
+    outputs = [id(output) for output in model.outputs] if len(model.outputs) == 1 else []
+    giving_output = [head for head in heads if _single_output(head) in outputs]
+    if len(giving_output) == 1:
+        return giving_output[0]
+    raise ValueError(
+        f"`model` has several label heads ({[head.name for head in heads]}); pass the one to use as `head`. "
+        f"Received: model={model.name!r}"
+    )
+
+
+def _single_output(layer):
+    try:
+        return id(layer.output)
+    except (AttributeError, ValueError):  # called several times, or never
+        return None
+
+
+def _split_at_head(model, head=None):
+    """`(encoder, head)`: the model from its inputs to what its head reads (the document dict for a head that
+    reads tokens), and the head, which must be called once in the graph and give the model's only output."""
+    if head is None:
+        head = _find_label_head(model)
+    elif not isinstance(head, LabelHead):
+        raise ValueError(f"`head` must be a LabelHead of `model`. Received: head={head!r:.200}")
+    cached = _ENCODERS.setdefault(model, {})
+    if id(head) in cached:
+        return cached[id(head)], head
+    try:
+        head_input, head_output = head.input, head.output
+        keys = getattr(head, "document_keys", None)
+        if keys is not None:  # `input` flattens the document dict the head was called on, in key order
+            flat = head_input if isinstance(head_input, list) else [head_input]
+            head_input = dict(zip(keys, flat, strict=True))
+    except (AttributeError, ValueError) as error:
+        raise ValueError(
+            "The label head must be called exactly once in `model`'s graph (a built functional or Sequential "
+            f"model). Received: head={head.name!r} ({error})"
+        ) from None
+    if len(model.outputs) != 1 or model.outputs[0] is not head_output:
+        raise ValueError(
+            "The label head's output must be the model's only output. "
+            f"Received: head={head.name!r} in a model with {len(model.outputs)} outputs"
+            + ("" if len(model.outputs) != 1 else f" ({model.outputs[0].name!r} is not the head's output)")
+        )
+    cached[id(head)] = keras.Model(model.inputs, head_input, name=f"{model.name}_document_encoder")
+    return cached[id(head)], head
+
+
+def rebuild_compiled_functions(model):
+    """Rebuilds the train/test/predict functions `model` has traced: they captured the label set of then."""
+    for function, rebuild in (
+        (model.train_function, model.make_train_function),
+        (model.test_function, model.make_test_function),
+        (model.predict_function, model.make_predict_function),
+    ):
+        if function is not None:
+            rebuild(force=True)
+
+
+def set_labels(model, label_ids):
+    """Makes a model you built (`gile_wan(...)`, say) score the labels described by `label_ids` `(L, Lw)`.
+
+    Works on trained and compiled models: the head's label set is replaced and the model's compiled
+    train/test/predict functions, which captured the old set when traced, are rebuilt. (A `LabelClassifier`
+    relabels from strings: `classifier.set_labels({name: description})`.)
+
+    >>> import numpy as np
+    >>> from keras_labelemb.models import gile_wan
+    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, units=4, joint_dim=4)
+    >>> set_labels(model, np.array([[5, 6], [7, 0], [8, 9]]))
+    >>> model.predict(np.ones((1, 6), "int32"), verbose=0).shape
+    (1, 3)
+    """
+    _find_label_head(model).set_labels(label_ids)
+    rebuild_compiled_functions(model)
+
+
+def _is_dataset(x):
+    """True for a `tf.data.Dataset` (there is none unless TensorFlow was imported)."""
+    tf = sys.modules.get("tensorflow")
+    return tf is not None and isinstance(x, tf.data.Dataset)
+
+
+def _is_sparse(x):
+    tf = sys.modules.get("tensorflow")
+    return tf is not None and isinstance(x, tf.SparseTensor)
+
+
+def _check_texts(texts, name="texts"):
+    from keras_labelemb.tasks.label_classifier_preprocessor import check_texts
+
+    return check_texts(texts, name)
+
+
+def _first_batch(inputs):
+    """One document of NumPy inputs (a dict of them), or the first batch of a dataset."""
+    if _is_dataset(inputs):
+        return next(iter(inputs.take(1)))[0]
+    if isinstance(inputs, dict):
+        return {name: value[:1] for name, value in inputs.items()}
+    return inputs[:1]
 
 
 def _count(inputs):

@@ -81,3 +81,48 @@ def _is_numeric_rows(y):
         and len(first) > 0
         and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in first)
     )
+
+
+def label_index_targets(y, names, count):
+    """`(count, P)` int32 positive label indices padded with -1 (`SampledSigmoidLoss(targets="label_indices")`).
+
+    From such an int array (checked), float multi-hot rows `(N, L)`, or, per document, label names (a list, or
+    one name): from names no `(N, L)` array is made, whatever the label count.
+    """
+    if y is None:
+        raise ValueError("`y` (the targets) is needed here. Received: y=None")
+    width = len(names)
+    if isinstance(y, np.ndarray) and y.dtype.kind == "f":  # multi-hot rows, as the full loss takes
+        from keras_labelemb.tasks.sampled_step import positive_label_indices
+
+        targets = positive_label_indices(multi_hot_targets(y, names, count))
+    elif isinstance(y, np.ndarray) and y.dtype.kind in "biu" or _is_numeric_rows(y):
+        targets = np.asarray(y)
+        if targets.ndim != 2 or targets.dtype.kind not in "biu":
+            raise ValueError(
+                "Label-index targets are (documents, positives) ints padded with -1. "
+                f"Received: y with shape {targets.shape} and dtype {targets.dtype}"
+            )
+        if targets.size and (targets.min() < -1 or targets.max() >= width):
+            raise ValueError(
+                f"Label indices lie in [0, {width}) or are -1 (padding). "
+                f"Received: y with min {targets.min()} and max {targets.max()}"
+            )
+        targets = targets.astype("int32")
+    else:
+        position = {name: i for i, name in enumerate(names)}
+        rows = []
+        for row, given in enumerate(list(y)):
+            given = [given] if isinstance(given, str) else given
+            if not isinstance(given, (list, tuple, np.ndarray)):
+                raise ValueError(f"y[{row}] must be a label name or a list of names. Received: {given!r:.100}")
+            unknown = [name for name in given if name not in position]
+            if unknown:
+                raise ValueError(f"y[{row}] names a label the classifier does not have. Received: {unknown[0]!r}")
+            rows.append(sorted({position[name] for name in given}))
+        targets = -np.ones((len(rows), max([1, *map(len, rows)])), "int32")
+        for row, positions in enumerate(rows):
+            targets[row, : len(positions)] = positions
+    if len(targets) != count:
+        raise ValueError(f"Give one target per text. Received: {len(targets)} targets for {count} texts")
+    return targets

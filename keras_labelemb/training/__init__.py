@@ -11,7 +11,6 @@ from keras_labelemb.training.component_blend import choose_blend
 from keras_labelemb.training.decoded_validation import DecodedValidation, decoded_set_scores
 from keras_labelemb.training.optimizer_build import build_optimizer
 from keras_labelemb.training.reset_states import ResetStates, reset_states
-from keras_labelemb.training.sampled_label_model import SampledLabelModel, positive_label_indices
 from keras_labelemb.training.tv_embedding import TvEmbedding, train_tv_embeddings, window_target_counts
 from keras_labelemb.training.warmup_schedule import WarmupSchedule
 from keras_labelemb.training.word_vectors import pretrain_word_vectors
@@ -20,8 +19,6 @@ __all__ = [
     "BestValidationF1",
     "DecodedValidation",
     "ResetStates",
-    "SampledLabelModel",
-    "positive_label_indices",
     "TeacherForcing",
     "TvEmbedding",
     "WarmupSchedule",

@@ -35,7 +35,9 @@ class BestValidationF1(BestEpochStopping):
     Args:
         x_val: validation inputs (token ids).
         y_val: multi-hot validation targets `(N, L)`.
-        from_logits: the model outputs logits (default) rather than probabilities.
+        from_logits: whether the model's `predict` gives logits (then a sigmoid
+            is applied). Default `None`: False for a `LabelClassifier` (it
+            predicts probabilities), True for any other model.
         patience: stop after this many epochs without improvement. Default
             `None`: never stop early (the best weights are still restored).
         batch_size: batch size of the validation `predict`. Default 256.
@@ -52,10 +54,10 @@ class BestValidationF1(BestEpochStopping):
     True
     """
 
-    def __init__(self, x_val, y_val, from_logits=True, patience=None, batch_size=256):
+    def __init__(self, x_val, y_val, from_logits=None, patience=None, batch_size=256):
         super().__init__("val_micro_f1", patience)
         self.x_val, self.y_val = x_val, np.asarray(y_val)
-        self.from_logits = check_bool("from_logits", from_logits)
+        self.from_logits = None if from_logits is None else check_bool("from_logits", from_logits)
         self.batch_size = check_positive_int("batch_size", batch_size)
         # The threshold belongs to the best epoch's weights, so it is kept beside them;
         # EarlyStopping keeps the rest (best value, epoch, weights, patience count).
@@ -72,7 +74,12 @@ class BestValidationF1(BestEpochStopping):
     def on_epoch_end(self, epoch, logs=None):
         logs = {} if logs is None else logs
         scores = self.model.predict(self.x_val, batch_size=self.batch_size, verbose=0)
-        if self.from_logits:
+        from_logits = self.from_logits
+        if from_logits is None:
+            from keras_labelemb.tasks.label_classifier import LabelClassifier
+
+            from_logits = not isinstance(self.model, LabelClassifier)
+        if from_logits:
             scores = sigmoid(scores)
         threshold, f1 = choose_threshold(self.y_val, scores)
         logs["val_micro_f1"] = f1

@@ -4,7 +4,6 @@ import keras
 from keras import ops
 
 from keras_labelemb.layers import AdaptiveLabelDecoder
-from keras_labelemb.layers.label_head_access import split_at_head
 from keras_labelemb.losses.label_sequence_loss import LabelSequenceLoss
 from keras_labelemb.training.optimizer_build import build_optimizer
 from keras_labelemb.training.warmup_schedule import WarmupSchedule
@@ -14,7 +13,7 @@ from keras_labelemb.training.warmup_schedule import WarmupSchedule
 class TeacherForcing(keras.layers.Layer):
     """Runs a model's `AdaptiveLabelDecoder` with teacher forcing without adding a call of it to any graph.
 
-    `find_label_head` / `split_at_head` need the head called once, in the
+    `LabelClassifier.from_model` needs the head called once, in the
     inference model; this layer calls the head's `call` directly, so the
     training model shares every weight and leaves the inference model's
     graph as it was.
@@ -57,7 +56,10 @@ def cnle_training_model(model):
     "label_sequence": seqs}`, `y=seqs` (`label_sequences(targets, max_steps)`)
     with `LabelSequenceLoss`, then predict with `model`.
     """
-    encoder, head = split_at_head(model)
+    from keras_labelemb.tasks.label_classifier import LabelClassifier
+
+    classifier = LabelClassifier.from_model(model)  # the model cut once, at its decoder
+    encoder, head = classifier.encoder, classifier.head
     if not isinstance(head, AdaptiveLabelDecoder):
         raise ValueError(f"`model` must end in an AdaptiveLabelDecoder. Received: head={head.name!r}")
     ids = keras.Input(shape=tuple(model.inputs[0].shape[1:]), dtype="int32", name="token_ids")

@@ -6,7 +6,6 @@ from keras_labelemb.argument_checks import check_bool
 from keras_labelemb.evaluation.reports import sigmoid
 from keras_labelemb.evaluation.thresholds import choose_threshold
 from keras_labelemb.layers import HybridHead
-from keras_labelemb.layers.label_head_access import find_label_head
 
 DEFAULT_MIXES = tuple(np.round(np.linspace(0.0, 1.0, 21), 2))
 
@@ -45,7 +44,9 @@ def choose_blend(model, x_val, y_val, multi_label=True, mixes=DEFAULT_MIXES, bat
         `{"mix", "val_score", "scales", "threshold"}` (threshold None when single-label).
     """
     multi_label = check_bool("multi_label", multi_label)
-    head = find_label_head(model)
+    from keras_labelemb.tasks.label_classifier import LabelClassifier
+
+    head = model.head if isinstance(model, LabelClassifier) else LabelClassifier.from_model(model).head
     if not isinstance(head, HybridHead) or len(head.components) != 2:
         raise ValueError(
             "choose_blend mixes the two components of a HybridHead (a deep head and the wide path, say). "

@@ -12,7 +12,7 @@ def build_optimizer(model):
     twice the CPU it needs (the README's tiny CNLE block: 15.9 -> 9.8 s).
     Keras builds them first itself under a distribution strategy and on JAX;
     this does the same on every backend, with the same variables. The
-    library's compile helpers, `SampledLabelModel.compile` and the hypermodels
+    library's compile helpers, `LabelClassifier.compile` and the hypermodels
     call it; call it after your own `compile` for the same saving.
 
     A no-op when the model has no optimizer, when it is built already, or when a
@@ -32,8 +32,8 @@ def build_optimizer(model):
     optimizer = getattr(model, "optimizer", None)
     if optimizer is None or optimizer.built:
         return model
-    # Every layer, not the model's own flag: a wrapper such as SampledLabelModel holds no weights of its own and
-    # is never built itself. A head builds the layers it holds (shared embedding, label encoder, components) in
+    # Every layer, not the model's own flag: a subclassed model that holds built layers (a LabelClassifier over
+    # a model you built) may never be built itself. A head builds the layers it holds (shared embedding, label encoder, components) in
     # its own `build()` (the LabelHead protocol), so a built head stands for them.
     if all(layer.built for layer in walk_layers(model)):
         optimizer.build(model.trainable_variables)
