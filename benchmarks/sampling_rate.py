@@ -60,8 +60,8 @@ from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import word_embeddings
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
-from keras_labelemb.text import TextVectorizer
 from keras_labelemb.tasks import LabelClassifier
+from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
 
 RATES = ("0.1", "0.25", "0.5", "1.0")

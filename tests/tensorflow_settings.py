@@ -36,12 +36,13 @@ def op_tracebacks_off():
     """TensorFlow records, for every graph operation it creates, the Python stack that created it (to say where
     a failing operation was defined), and turns those stacks into file names and line numbers when a traced
     function is registered. The suite traces thousands of graphs from deep pytest and Keras stacks: off, it took
-    a tenth of the CPU of TensorFlow-heavy files (tests/test_xla_training.py, test_sampled_label_model.py and
-    test_gile_head.py in one process, two alternating pairs, 2026-11-29: 108.1 / 107.2 -> 98.1 / 94.8 s). What
-    is computed does not change; an error in a graph still names the failing operation and its message, only
-    not the line that created the operation. There is no public switch: the recording is an argument of
-    TensorFlow's operation constructor, forced off here where it has that argument (another TensorFlow is left
-    alone; tests/test_suite_setup.py fails if the switch stops working).
+    a tenth of the CPU of TensorFlow-heavy files (tests/test_xla_training.py, test_sampled_label_model.py, since
+    merged into test_label_classifier_sampled.py, and test_gile_head.py in one process, two alternating pairs,
+    2026-11-29: 108.1 / 107.2 -> 98.1 / 94.8 s). What is computed does not change; an error in a graph still
+    names the failing operation and its message, only not the line that created the operation. There is no
+    public switch: the recording is an argument of TensorFlow's operation constructor, forced off here where it
+    has that argument (another TensorFlow is left alone; tests/test_suite_setup.py fails if the switch stops
+    working).
     """
     from tensorflow.python.framework import ops
 

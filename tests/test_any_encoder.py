@@ -8,7 +8,8 @@ import pytest
 
 from keras_labelemb.evaluation import predict_top_k
 from keras_labelemb.layers import GileHead, HybridHead, LexicalMatchHead, WordInteractionHead
-from keras_labelemb.models import set_labels, split_at_head
+from keras_labelemb.models import set_labels
+from keras_labelemb.tasks import LabelClassifier
 
 keras_hub = pytest.importorskip("keras_hub")
 
@@ -55,7 +56,9 @@ def test_a_keras_hub_backbone_feeds_the_token_heads(tmp_path):
     history = model.fit(x, np.eye(3)[[0, 1, 2, 0, 1, 2]], epochs=1, verbose=0)
     assert np.isfinite(history.history["loss"][0])
 
-    encoder, head = split_at_head(model)
+    classifier = LabelClassifier.from_model(model)
+    encoder = classifier.encoder
+    assert classifier.head is model.layers[-1]
     assert sorted(encoder.output) == ["pooled", "token_ids", "token_mask", "token_states"]
     full = model.predict(x, verbose=0)
     indices, scores = predict_top_k(model, x, k=2, label_chunk_size=2, verbose=0)

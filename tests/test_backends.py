@@ -7,8 +7,9 @@ processes with `KERAS_BACKEND` set: under JAX in the suite's one JAX process
 script. The checks run every case of tests/layer_cases.py but the configurations
 of `OTHER_BACKENDS_SKIP` through the shared `run_layer_test` (the cases
 tests/test_layer_contracts.py runs under TensorFlow), train a small `gile_han`
-model end to end, swap its label set with `set_labels`, train with
-`SampledLabelModel` and under `mixed_float16`, evaluate every metric against
+model end to end, swap its label set with `set_labels`, train on sampled labels (a
+`LabelClassifier.from_model` compiled with `SampledSigmoidLoss`, multi-hot and label-index targets) and under
+`mixed_float16`, fit and query a `LabelClassifier` fed token ids, evaluate every metric against
 scikit-learn, and train and decode a small CNLE. Both processes run without TensorFlow, as
 on a machine that has none (`import tensorflow` fails there: tests/without_tensorflow). Under JAX all of it compiles
 with XLA (`jit_compile=True`); under PyTorch it runs eagerly, Keras' `"auto"` there (`torch.compile` is not
@@ -181,36 +182,101 @@ def _check_mixed_precision_training(rng):
 
 
 def _check_sampled_training(rng):
+    """A model cut at its head (`LabelClassifier.from_model`) trains on sampled labels: multi-hot targets, then
+    positive label indices (sorting, binary search and scattering, for evaluate, under this backend)."""
     import keras
 
     from keras_labelemb.losses import SampledSigmoidLoss
     from keras_labelemb.models import gile_wan
-    from keras_labelemb.training import SampledLabelModel
+    from keras_labelemb.tasks import LabelClassifier
+    from keras_labelemb.tasks.sampled_step import positive_label_indices
 
     labels = np.arange(2, 42, dtype="int32").reshape(20, 2)
     ids = rng.integers(1, 50, size=(16, 8)).astype("int32")
     targets = np.eye(20, dtype="float32")[rng.integers(0, 20, 16)]
-    model = gile_wan(50, labels, max_tokens=8, units=8, joint_dim=8)
-    trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=1))
-    trainer.compile(keras.optimizers.Adam(1e-2), jit_compile=_jit_compile())
-    before = [np.array(w) for w in model.get_weights()]
-    history = trainer.fit(ids, targets, batch_size=8, epochs=2, verbose=0).history
-    assert np.isfinite(history["loss"]).all() and max(history["dropped_positives"]) == 0, history
-    assert any(not np.array_equal(b, np.array(a)) for b, a in zip(before, model.get_weights())), "fit changed nothing"
-    # Positives as label indices: sorting, binary search and scattering (for evaluate) under this backend.
-    indexed = SampledLabelModel(
-        model, SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=1), targets="label_indices"
-    )
-    indexed.compile(keras.optimizers.Adam(1e-2), jit_compile=_jit_compile())
-    indices = np.argmax(targets, axis=1)[:, None].astype("int32")
-    history = indexed.fit(ids, indices, batch_size=8, epochs=1, verbose=0).history
-    assert np.isfinite(history["loss"]).all() and max(history["dropped_positives"]) == 0, history
-    evaluated = indexed.evaluate(ids, indices, batch_size=8, verbose=0)
-    assert np.isclose(evaluated, trainer.evaluate(ids, targets, batch_size=8, verbose=0), atol=1e-5), evaluated
+    results = {}
+    for kind, y in (("multi_hot", targets), ("label_indices", positive_label_indices(targets))):
+        keras.utils.set_random_seed(0)
+        model = gile_wan(50, labels, max_tokens=8, units=8, joint_dim=8, dropout=0.0)
+        classifier = LabelClassifier.from_model(model)
+        loss = SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=1, targets=kind)
+        classifier.compile(keras.optimizers.Adam(1e-2), loss=loss, metrics=[], jit_compile=_jit_compile())
+        before = [np.array(w) for w in model.get_weights()]
+        # 16 documents in batches of 6: a partial last batch (4) too.
+        history = classifier.fit(ids, y, batch_size=6, epochs=2, shuffle=False, verbose=0).history
+        assert np.isfinite(history["loss"]).all() and max(history["dropped_positives"]) == 0, (kind, history)
+        after = [np.array(w) for w in model.get_weights()]
+        assert any(not np.array_equal(b, a) for b, a in zip(before, after)), f"{kind}: fit changed nothing"
+        evaluated = classifier.evaluate(ids, y, batch_size=8, verbose=0)
+        logits = model.predict(ids, verbose=0).astype("float64")
+        full = np.mean(np.maximum(logits, 0) - logits * targets + np.log1p(np.exp(-np.abs(logits))))
+        assert np.isclose(evaluated, full, atol=1e-5), (kind, evaluated, full)  # evaluate: BCE over every label
+        assert classifier.predict(ids).shape == (16, 20)
+        results[kind] = history["loss"], after
+    (dense_loss, dense_weights), (indexed_loss, indexed_weights) = results.values()
+    np.testing.assert_allclose(indexed_loss, dense_loss, rtol=1e-5)  # the same steps from either targets
+    for dense, indexed in zip(dense_weights, indexed_weights):
+        np.testing.assert_allclose(indexed, dense, atol=1e-5)
     loss = SampledSigmoidLoss(num_negatives=5, max_positives=8, seed=3)
     first = [np.asarray(loss.label_sampler.sample_candidates(targets, 20)[0]).tolist() for _ in range(2)]
     assert first[0] != first[1], "the seed generator did not advance"
-    assert model.predict(ids, verbose=0).shape == (16, 20)
+
+
+def _check_task_fed_ids(rng):
+    """A `LabelClassifier` fed token ids (no preprocessor, so no TensorFlow): built from an encoder and a head,
+    and cut from a model, it fits (tuning thresholds on validation data), predicts, names labels, gives top-k
+    pairs, relabels by name and round-trips a `.keras` file."""
+    import os
+    import tempfile
+
+    import keras
+
+    from keras_labelemb.layers import GileHead, LinearHead
+    from keras_labelemb.models import wan
+    from keras_labelemb.tasks import LabelClassifier
+
+    imported = sorted(name for name in sys.modules if name == "tensorflow" or name.startswith("tensorflow."))
+    assert not imported, f"keras_labelemb.tasks imported TensorFlow: {imported[:5]}"
+    names = ["grain", "rates", "gold"]
+    labels = np.array([[2, 3], [4, 0], [5, 6]], "int32")
+    ids = rng.integers(1, 30, size=(12, 6)).astype("int32")
+    targets = np.eye(3, dtype="float32")[np.arange(12) % 3]
+    embedding = keras.layers.Embedding(30, 8, mask_zero=True)
+    encoder = keras.Sequential([keras.Input((6,), dtype="int32"), embedding, keras.layers.GlobalAveragePooling1D()])
+    task = LabelClassifier(encoder, GileHead(embedding, labels, joint_dim=4), labels=names)
+    task.compile(keras.optimizers.Adam(1e-2), jit_compile=_jit_compile())
+    before = [np.array(w) for w in task.get_weights()]
+    history = task.fit(ids, targets, batch_size=4, epochs=2, validation_data=(ids, targets), verbose=0).history
+    assert np.isfinite(history["loss"]).all() and "val_micro_f1" in history, history
+    assert any(not np.array_equal(b, np.array(a)) for b, a in zip(before, task.get_weights())), "fit changed nothing"
+    assert task.threshold_mode in ("per_label", "global"), task.threshold_mode
+    scores = task.predict(ids)
+    assert scores.shape == (12, 3) and ((scores > 0) & (scores < 1)).all(), scores
+    logits = keras.ops.convert_to_numpy(task.head(encoder(ids)))
+    np.testing.assert_allclose(scores, 1 / (1 + np.exp(-logits)), atol=1e-5)
+    chosen = task.predict_labels(ids)
+    assert len(chosen) == 12 and all(row and set(row) <= set(names) for row in chosen), chosen
+    top = task.predict_top_k(ids, k=2)
+    assert [[name for name, _ in row] for row in top] == [
+        [names[i] for i in np.argsort(-s, kind="stable")[:2]] for s in scores
+    ]
+    path = os.path.join(tempfile.mkdtemp(), "task.keras")
+    task.save(path)
+    loaded = keras.saving.load_model(path)
+    assert loaded.label_names == names and loaded.thresholds == task.thresholds
+    np.testing.assert_allclose(loaded.predict(ids), scores, atol=1e-6)
+
+    # A model you built, cut at its head: its own weights train; a per-label head is relabelled by name.
+    model = wan(30, 3, max_tokens=6, units=4)
+    cut = LabelClassifier.from_model(model, labels=names)
+    assert isinstance(cut.head, LinearHead) and cut.cut_from_model
+    cut.compile(keras.optimizers.Adam(1e-2), jit_compile=_jit_compile())
+    cut.fit(ids, [[names[i % 3]] for i in range(12)], batch_size=4, epochs=1, verbose=0)
+    np.testing.assert_allclose(cut.predict(ids), 1 / (1 + np.exp(-model.predict(ids, verbose=0))), atol=1e-5)
+    cut.set_labels(["wheat", "bonds", "silver"])  # as many names as the head has outputs
+    assert cut.predict_top_k(ids[:2], k=1)[0][0][0] in ("wheat", "bonds", "silver")
+    imported = sorted(name for name in sys.modules if name == "tensorflow" or name.startswith("tensorflow."))
+    assert not imported, f"the task fed ids imported TensorFlow: {imported[:5]}"
 
 
 def _check_metrics_against_scikit_learn(rng):
@@ -307,11 +373,11 @@ def _check_cnle_end_to_end(rng):
     model.compile(jit_compile=_jit_compile())
     decoded = model.predict(ids, verbose=0)
     assert set(np.unique(decoded)) <= {0.0, 1.0}
-    from keras_labelemb.models import find_label_head
+    from keras_labelemb.tasks import LabelClassifier
 
     # Both modes compiled: under JAX an eager call decodes op by op (11 s of this check's 33). XLA decoding
     # against eager decoding is tests/test_adaptive_label_decoder.py's, under TensorFlow.
-    find_label_head(model).output_mode = "sequence"
+    LabelClassifier.from_model(model).head.output_mode = "sequence"
     model.compile(jit_compile=_jit_compile())
     sequence = model.predict(ids, verbose=0)
     assert sequence.dtype == "int32", sequence.dtype  # label indices, not the multi-hot of before
@@ -337,6 +403,7 @@ def run_checks(group="all"):
         checks += _layer_cases("layers") + [
             ("gile_han_end_to_end", lambda: _check_gile_han_end_to_end(rng)),
             ("sampled_training", lambda: _check_sampled_training(rng)),
+            ("task_fed_ids", lambda: _check_task_fed_ids(rng)),
             ("mixed_precision_training", lambda: _check_mixed_precision_training(rng)),
             ("metrics_against_scikit_learn", lambda: _check_metrics_against_scikit_learn(rng)),
             ("language_model", lambda: _check_language_model(rng)),

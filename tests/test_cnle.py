@@ -8,7 +8,8 @@ import pytest
 
 from keras_labelemb.layers import AdaptiveLabelDecoder
 from keras_labelemb.losses.label_sequence_loss import LabelSequenceLoss
-from keras_labelemb.models import cnle, find_label_head, split_at_head
+from keras_labelemb.models import cnle
+from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text.label_sequences import label_sequences, label_sequences_to_multi_hot
 from keras_labelemb.training import cnle_training_model
 
@@ -40,10 +41,10 @@ def small_cnle(**kwargs):
 def test_builder_ablations_and_head_access():
     ids, _ = toy_task(4)
     full = small_cnle()
-    head = find_label_head(full)
+    classifier = LabelClassifier.from_model(full)
+    head, encoder = classifier.head, classifier.encoder
     assert isinstance(head, AdaptiveLabelDecoder) and head.num_labels == 3
-    encoder, same = split_at_head(full)
-    assert same is head and tuple(encoder.output.shape) == (None, 6, 8)
+    assert tuple(encoder.output.shape) == (None, 6, 8)
     no_t2l = small_cnle(ablation="no_text_to_label_attention")
     no_labels = small_cnle(ablation="no_label_embedding", num_labels=3)
     for model in (full, no_t2l, no_labels):
@@ -61,11 +62,15 @@ def test_builder_ablations_and_head_access():
 
 def test_the_encoder_keeps_the_papers_values_for_the_arguments_left_out():
     model = cnle(20, LABEL_WORDS, max_tokens=6, max_steps=4, model_dim=6, dropout=0.1, embedding_dim=8)
-    encoder = find_label_head(model).encoder
+    encoder = LabelClassifier.from_model(model).head.encoder
     assert (encoder.model_dim, encoder.num_heads, encoder.attention_dim, encoder.dropout) == (6, 3, 150, 0.1)
     assert encoder.intermediate_dim is None  # CoAttention's default, the model width
     embedding = model.get_layer("word_embedding")  # default: a new table, trained with the model
-    assert embedding.trainable and embedding.output_dim == 8 and find_label_head(model).embedding is embedding
+    assert (
+        embedding.trainable
+        and embedding.output_dim == 8
+        and LabelClassifier.from_model(model).head.embedding is embedding
+    )
     assert cnle(20, LABEL_WORDS, max_tokens=6, max_steps=4, model_dim=6).get_layer("word_embedding").output_dim == 100
 
 
@@ -98,7 +103,7 @@ def test_frozen_word_vectors_take_document_classifiers_path():
         20, LABEL_WORDS, max_tokens=6, max_steps=3, model_dim=8, num_heads=2, word_vectors=vectors, fine_tune="none"
     )
     embedding = model.get_layer("word_embedding")
-    assert not embedding.trainable and find_label_head(model).embedding is embedding
+    assert not embedding.trainable and LabelClassifier.from_model(model).head.embedding is embedding
     np.testing.assert_array_equal(np.asarray(embedding.embeddings), vectors)
     documents = cnle(
         20,
@@ -110,7 +115,7 @@ def test_frozen_word_vectors_take_document_classifiers_path():
         word_vectors=vectors,
         fine_tune="documents",
     )
-    assert find_label_head(documents).embedding.name == "label_word_embedding"
+    assert LabelClassifier.from_model(documents).head.embedding.name == "label_word_embedding"
     assert documents.get_layer("word_embedding").trainable
     with pytest.raises(ValueError, match=r"`dim` must match the width of `vectors` \(8\).*dim=5"):
         cnle(20, LABEL_WORDS, max_tokens=6, max_steps=3, word_vectors=vectors, embedding_dim=5)
@@ -150,8 +155,9 @@ def test_toy_multi_label_task_is_learned_and_survives_a_keras_round_trip(tmp_pat
     model.save(path)
     loaded = keras.models.load_model(path)
     np.testing.assert_array_equal(loaded.predict(ids, batch_size=len(ids), verbose=0), decoded)
-    np.testing.assert_array_equal(find_label_head(loaded).label_ids, LABEL_WORDS)
+    loaded_head = LabelClassifier.from_model(loaded).head
+    np.testing.assert_array_equal(loaded_head.label_ids, LABEL_WORDS)
     # The training model still reaches the loaded weights' head the same way, and decoding as sequences agrees.
-    find_label_head(loaded).output_mode = "sequence"
-    sequences_out = np.asarray(find_label_head(loaded)(loaded.get_layer("word_embedding")(ids), mask=ids != 0))
+    loaded_head.output_mode = "sequence"
+    sequences_out = np.asarray(loaded_head(loaded.get_layer("word_embedding")(ids), mask=ids != 0))
     np.testing.assert_array_equal(label_sequences_to_multi_hot(sequences_out, 3), decoded)

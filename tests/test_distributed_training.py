@@ -11,8 +11,8 @@ backend starts:
 
 The script trains a tiny GILE-HAN on fixed random data twice, on one device and
 on two, with the same seed, data and global batch (16 = 2 x 8), with full binary
-cross-entropy and with sampled labels (`SampledLabelModel`, uniform and hard
-negatives), and prints the per-epoch losses and the full BCE before and after
+cross-entropy and with sampled labels (the model as a `LabelClassifier.from_model` compiled with
+`SampledSigmoidLoss`, uniform and hard negatives), and prints the per-epoch losses and the full BCE before and after
 training as JSON; the tests compare them here. (Dropout is on under JAX, where a
 step is one global computation; off under TensorFlow, where each replica draws
 the masks of its own slice of the batch.)
@@ -43,9 +43,10 @@ import pytest
 from distribution_helpers import run_two_device_script
 
 RESULT_MARKER = "DISTRIBUTED RESULTS: "
-# Full BCE; sampled labels, uniform and hard negatives (SampledLabelModel); the same GILE-HAN as a `LabelClassifier`
-# (ids fed directly) compiled with the sampled loss (its own train step; TensorFlow only: the suite's JAX process
-# runs without TensorFlow, which the task's string preprocessing needs).
+# Full BCE; sampled labels, uniform and hard negatives (the model cut at its head by `LabelClassifier.from_model`,
+# compiled with the sampled loss); the same GILE-HAN as a `LabelClassifier` built from its layers (ids fed directly,
+# not cut from a model) compiled with the sampled loss, under TensorFlow only: under JAX the cut model's modes run
+# the same train step.
 MODES = ("full", "sampled", "hard", "task_sampled")
 EPOCHS = 6
 RTOL = 1e-4
@@ -72,7 +73,7 @@ def test_two_devices_really_hold_the_model(runs):
 def test_two_devices_follow_the_one_device_trajectory(runs, mode):
     backend, result = runs
     if backend == "jax" and mode.startswith("task"):
-        pytest.skip("the task's string preprocessing is TensorFlow; the suite's JAX process runs without it")
+        pytest.skip("under JAX the modes 'sampled' and 'hard' train through the task's sampled step already")
     one, two = np.array(result["one"][mode]), np.array(result["two"][mode])
     assert one.shape == two.shape == (EPOCHS,)
     assert np.isfinite(two).all(), two
@@ -132,7 +133,8 @@ def _train(mode, dropout, repeated_dataset=False):
     from keras_labelemb.layers import GileHead, HierarchicalAttention
     from keras_labelemb.losses import SampledSigmoidLoss
     from keras_labelemb.models import document_classifier, prior_bias
-    from keras_labelemb.training import SampledLabelModel, build_optimizer
+    from keras_labelemb.tasks import LabelClassifier
+    from keras_labelemb.training import build_optimizer
 
     keras.utils.set_random_seed(0)
     labels, x, y = _data()
@@ -163,10 +165,10 @@ def _train(mode, dropout, repeated_dataset=False):
         # 40 labels, about 25 distinct positives per batch of 16: the 8 sampled negatives are a real subset.
         sampler = "hard" if mode == "hard" else "uniform"
         loss = SampledSigmoidLoss(num_negatives=8, max_positives=48, sampler=sampler, seed=1)
-        trainer = SampledLabelModel(model, loss)
-        trainer.compile(keras.optimizers.SGD(2.0))
+        trainer = LabelClassifier.from_model(model)
+        trainer.compile(keras.optimizers.SGD(2.0), loss=loss, metrics=[])
     # Keras' TensorFlow trainer would create the variables inside the first traced step, which TensorFlow then
-    # traces twice (SampledLabelModel.compile builds them already; tests/conftest.py does so in-process).
+    # traces twice (LabelClassifier.compile builds them already; tests/conftest.py does so in-process).
     build_optimizer(trainer)
     history = trainer.fit(**fit_data, epochs=EPOCHS, shuffle=False, verbose=0).history
     history["full_bce"] = [before, model.evaluate(**evaluate_data, verbose=0)]
@@ -211,7 +213,7 @@ def _run_jax():
     result = {"one": {}, "two": {}}
     for key, distribution in (("one", None), ("two", keras.distribution.DataParallel())):
         keras.distribution.set_distribution(distribution)
-        for mode in [m for m in MODES if not m.startswith("task")]:  # the task needs TensorFlow (tf.data)
+        for mode in [m for m in MODES if not m.startswith("task")]:  # see MODES
             # Dropout on: under keras.distribution a step is one global computation, so even the
             # dropout masks are those of one device.
             model, history = _train(mode, dropout=0.2)

@@ -20,15 +20,14 @@ from keras_labelemb.layers import (
 )
 from keras_labelemb.models import (
     document_classifier,
-    find_label_head,
     gile_han,
     gile_wan,
     han,
     set_labels,
-    split_at_head,
     wan,
     word_embeddings,
 )
+from keras_labelemb.tasks import LabelClassifier
 
 VOCABULARY_SIZE, DIM, TOKENS = 30, 8, 6
 LABEL_IDS = np.array([[2, 3, 0], [4, 0, 0], [5, 6, 7]])
@@ -70,7 +69,7 @@ def label_means(vectors, label_ids):
 def test_which_vectors_train(mode):
     vectors = pretrained()
     model = build(mode, vectors)
-    words, head = model.get_layer("word_embedding"), find_label_head(model)
+    words, head = model.get_layer("word_embedding"), LabelClassifier.from_model(model).head
     np.testing.assert_array_equal(words.embeddings.numpy(), vectors)
     encoder_before = [w.numpy() for w in model.get_layer("document_encoder").weights]
     train_step(model)
@@ -102,7 +101,7 @@ def test_keras_round_trip_and_zero_shot(mode, tmp_path):
     model.save(path)
     loaded = keras.models.load_model(path)
     np.testing.assert_allclose(loaded.predict(ids, verbose=0), model.predict(ids, verbose=0), rtol=1e-6, atol=1e-6)
-    words, head = loaded.get_layer("word_embedding"), find_label_head(loaded)
+    words, head = loaded.get_layer("word_embedding"), LabelClassifier.from_model(loaded).head
     assert words.trainable == (mode != "none")
     if mode == "documents":
         assert head.embedding is not words and not head.embedding.trainable
@@ -141,7 +140,7 @@ def test_the_seed_builders_set_their_layers_and_the_prior_bias():
     assert head.joint_dim == 7 and model.name == "gile_han"
     np.testing.assert_allclose(keras.ops.convert_to_numpy(head.bias), -np.log(len(LABELS)), rtol=1e-6)
     linear = wan(30, 5, max_tokens=6, units=4)
-    assert isinstance(find_label_head(linear), LinearHead) and linear.output_shape == (None, 5)
+    assert isinstance(LabelClassifier.from_model(linear).head, LinearHead) and linear.output_shape == (None, 5)
     assert han(30, 5, max_sentences=2, max_sentence_length=3, units=4).output_shape == (None, 5)
     with pytest.raises(ValueError, match="a linear head reads no labels"):
         wan(30, 5, max_tokens=6, word_vectors=pretrained(), fine_tune="documents")
@@ -152,11 +151,11 @@ def test_any_head_layer_over_any_encoder_layer():
     embedding, _ = word_embeddings(40, dim=6)
     head = DrillHead(embedding, LABELS, depth=1, input_projection=True)
     model = document_classifier(MaxPoolEncoder(units=3, word_dropout=0.1), head, max_tokens=6)
-    assert model.get_layer(embedding.name) is embedding and find_label_head(model) is head
+    assert model.get_layer(embedding.name) is embedding and LabelClassifier.from_model(model).head is head
     ids = np.array([[2, 3, 4, 0, 0, 0], [0, 0, 0, 0, 0, 0]], "int32")
     assert np.all(np.isfinite(model(ids)))  # an all-padding document included
     cosine = document_classifier(HierarchicalAttention("dense", 4, flat=True), CosineHead(embedding, LABELS))
-    assert isinstance(split_at_head(cosine)[1], CosineHead) and cosine.name == "cosine_wan"
+    assert isinstance(LabelClassifier.from_model(cosine).head, CosineHead) and cosine.name == "cosine_wan"
 
 
 @pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
@@ -168,7 +167,7 @@ def test_the_word_states_reach_a_head_that_reads_them_and_train_the_encoder(tmp_
     head = WordInteractionHead(embedding, LABELS, document_vectors="states")
     model = document_classifier(encoder, head, max_sentences=2, max_sentence_length=3)
     ids = np.random.default_rng(0).integers(0, 12, size=(4, 2, 3)).astype("int32")
-    document = split_at_head(model)[0].predict(ids, verbose=0)
+    document = LabelClassifier.from_model(model).encoder.predict(ids, verbose=0)
     assert sorted(document) == ["pooled", "token_ids", "token_states"] and document["token_states"].shape == (4, 6, 5)
     word_encoder = model.get_layer("document_encoder").word_encoder_layer
     before = keras.ops.convert_to_numpy(word_encoder.kernel).copy()

@@ -20,7 +20,8 @@ from keras_labelemb.layers import (
     WordInteractionHead,
 )
 from keras_labelemb.layers.hybrid_head import label_columns
-from keras_labelemb.models import document_classifier, find_label_head, prior_bias, set_labels, split_at_head
+from keras_labelemb.models import document_classifier, prior_bias, set_labels
+from keras_labelemb.tasks import LabelClassifier
 
 RNG = np.random.default_rng(17)
 VOCAB, DIM, POOLED, T = 30, 5, 7, 6
@@ -189,7 +190,7 @@ def documents(n, flat=True):
 def test_keras_save_load_keeps_label_sets_idf_and_predictions(tmp_path, relabel):
     model = hybrid_model(["gile", "lexical", "linear"])
     x = documents(5)
-    head = find_label_head(model)
+    head = LabelClassifier.from_model(model).head
     head.adapt(documents(12))
     lexical = head.components[1]
     idf = ops.convert_to_numpy(lexical.idf)
@@ -200,7 +201,7 @@ def test_keras_save_load_keeps_label_sets_idf_and_predictions(tmp_path, relabel)
     path = tmp_path / "hybrid.keras"
     model.save(path)
     loaded = keras.saving.load_model(path)
-    loaded_head = find_label_head(loaded)
+    loaded_head = LabelClassifier.from_model(loaded).head
     np.testing.assert_array_equal(loaded_head.seen_label_ids, LABELS)
     np.testing.assert_array_equal(loaded_head.label_ids, RELABELLED if relabel else LABELS)
     np.testing.assert_array_equal(ops.convert_to_numpy(loaded_head.components[1].idf), idf)
@@ -212,14 +213,14 @@ def test_keras_save_load_keeps_label_sets_idf_and_predictions(tmp_path, relabel)
 def test_sampled_training_and_chunked_top_k(flat):
     labels = np.array([[3, 4], [5, 0], [6, 7], [9, 3], [10, 0], [11, 12], [13, 0], [14, 15]], "int32")
     model = hybrid_model(["gile", "lexical", "interaction", "linear"], flat=flat, labels=labels)
-    head = find_label_head(model)
+    trainer = LabelClassifier.from_model(model)
+    head = trainer.head
     x = documents(8, flat)
     head.adapt(x)
     y = (RNG.random((8, len(labels))) < 0.25).astype("float32")
     y[:, 0] = 1.0
     loss = keras_labelemb.losses.SampledSigmoidLoss(num_negatives=3, max_positives=4, seed=0)
-    trainer = keras_labelemb.training.SampledLabelModel(model, loss)
-    trainer.compile(optimizer=keras.optimizers.Adam(0.05), run_eagerly=True)
+    trainer.compile(optimizer=keras.optimizers.Adam(0.05), loss=loss, run_eagerly=True)
     _, lexical, interaction, linear = head.components
     watched = [head.weights_by_component, lexical.scale, interaction.kernel_weights, linear.kernel]
     before = [ops.convert_to_numpy(v).copy() for v in watched]
@@ -271,7 +272,7 @@ def test_a_standardising_hybrid_freezes_the_weights_its_z_scores_cancel(standard
     # Their gradients are rounding noise there, which Adam turned into full-size steps (a lexical scale went
     # 1 -> 0.22 in 100 epochs on random labels and could cross 0, flipping the component's sign).
     model = hybrid_model(["gile", "lexical", "interaction", "linear"], standardize=standardize)
-    head = find_label_head(model)
+    head = LabelClassifier.from_model(model).head
     cancelled = [w for c in head.components for w in c.shift_and_scale_weights()]
     named = [(type(c).__name__, w.name) for c in head.components for w in c.shift_and_scale_weights()]
     assert named == [("GileHead", "bias"), ("LexicalMatchHead", "scale"), ("LexicalMatchHead", "bias")] + [
@@ -295,13 +296,13 @@ def test_a_standardising_hybrid_freezes_the_weights_its_z_scores_cancel(standard
 def test_relabelling_a_hybrid_gives_every_description_component_the_one_new_set():
     """Components built without a label set read the hybrid's: one set, replaced once, and no stale copy."""
     model = hybrid_model(["gile", "lexical", "linear"])
-    head = find_label_head(model)
+    head = LabelClassifier.from_model(model).head
     assert all(c.label_ids is None for c in head.components if c.reads_descriptions)
     x = documents(3)
     set_labels(model, RELABELLED)
     assert all(c.label_ids is None for c in head.components if c.reads_descriptions)
     alone = HybridHead([c for c in head.components], label_ids=RELABELLED, seen_label_ids=LABELS, name="again")
-    encoder, _ = split_at_head(model)
+    encoder = LabelClassifier.from_model(model).encoder
     np.testing.assert_allclose(
         model.predict(x, verbose=0) - ops.convert_to_numpy(head.bias),
         ops.convert_to_numpy(alone(encoder.predict(x, verbose=0))) - ops.convert_to_numpy(alone.bias),

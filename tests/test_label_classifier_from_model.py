@@ -4,8 +4,8 @@ import keras
 import numpy as np
 import pytest
 
-from keras_labelemb.layers import GileHead, HierarchicalAttention, HybridHead, LexicalMatchHead, WideHead
-from keras_labelemb.models import document_classifier, gile_wan, wan
+from keras_labelemb.layers import GileHead, HierarchicalAttention, HybridHead, LexicalMatchHead, LinearHead, WideHead
+from keras_labelemb.models import document_classifier, gile_wan, set_labels, wan
 from keras_labelemb.tasks import LabelClassifier
 
 LABEL_IDS = np.array([[2, 3], [4, 0], [5, 6]], "int32")
@@ -59,6 +59,81 @@ def test_what_cannot_be_cut_says_why():
     with pytest.raises(ValueError, match="only output"):
         two = keras.Model(model.inputs, [model.output, model.output])
         LabelClassifier.from_model(two)
+    inputs = keras.Input((4,))
+    two_heads = keras.Model(inputs, [LinearHead(3, name="a")(inputs), LinearHead(2, name="b")(inputs)])
+    with pytest.raises(ValueError, match=r"several label heads \(\['a', 'b'\]\)"):
+        LabelClassifier.from_model(two_heads)
+    after_head = keras.Model(inputs, keras.layers.Activation("sigmoid")(LinearHead(3)(inputs)))
+    with pytest.raises(ValueError, match="model's only output"):
+        LabelClassifier.from_model(after_head)
+    with pytest.raises(ValueError, match="must be a LabelHead of `model`"):
+        LabelClassifier.from_model(model, head="gile_head")
+
+
+def test_the_cut_shares_the_models_head_and_one_encoder_per_model_and_head():
+    model = gile_wan(30, LABEL_IDS, max_tokens=6, units=4, joint_dim=4)
+    classifier = LabelClassifier.from_model(model)
+    encoder, head = classifier.encoder, classifier.head
+    assert isinstance(head, GileHead) and head is model.get_layer("gile_head")
+    again = LabelClassifier.from_model(model)
+    assert again.head is head and again.encoder is encoder  # one encoder per model and head, cut once
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(head(encoder(IDS))), keras.ops.convert_to_numpy(model(IDS)), atol=1e-6
+    )
+    assert classifier.document_encoder is encoder  # what a LabelIndex encodes queries with
+
+
+def test_with_several_heads_the_one_giving_the_output_is_cut_and_another_is_refused():
+    inputs = keras.Input((4,))
+    inner, outer = LinearHead(3, name="inner"), LinearHead(2, name="outer")
+    model = keras.Model(inputs, outer(keras.layers.Dense(4)(inner(inputs))))
+    classifier = LabelClassifier.from_model(model)
+    assert classifier.head is outer and classifier.label_names == ["label_0", "label_1"]
+    x = np.random.default_rng(2).normal(size=(3, 4)).astype("float32")
+    np.testing.assert_allclose(classifier.predict(x), sigmoid(model.predict(x, verbose=0)), atol=1e-6)
+    with pytest.raises(ValueError, match="head='inner'.*is not the head's output"):
+        LabelClassifier.from_model(model, head=inner)
+
+
+def test_a_head_not_called_in_a_graph_or_in_a_nested_model_cannot_be_cut():
+    class Subclassed(keras.Model):  # its head is called in `call`, never in a graph of layers
+        def __init__(self):
+            super().__init__()
+            self.dense, self.head = keras.layers.Dense(4), LinearHead(3)
+
+        def call(self, x):
+            return self.head(self.dense(x))
+
+    subclassed = Subclassed()
+    subclassed(np.zeros((1, 4), "float32"))
+    with pytest.raises(ValueError, match="must be called exactly once"):
+        LabelClassifier.from_model(subclassed)
+    # A model nested in another: the head is found (set_labels relabels it), but its output is the inner model's.
+    model = gile_wan(30, LABEL_IDS, max_tokens=6, units=4, joint_dim=4)
+    outer = keras.Sequential([keras.Input((6,), dtype="int32"), model])
+    with pytest.raises(ValueError, match="head='gile_head'.*is not the head's output"):
+        LabelClassifier.from_model(outer)
+    set_labels(outer, LABEL_IDS[:2])
+    assert model.get_layer("gile_head").num_labels == 2 and outer.predict(IDS, verbose=0).shape == (6, 2)
+
+
+@pytest.mark.parametrize("jit_compile", [False, True], ids=["graph", "xla"])
+def test_set_labels_on_a_compiled_model_that_already_predicted(jit_compile):
+    """The compiled predict function captured the old label set; `set_labels(model, ...)` rebuilds it."""
+    labels = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 3, 0]], "int32")
+    model = gile_wan(40, labels, max_tokens=6, embedding_dim=6, units=6, joint_dim=5)
+    model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=jit_compile)
+    x = np.random.default_rng(11).integers(1, 40, size=(3, 6)).astype("int32")
+    before = model.predict(x, verbose=0)
+    new_labels = np.array([[6, 7, 8], [10, 11, 0], [12, 0, 0]], "int32")  # a known label first
+    set_labels(model, new_labels)
+    after = model.predict(x, verbose=0)
+    assert after.shape == (3, 3)
+    np.testing.assert_allclose(after[:, 0], before[:, 2], atol=1e-5)
+    np.testing.assert_allclose(after, keras.ops.convert_to_numpy(model(x)), atol=1e-5)
+    model.fit(x, np.ones((3, 3), "float32"), verbose=0)  # the train function follows the new label count
+    with pytest.raises(ValueError, match="has no label head"):
+        set_labels(keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)]), new_labels)
 
 
 def test_with_a_preprocessor_it_reads_raw_strings_and_relabels_from_descriptions():

@@ -73,7 +73,8 @@ def test_targets_and_scores_of_another_width_name_both_shapes():
 
 @pytest.mark.parametrize("sampler", ["uniform", "hard"])
 def test_per_label_summaries_of_the_batch_draw_the_same_candidates(sampler):
-    """What SampledLabelModel passes (and combines over replicas): one row per label summary, not the batch."""
+    """What a sampled training step passes (tasks/sampled_step.py, combined over replicas): one row per label summary,
+    not the batch."""
     from keras_labelemb.losses.label_sampler import POSITIVE_KEY, LabelSampler
 
     rng = np.random.default_rng(7)

@@ -213,7 +213,7 @@ def _scoring_memory(build, x):
 
 def _training(x, labels):
     from keras_labelemb.losses import SampledSigmoidLoss
-    from keras_labelemb.training import SampledLabelModel
+    from keras_labelemb.tasks import LabelClassifier
 
     rng = np.random.default_rng(1)
     y = np.zeros((len(x), len(labels)), "float32")
@@ -241,8 +241,9 @@ def _training(x, labels):
             trainer = model
             trainer.compile(keras.optimizers.SGD(2.0), keras.losses.BinaryCrossentropy(from_logits=True))
         else:
-            trainer = SampledLabelModel(model, SampledSigmoidLoss(num_negatives=4, max_positives=16, seed=1))
-            trainer.compile(keras.optimizers.SGD(2.0))
+            trainer = LabelClassifier.from_model(model)
+            loss = SampledSigmoidLoss(num_negatives=4, max_positives=16, seed=1)
+            trainer.compile(keras.optimizers.SGD(2.0), loss=loss)
         return trainer.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0).history["loss"]
 
     result = {"one": {mode: fit(mode) for mode in ("full", "sampled")}}
@@ -255,7 +256,8 @@ def run():
     import jax
 
     from keras_labelemb.evaluation import predict_top_k
-    from keras_labelemb.models import drill_lm, find_label_head, han
+    from keras_labelemb.models import drill_lm, han
+    from keras_labelemb.tasks import LabelClassifier
 
     assert keras.backend.backend() == "jax" and len(jax.devices()) == 2, jax.devices()
     rng = np.random.default_rng(0)
@@ -264,8 +266,9 @@ def run():
 
     model, eager, difference, plain = _unsharded_and_sharded(small_gile_han, x)
     result["gile"] = {"logits_spec": list(eager.sharding.spec), "max_difference": difference}
+    head = LabelClassifier.from_model(model).head
     with _parallel(plain).scope():  # E alone (what predict_top_k caches per chunk): 8 of the 16 labels a device
-        E = find_label_head(model).embed_labels()
+        E = head.embed_labels()
     result["gile"]["label_embedding_shards"] = [list(shard.data.shape) for shard in E.addressable_shards]
     plain_top_k = predict_top_k(plain, x, k=3, label_chunk_size=6, verbose=0)
     with _parallel(plain).scope():

@@ -6,14 +6,21 @@ import pytest
 from keras import ops
 
 from keras_labelemb.datasets.language_modeling import bptt_arrays
-from keras_labelemb.layers import LinearHead
+from keras_labelemb.layers import LabelHead, LinearHead
 from keras_labelemb.metrics import Perplexity
-from keras_labelemb.models import drill_lm, find_label_head
+from keras_labelemb.models import drill_lm, walk_layers
 from keras_labelemb.training import ResetStates, reset_states
 
 RNG = np.random.default_rng(11)
 
 V, B, T = 40, 4, 6
+
+
+def output_head(model):
+    """The model's one `LabelHead` (a language model's heads score the vocabulary: not a `LabelClassifier`'s)."""
+    heads = [layer for layer in walk_layers(model) if isinstance(layer, LabelHead)]
+    assert len(heads) == 1, heads
+    return heads[0]
 
 
 def windows(num_batches):
@@ -45,7 +52,7 @@ def test_drill_lm_trains_statefully_with_each_head(head, jit_compile):
     )
     # Equal-sized batches: the corpus perplexity is exp of the mean loss.
     assert result["perplexity"] == pytest.approx(np.exp(result["loss"]), rel=1e-4)
-    output_layer = find_label_head(model)
+    output_layer = output_head(model)
     if head == "full":  # the usual softmax layer: its own (V, d_h) weights, no tie to the input embedding
         assert isinstance(output_layer, LinearHead) and output_layer.num_labels == V
     else:
@@ -86,10 +93,10 @@ def test_head_options_reach_the_drill_head_and_a_drill_head_has_the_lm_defaults(
     head = model.get_layer("drill_head")
     assert (head.depth, head.dropout, head.dropout_type, head.residual_to_previous) == (2, 0.1, "standard", True)
     assert head.activation is keras.activations.tanh and head.seed == 3
-    default = find_label_head(drill_lm(V, batch_size=None, bptt=None, units=8, num_layers=1, stateful=False))
+    default = output_head(drill_lm(V, batch_size=None, bptt=None, units=8, num_layers=1, stateful=False))
     assert (default.depth, default.dropout, default.dropout_type) == (4, 0.3, "variational")
     assert default.activation is keras.activations.sigmoid
-    dual = find_label_head(drill_lm(V, bptt=None, units=8, num_layers=1, stateful=False, head="dual", joint_dim=5))
+    dual = output_head(drill_lm(V, bptt=None, units=8, num_layers=1, stateful=False, head="dual", joint_dim=5))
     assert dual.variant == "dual" and dual.joint_dim == 5 and dual.dropout == 0.0  # DrillHead's own defaults
 
 

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from keras_labelemb.layers import GileHead, LinearHead
-from keras_labelemb.models import find_label_head, oh_2lstmp
+from keras_labelemb.models import oh_2lstmp
+from keras_labelemb.tasks import LabelClassifier
 
 VOCAB = 30
 
@@ -32,4 +33,4 @@ def test_oh_2lstmp_builder():
         oh_2lstmp(VOCAB)
     with pytest.raises(ValueError, match="`head` must be None .* Received: head='gile'"):
         oh_2lstmp(VOCAB, num_labels=2, head="gile")
-    assert isinstance(find_label_head(model), LinearHead)  # the paper's linear top layer
+    assert isinstance(LabelClassifier.from_model(model).head, LinearHead)  # the paper's linear top layer

@@ -9,12 +9,8 @@ from trace_counting import first_fit_traces
 
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import cnle, gile_wan
-from keras_labelemb.training import (
-    SampledLabelModel,
-    build_optimizer,
-    cnle_training_model,
-    compile_cnle_training_model,
-)
+from keras_labelemb.tasks import LabelClassifier
+from keras_labelemb.training import build_optimizer, cnle_training_model, compile_cnle_training_model
 from keras_labelemb.tuning import (
     CNLEHyperModel,
     DrillLanguageModelHyperModel,
@@ -51,12 +47,9 @@ def test_a_built_optimizer_gives_one_trace_and_the_same_training(keras_as_users_
 
 
 @tensorflow_only
-def test_sampled_label_model_compile_gives_one_trace(keras_as_users_run_it):
-    trainer = SampledLabelModel(
-        gile_wan(20, LABELS, max_tokens=6, embedding_dim=4, joint_dim=4),
-        SampledSigmoidLoss(num_negatives=2),
-    )
-    trainer.compile("adam")
+def test_a_classifier_cut_from_a_model_compiled_with_the_sampled_loss_gives_one_trace(keras_as_users_run_it):
+    trainer = LabelClassifier.from_model(gile_wan(20, LABELS, max_tokens=6, embedding_dim=4, joint_dim=4))
+    trainer.compile("adam", loss=SampledSigmoidLoss(num_negatives=2))
     assert trainer.optimizer.built
     assert first_fit_traces(trainer, X, Y) == 1
 

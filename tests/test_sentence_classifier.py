@@ -7,7 +7,8 @@ import pytest
 from sentence_helpers import DOCUMENTS, LABELS, T, encoder, unit_means
 
 from keras_labelemb.layers import GileHead, HybridHead, LexicalMatchHead, SentenceMatchHead
-from keras_labelemb.models import find_label_head, sentence_classifier
+from keras_labelemb.models import sentence_classifier
+from keras_labelemb.tasks import LabelClassifier
 
 
 def test_sentence_head_scores_numpy_cosines():
@@ -15,7 +16,9 @@ def test_sentence_head_scores_numpy_cosines():
     model = sentence_classifier(layer, LABELS, sequence_length=T)
     expected = unit_means(layer.backbone, DOCUMENTS) @ unit_means(layer.backbone, LABELS).T
     np.testing.assert_allclose(model.predict(DOCUMENTS, verbose=0), expected, atol=1e-5)
-    assert isinstance(find_label_head(model), SentenceMatchHead) and not layer.trainable_weights  # frozen
+    assert (
+        isinstance(LabelClassifier.from_model(model).head, SentenceMatchHead) and not layer.trainable_weights
+    )  # frozen
 
 
 def fusion(layer):
@@ -30,7 +33,7 @@ def fusion(layer):
 def test_the_model_scores_as_its_head_over_the_encoder_and_saves(tmp_path):
     layer = encoder()
     model = sentence_classifier(layer, head=fusion(layer))
-    head = find_label_head(model)
+    head = LabelClassifier.from_model(model).head
     head.adapt(DOCUMENTS)
     by_hand = fusion(layer)
     by_hand(layer(DOCUMENTS))  # builds it

@@ -27,8 +27,8 @@ from keras_labelemb.models import (
     drill_lm,
     gile_han,
     oh_2lstmp,
-    split_at_head,
 )
+from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.text.label_sequences import label_sequences
 from keras_labelemb.training import cnle_training_model, compile_cnle_training_model
@@ -99,7 +99,8 @@ json.dump(report, open(f"{out}/report.json", "w"))
 
 def _classifier_predictions(model, vectorizer, decoded=False):
     """In-memory `serve` / `serve_with_labels` of a classifier, as the export computes them."""
-    encoder, head = split_at_head(model)
+    classifier = LabelClassifier.from_model(model)
+    encoder, head = classifier.encoder, classifier.head
     length = None if head.label_ids is None else head.label_ids.shape[1]
 
     def finish(outputs):

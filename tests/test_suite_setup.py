@@ -8,7 +8,8 @@ from trace_counting import first_fit_traces
 
 
 class Wrapper(keras.Model):
-    """A model holding a built model and no weights of its own, as SampledLabelModel does: never built itself."""
+    """A model holding a built model and no weights of its own, as `LabelClassifier.from_model` does: never built
+    itself."""
 
     def __init__(self, inner):
         super().__init__()

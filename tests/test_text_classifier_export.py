@@ -84,9 +84,9 @@ def test_linear_head_exports_without_label_endpoint(tmp_path):
     np.testing.assert_allclose(served.serve(tf.constant(TEXTS))["scores"].numpy(), expected, atol=1e-6)
     assert not hasattr(served, "serve_with_labels")
     # Its logits are inner products: the query vectors it serves meet the weights and biases in them.
-    from keras_labelemb.models import split_at_head
+    from keras_labelemb.tasks import LabelClassifier
 
-    head = split_at_head(model)[1]
+    head = LabelClassifier.from_model(model).head
     queries = served.query_vectors(tf.constant(TEXTS))["query_vectors"].numpy()
     logits = model.predict(vectorizer(tf.constant(TEXTS)), verbose=0)
     np.testing.assert_allclose(queries @ np.asarray(head.label_vectors()).T, logits, rtol=1e-5, atol=1e-5)

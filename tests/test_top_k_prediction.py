@@ -6,7 +6,8 @@ import pytest
 import tensorflow as tf
 
 from keras_labelemb.evaluation import predict_top_k, top_k_prediction
-from keras_labelemb.models import split_at_head, wan
+from keras_labelemb.models import wan
+from keras_labelemb.tasks import LabelClassifier
 
 VOCAB, TOKENS, NUM_LABELS, NUM_DOCS = 60, 7, 23, 37  # as the `top_k_setup` fixture (conftest.py)
 
@@ -50,7 +51,8 @@ def test_another_label_set(top_k_setup):
     model, x, _, _ = top_k_setup
     rng = np.random.default_rng(1)
     new_ids = rng.integers(1, VOCAB, (31, 4)).astype("int32")
-    encoder, head = split_at_head(model)
+    classifier = LabelClassifier.from_model(model)
+    encoder, head = classifier.encoder, classifier.head
     dense = keras.ops.convert_to_numpy(head(encoder.predict(x, verbose=0), label_ids=new_ids))
     indices, scores = predict_top_k(model, x, 4, label_ids=new_ids, label_chunk_size=5, batch_size=9, verbose=0)
     np.testing.assert_array_equal(indices, dense_top_k(dense, 4))
@@ -126,7 +128,7 @@ def test_no_score_block_larger_than_batch_by_chunk(top_k_setup, monkeypatch):
 
 def test_label_embeddings_are_encoded_once_per_chunk(top_k_setup, monkeypatch):
     model, x, _, _ = top_k_setup
-    head = split_at_head(model)[1]
+    head = LabelClassifier.from_model(model).head
     calls = []
     encode = head.embed_labels
     monkeypatch.setattr(head, "embed_labels", lambda ids=None: calls.append(len(ids)) or encode(ids))
@@ -136,7 +138,7 @@ def test_label_embeddings_are_encoded_once_per_chunk(top_k_setup, monkeypatch):
 
 def test_an_inner_product_head_s_label_side_is_computed_once_per_chunk(top_k_setup, monkeypatch):
     model, x, full, _ = top_k_setup
-    head = split_at_head(model)[1]
+    head = LabelClassifier.from_model(model).head
     assert head.scores_are_inner_products
     calls, side = [], head.label_vectors
     monkeypatch.setattr(head, "label_vectors", lambda **kwargs: calls.append(kwargs) or side(**kwargs))
@@ -149,7 +151,8 @@ def test_encoded_documents_give_the_same_top_k(top_k_setup):
     from keras_labelemb.evaluation import predict_top_k_encoded
 
     model, x, _, _ = top_k_setup
-    encoder, head = split_at_head(model)
+    classifier = LabelClassifier.from_model(model)
+    encoder, head = classifier.encoder, classifier.head
     expected = predict_top_k(model, x, 4, label_chunk_size=7, verbose=0)
     found = predict_top_k_encoded(head, encoder.predict(x, verbose=0), 4, label_chunk_size=7, batch_size=9)
     np.testing.assert_array_equal(found[0], expected[0])
@@ -196,11 +199,11 @@ def test_models_without_a_usable_head():
     with pytest.raises(ValueError, match="no label head"):
         predict_top_k(plain, np.zeros((2, 4)), 1, verbose=0)
     with pytest.raises(ValueError, match="`model` must be a keras.Model"):
-        split_at_head("not a model")
+        predict_top_k("not a model", np.zeros((2, 4)), 1, verbose=0)
 
 
 def test_head_followed_by_another_layer_is_rejected(top_k_setup):
     model, _, _, _ = top_k_setup
     probabilities = keras.Model(model.inputs, keras.layers.Activation("sigmoid")(model.outputs[0]))
     with pytest.raises(ValueError, match="only output"):
-        split_at_head(probabilities)
+        predict_top_k(probabilities, np.zeros((2, TOKENS), "int32"), 1, verbose=0)

@@ -6,7 +6,8 @@ import tensorflow as tf
 
 from keras_labelemb.export import export_text_classifier, load_text_classifier
 from keras_labelemb.layers import GileHead, HierarchicalAttention, HybridHead, LinearHead, WideHead
-from keras_labelemb.models import document_classifier, prior_bias, set_labels, split_at_head
+from keras_labelemb.models import document_classifier, prior_bias, set_labels
+from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text import TextVectorizer, TfidfVectorizer
 
 TEXTS = ["wheat prices rose sharply", "oil exports fell", "wheat and oil trade", "gold rose", "bank rates rose"]
@@ -85,7 +86,7 @@ def test_wide_deep_adds_the_wide_path_to_the_deep_head(vectorizers):
     x = inputs(vectorizers)
     wide = head.components[1]
     wide.kernel.assign(np.random.default_rng(0).normal(size=wide.kernel.shape).astype("float32"))
-    encoder, _ = split_at_head(model)
+    encoder = LabelClassifier.from_model(model).encoder
     parts = head.component_logits(encoder(x))
     features = tf.sparse.to_dense(x["features"]).numpy()
     np.testing.assert_allclose(parts["wide_head"], features @ wide.kernel.numpy() + wide.bias.numpy(), rtol=1e-5)
@@ -119,7 +120,7 @@ def test_new_labels_are_scored_by_the_deep_path_alone(vectorizers):
     seen = model(x).numpy()
     relabelled = tokens.encode_labels(["gold metal", "wheat grain"], 3)  # a new label, then a seen one
     set_labels(model, relabelled)
-    parts = head.component_logits(split_at_head(model)[0](x))
+    parts = head.component_logits(LabelClassifier.from_model(model).encoder(x))
     np.testing.assert_array_equal(parts["wide_head"][:, 0], 0.0)  # no wide weights for the new label
     np.testing.assert_allclose(model(x)[:, 1], seen[:, 0], rtol=1e-5)  # the seen label keeps its wide weights
 

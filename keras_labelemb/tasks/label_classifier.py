@@ -13,8 +13,8 @@ from keras_labelemb.evaluation.thresholds import DEFAULT_THRESHOLD, labels_at_th
 from keras_labelemb.layers.adaptive_label_decoder import AdaptiveLabelDecoder
 from keras_labelemb.layers.label_head import LabelHead
 from keras_labelemb.layers.walk_layers import walk_layers
-from keras_labelemb.tasks.labels import check_labels, label_index_targets, multi_hot_targets
 from keras_labelemb.losses.sampled_sigmoid_loss import multi_hot_from_indices
+from keras_labelemb.tasks.labels import check_labels, label_index_targets, multi_hot_targets
 from keras_labelemb.tasks.sampled_step import sampled_indices_loss, sampled_multi_hot_loss, sampled_step_metrics
 from keras_labelemb.training._replicas import num_replicas_in_sync
 from keras_labelemb.training.optimizer_build import build_optimizer

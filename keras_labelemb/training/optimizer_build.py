@@ -33,8 +33,8 @@ def build_optimizer(model):
     if optimizer is None or optimizer.built:
         return model
     # Every layer, not the model's own flag: a subclassed model that holds built layers (a LabelClassifier over
-    # a model you built) may never be built itself. A head builds the layers it holds (shared embedding, label encoder, components) in
-    # its own `build()` (the LabelHead protocol), so a built head stands for them.
+    # a model you built) may never be built itself. A head builds the layers it holds (shared embedding, label
+    # encoder, components) in its own `build()` (the LabelHead protocol), so a built head stands for them.
     if all(layer.built for layer in walk_layers(model)):
         optimizer.build(model.trainable_variables)
     return model
