@@ -2,7 +2,8 @@
 
 Floor 0 holds helpers every part may use; layers, losses, metrics, the text pipeline and the dataset loaders
 build on it; the builders (`models/`) on those; training, evaluation, export and distribution on the
-builders; the hypermodels on everything. The scripts stand outside: the search scripts (`tuning/`) use the
+builders, beside the task (`tasks/`: a `LabelClassifier` is what they take; `from_model` makes one of a model
+you built); the hypermodels on everything. The scripts stand outside: the search scripts (`tuning/`) use the
 benchmarks' shared pieces, never the reverse, and the package imports neither.
 """
 
@@ -17,8 +18,8 @@ FLOORS = [
     {"argument_checks", "renamed", "display_text", "document_frequency"},
     {"layers", "losses", "metrics", "text", "datasets", "plotting"},
     {"models"},
-    {"training", "evaluation", "export", "distribution"},
-    {"tuning", "tasks", "testing"},
+    {"training", "evaluation", "export", "distribution", "tasks"},
+    {"tuning", "testing"},
 ]
 FLOOR = {part: level for level, parts in enumerate(FLOORS) for part in parts}
 

@@ -322,18 +322,3 @@ def test_every_label_sampled_trains_exactly_as_full_bce_with_sample_weights_and_
     np.testing.assert_allclose(sampled_loss, full_loss, rtol=1e-5)
     for full, sampled in zip(full_weights, sampled_weights):
         np.testing.assert_allclose(sampled, full, atol=1e-5)
-
-
-def test_positive_label_indices_lists_each_rows_positives_in_label_order():
-    y = (np.random.default_rng(3).random((9, 7)) < 0.3).astype("float32")
-    y[4] = 0.0
-    got = positive_label_indices(y)
-    assert got.shape == (9, int(y.sum(axis=1).max())) and got.dtype == np.int32
-    for row, labels in zip(got, y):
-        assert (
-            row[row >= 0].tolist() == np.flatnonzero(labels).tolist()
-            and (row[len(np.flatnonzero(labels)) :] == -1).all()
-        )
-    assert positive_label_indices(np.zeros((2, 3))).tolist() == [[-1], [-1]]
-    with pytest.raises(ValueError, match="multi_hot"):
-        positive_label_indices(np.zeros(3))

@@ -5,6 +5,7 @@ from keras_labelemb.models.cnle import cnle
 from keras_labelemb.models.document_classifier import document_classifier, gile_han, gile_wan, han, prior_bias, wan
 from keras_labelemb.models.language_model import drill_lm
 from keras_labelemb.models.oh_2lstmp import oh_2lstmp
+from keras_labelemb.models.relabel import set_labels
 from keras_labelemb.models.sentence_classifier import sentence_classifier
 from keras_labelemb.models.word_embeddings import word_embeddings
 from keras_labelemb.renamed import moved_attribute
@@ -24,14 +25,6 @@ __all__ = [
     "wan",
     "word_embeddings",
 ]
-
-
-def set_labels(model, label_ids):
-    """Makes a model you built score the labels described by `label_ids` `(L, Lw)`; its compiled functions are
-    rebuilt. (A `LabelClassifier` relabels from strings: `classifier.set_labels({name: description})`.)"""
-    from keras_labelemb.tasks.label_classifier import set_labels as set_model_labels
-
-    set_model_labels(model, label_ids)
 
 
 def __getattr__(name):  # names moved elsewhere say where (keras_labelemb/renamed.py)

@@ -924,24 +924,6 @@ def rebuild_compiled_functions(model):
             rebuild(force=True)
 
 
-def set_labels(model, label_ids):
-    """Makes a model you built (`gile_wan(...)`, say) score the labels described by `label_ids` `(L, Lw)`.
-
-    Works on trained and compiled models: the head's label set is replaced and the model's compiled
-    train/test/predict functions, which captured the old set when traced, are rebuilt. (A `LabelClassifier`
-    relabels from strings: `classifier.set_labels({name: description})`.)
-
-    >>> import numpy as np
-    >>> from keras_labelemb.models import gile_wan
-    >>> model = gile_wan(30, np.array([[2, 3], [4, 0]]), max_tokens=6, units=4, joint_dim=4)
-    >>> set_labels(model, np.array([[5, 6], [7, 0], [8, 9]]))
-    >>> model.predict(np.ones((1, 6), "int32"), verbose=0).shape
-    (1, 3)
-    """
-    _find_label_head(model).set_labels(label_ids)
-    rebuild_compiled_functions(model)
-
-
 def _is_dataset(x):
     """True for a `tf.data.Dataset` (there is none unless TensorFlow was imported)."""
     tf = sys.modules.get("tensorflow")
