@@ -12,8 +12,8 @@ import numpy as np
 from keras_labelemb.evaluation.thresholds import DEFAULT_THRESHOLD, labels_at_thresholds, tune_thresholds
 from keras_labelemb.layers.adaptive_label_decoder import AdaptiveLabelDecoder
 from keras_labelemb.layers.label_head import LabelHead
-from keras_labelemb.layers.walk_layers import walk_layers
 from keras_labelemb.losses.sampled_sigmoid_loss import multi_hot_from_indices
+from keras_labelemb.models.relabel import output_label_head, rebuild_compiled_functions
 from keras_labelemb.tasks.labels import check_labels, label_index_targets, multi_hot_targets
 from keras_labelemb.tasks.sampled_step import sampled_indices_loss, sampled_multi_hot_loss, sampled_step_metrics
 from keras_labelemb.training._replicas import num_replicas_in_sync
@@ -853,40 +853,11 @@ class LabelClassifier(keras.Model):
 
 
 # -- the one place a model is cut at its head (`from_model`) ---------------------------------------------------
-def _find_label_head(model):
-    """The `LabelHead` of `model`; with several, the one that gives the model's only output."""
-    if not isinstance(model, keras.Model):
-        raise ValueError(f"`model` must be a keras.Model. Received: model={model!r:.200}")
-    heads = list({id(layer): layer for layer in walk_layers(model) if isinstance(layer, LabelHead)}.values())
-    if not heads:
-        raise ValueError(
-            "`model` has no label head (a LabelHead such as GileHead, DrillHead or LinearHead). "
-            f"Received: model={model.name!r}"
-        )
-    if len(heads) == 1:
-        return heads[0]
-    outputs = [id(output) for output in model.outputs] if len(model.outputs) == 1 else []
-    giving_output = [head for head in heads if _single_output(head) in outputs]
-    if len(giving_output) == 1:
-        return giving_output[0]
-    raise ValueError(
-        f"`model` has several label heads ({[head.name for head in heads]}); pass the one to use as `head`. "
-        f"Received: model={model.name!r}"
-    )
-
-
-def _single_output(layer):
-    try:
-        return id(layer.output)
-    except (AttributeError, ValueError):  # called several times, or never
-        return None
-
-
 def _split_at_head(model, head=None):
     """`(encoder, head)`: the model from its inputs to what its head reads (the document dict for a head that
     reads tokens), and the head, which must be called once in the graph and give the model's only output."""
     if head is None:
-        head = _find_label_head(model)
+        head = output_label_head(model)
     elif not isinstance(head, LabelHead):
         raise ValueError(f"`head` must be a LabelHead of `model`. Received: head={head!r:.200}")
     cached = _ENCODERS.setdefault(model, {})
@@ -911,17 +882,6 @@ def _split_at_head(model, head=None):
         )
     cached[id(head)] = keras.Model(model.inputs, head_input, name=f"{model.name}_document_encoder")
     return cached[id(head)], head
-
-
-def rebuild_compiled_functions(model):
-    """Rebuilds the train/test/predict functions `model` has traced: they captured the label set of then."""
-    for function, rebuild in (
-        (model.train_function, model.make_train_function),
-        (model.test_function, model.make_test_function),
-        (model.predict_function, model.make_predict_function),
-    ):
-        if function is not None:
-            rebuild(force=True)
 
 
 def _is_dataset(x):
