@@ -7,7 +7,9 @@ import keras_tuner
 import numpy as np
 import pytest
 
+from keras_labelemb.losses import LabelSequenceLoss
 from keras_labelemb.models import cnle
+from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.training import WarmupSchedule, decoded_set_scores
 from keras_labelemb.tuning import CNLEHyperModel, cnle_hypermodel
 
@@ -57,32 +59,29 @@ def test_trial_values_reach_the_encoder_and_the_optimizer():
         warmup_steps=10,
     )
     model = model_maker.build(hp)
-    assert model.name == "cnle" and not model.compiled  # the inference model; fit trains it
-    decoder = model.get_layer("adaptive_label_decoder")
+    assert isinstance(model, LabelClassifier) and model.compiled  # compiled with the trial's optimizer
+    decoder = model.head
     encoder = decoder.encoder
     assert (encoder.model_dim, encoder.num_heads, encoder.attention_dim) == (8, 2, 6)
     assert encoder.intermediate_dim == 7 and encoder.dropout == pytest.approx(0.2)
     assert encoder.use_label_embedding and encoder.use_text_to_label_attention
     assert decoder.max_steps == STEPS and decoder.multi_label
 
-    training = model_maker.training_model(hp, model)
-    assert sorted(tuple(t.shape) for t in training.inputs) == [(None, STEPS), (None, TOKENS)]
-    schedule = training.optimizer.learning_rate if callable(training.optimizer.learning_rate) else None
-    schedule = schedule or training.optimizer._learning_rate
+    schedule = model.optimizer.learning_rate if callable(model.optimizer.learning_rate) else None
+    schedule = schedule or model.optimizer._learning_rate
     assert isinstance(schedule, WarmupSchedule)
     assert (schedule.model_dim, schedule.warmup_steps, schedule.scale) == (8, 10, 1.5)
-    assert training.optimizer.global_clipnorm == pytest.approx(1.0)
-    # The training model shares every weight with the inference model.
-    assert {id(v) for v in model.weights} <= {id(v) for v in training.weights}
+    assert model.optimizer.global_clipnorm == pytest.approx(1.0)
+    assert isinstance(model.loss, LabelSequenceLoss)
 
 
 def test_the_fixed_word_embedding_arguments_reach_cnle():
     vectors = np.random.default_rng(0).normal(size=(VOCAB, 5)).astype("float32")
     model = hypermodel(embedding_dim=None, word_vectors=vectors, fine_tune="documents").build(fixed(ablation="none"))
-    embedding = model.get_layer("word_embedding")
+    embedding = model.encoder.get_layer("word_embedding")
     assert embedding.trainable and embedding.output_dim == 5
     np.testing.assert_array_equal(np.asarray(embedding.embeddings), vectors)
-    assert model.get_layer("adaptive_label_decoder").embedding.name == "label_word_embedding"  # frozen copy
+    assert model.head.embedding.name == "label_word_embedding"  # frozen copy
 
 
 @pytest.mark.parametrize(
@@ -91,7 +90,7 @@ def test_the_fixed_word_embedding_arguments_reach_cnle():
 )
 def test_the_ablation_reaches_the_encoder(ablation, label_embedding, text_to_label):
     model = hypermodel(ablations=cnle_hypermodel.ABLATIONS).build(fixed(ablation=ablation, model_dim=4))
-    encoder = model.get_layer("adaptive_label_decoder").encoder
+    encoder = model.head.encoder
     assert encoder.use_label_embedding == label_embedding
     assert encoder.use_text_to_label_attention == text_to_label
     assert tuple(model(np.ones((2, TOKENS), "int32")).shape) == (2, len(LABELS))
@@ -152,11 +151,11 @@ def test_tiny_search_on_decoded_micro_f1_gives_the_inference_model_of_the_best_e
     assert {"val_decoded_micro_f1", "val_decoded_accuracy", "val_loss", "loss"} <= set(metrics)
 
     best = tuner.get_best_models()[0]
-    assert best.name == "cnle" and len(best.inputs) == 1  # the inference model, not the teacher-forcing one
-    assert best.get_layer("adaptive_label_decoder").encoder.model_dim == best_trial.hyperparameters["model_dim"]
-    decoded = best.predict(x_val, verbose=0)
+    assert isinstance(best, LabelClassifier)  # the task, its weights from the tuner's checkpoint
+    assert best.head.encoder.model_dim == best_trial.hyperparameters["model_dim"]
+    decoded = best.predict(x_val)
     assert decoded.shape == (12, len(LABELS)) and set(np.unique(decoded)) <= {0.0, 1.0}
-    # The checkpoint is the inference model at the trial's best epoch: it decodes the best score again (this
+    # The checkpoint is the classifier at the trial's best epoch: it decodes the best score again (this
     # seed's epochs score 0.615, 0.615, 0.0: the last epoch's weights would decode nothing right).
     assert 0 < best_trial.score < 1, best_trial.score
     assert decoded_set_scores(y_val, decoded)["micro_f1"] == pytest.approx(best_trial.score, abs=1e-6)
@@ -169,14 +168,14 @@ def test_single_label_fit_logs_the_teacher_forcing_validation_loss_and_decoded_a
     model_maker = hypermodel(multi_label=False, max_steps=None, model_dims=4, num_heads=1, attention_dims=4)
     hp = keras_tuner.HyperParameters()
     model = model_maker.build(hp)
-    assert model.get_layer("adaptive_label_decoder").max_steps == 1
+    assert model.head.max_steps == 1
     history = model_maker.fit(
         hp, model, x[:12], y[:12], validation_data=(x[12:], y[12:]), epochs=1, batch_size=6, verbose=0
     )
     logs = {k: v[-1] for k, v in history.history.items()}
     assert {"loss", "val_loss", "val_decoded_micro_f1", "val_decoded_accuracy"} <= set(logs)
     assert np.isfinite(logs["val_loss"])
-    decoded = model.predict(x[12:], verbose=0)
+    decoded = model.predict(x[12:])
     assert np.all(decoded.sum(axis=1) == 1)  # one label each
     assert logs["val_decoded_accuracy"] == pytest.approx(decoded_set_scores(y[12:], decoded)["accuracy"])
 
@@ -260,11 +259,3 @@ def test_the_builder_argument_lists_follow_cnle():
     searched = set(cnle_hypermodel._SEARCHED) - {"encoder"} | cnle_hypermodel._FIXED
     assert searched <= parameters
     assert parameters - searched == cnle_hypermodel._BUILDER_ARGS
-
-
-def test_the_checkpoint_wrapper_hands_the_inner_callback_the_inference_model():
-    inner = keras.callbacks.Callback()
-    inference, training = keras.Sequential([keras.Input((2,))]), keras.Sequential([keras.Input((3,))])
-    wrapper = cnle_hypermodel._OnInferenceModel(inner, inference)
-    wrapper.set_model(training)
-    assert wrapper.model is training and inner.model is inference

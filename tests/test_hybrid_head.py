@@ -309,3 +309,76 @@ def test_relabelling_a_hybrid_gives_every_description_component_the_one_new_set(
         atol=1e-5,
     )
     assert head.label_ids.shape == RELABELLED.shape
+
+
+@keras.saving.register_keras_serializable(package="test_hybrid_head")
+class WeightedMean(keras.layers.Layer):
+    """A label encoder with weights: a learned projection of the mean word vector."""
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], input_shape[-1]), initializer="identity", name="kernel")
+
+    def call(self, inputs, mask=None):
+        weights = ops.expand_dims(ops.cast(mask, inputs.dtype), -1)
+        mean = ops.sum(inputs * weights, axis=-2) / ops.maximum(ops.sum(weights, axis=-2), 1.0)
+        return ops.matmul(mean, self.kernel)
+
+
+def test_a_label_encoder_given_once_reaches_every_description_head_and_saves_once(tmp_path):
+    from keras_labelemb.layers import CosineHead
+
+    embedding = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
+    encoder = WeightedMean(name="shared_encoder")
+    components = [
+        GileHead(embedding, joint_dim=4, name="gile"),
+        CosineHead(embedding, name="cosine"),
+        LexicalMatchHead(embedding, name="lexical"),
+    ]
+    head = HybridHead(components, label_ids=LABELS, label_encoder=encoder)
+    assert [c.label_encoder for c in components[:2]] == [encoder] * 2
+    assert components[2].label_encoder is None  # it reads the description words itself
+    inputs = keras.Input((T,), dtype="int32")
+    pooled = keras.layers.GlobalAveragePooling1D()(embedding(inputs))
+    model = keras.Model(inputs, head({"pooled": keras.layers.Dense(POOLED)(pooled), "token_ids": inputs}))
+    assert sum(w.path.endswith("shared_encoder/kernel") for w in model.weights) == 1  # one kernel, not two
+    # The encoder reaches every component: changing its kernel changes each one's logits.
+    before = {k: ops.convert_to_numpy(v) for k, v in head.component_logits(DOCUMENT).items()}
+    encoder.kernel.assign(RNG.normal(size=(DIM, DIM)).astype("float32"))  # a rotation: cosines change too
+    after = {k: ops.convert_to_numpy(v) for k, v in head.component_logits(DOCUMENT).items()}
+    for name in ("gile", "cosine"):
+        assert not np.allclose(before[name], after[name]), name
+    np.testing.assert_array_equal(before["lexical"], after["lexical"])
+    # Saved and read back as one layer, in the config round trip and in .keras files.
+    clone = HybridHead.from_config(head.get_config())
+    assert len({id(c.label_encoder) for c in clone.components[:2]}) == 1
+    model.save(tmp_path / "m.keras")
+    loaded = keras.saving.load_model(tmp_path / "m.keras")
+    hybrid = [layer for layer in loaded.layers if isinstance(layer, HybridHead)][0]
+    assert len({id(c.label_encoder) for c in hybrid.components[:2]}) == 1
+    x = DOCUMENT["token_ids"]
+    np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0), atol=1e-5)
+
+
+def test_components_without_an_encoder_share_one_default():
+    from keras_labelemb.layers import CosineHead, LabelEncoder
+
+    embedding = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
+    components = [GileHead(embedding, joint_dim=4, name="gile"), CosineHead(embedding, name="cosine")]
+    HybridHead(components, label_ids=LABELS)
+    assert isinstance(components[0].label_encoder, LabelEncoder)
+    assert components[0].label_encoder is components[1].label_encoder
+    alone = GileHead(embedding, LABELS, joint_dim=4)
+    assert alone.label_encoder is None and "label_encoder" not in alone.get_config()  # made when built
+    alone(DOCUMENT["pooled"][:, :DIM])
+    assert isinstance(alone.label_encoder, LabelEncoder)
+
+
+def test_a_label_encoder_given_twice_or_read_by_no_component_is_refused():
+    embedding = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
+    own = GileHead(embedding, joint_dim=4, label_encoder=WeightedMean(), name="gile")
+    with pytest.raises(ValueError, match=r"Components \['gile'\] already hold their own label encoder"):
+        HybridHead([own, LexicalMatchHead(embedding, name="lexical")], label_ids=LABELS, label_encoder=WeightedMean())
+    with pytest.raises(ValueError, match="would be read by none"):
+        HybridHead([LexicalMatchHead(embedding, name="lexical")], label_ids=LABELS, label_encoder=WeightedMean())
+    with pytest.raises(ValueError, match="must be a layer"):
+        HybridHead([GileHead(embedding, joint_dim=4)], label_ids=LABELS, label_encoder="mean")

@@ -131,6 +131,40 @@ def test_ids_can_be_fed_directly_without_a_preprocessor():
     assert classifier.predict(ids).shape == (6, 4)
 
 
+def test_a_classifier_fed_ids_relabels_from_description_ids_and_gives_logits():
+    from keras_labelemb.models import gile_wan
+
+    label_ids = np.array([[2, 3], [4, 0]])
+    model = gile_wan(30, label_ids, max_tokens=6, units=4, joint_dim=4)
+    classifier = LabelClassifier.from_model(model, labels=["grain", "rates"])
+    ids = np.random.default_rng(0).integers(1, 30, size=(5, 6)).astype("int32")
+    logits = classifier.predict_logits(ids)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(keras.ops.sigmoid(logits)), classifier.predict(ids), 1e-6)
+    np.testing.assert_allclose(logits, model.predict(ids, verbose=0), atol=1e-6)  # the model's own output
+    new_ids = np.array([[5, 6], [7, 0], [8, 9]])
+    classifier.set_labels(["a", "b", "c"], label_ids=new_ids)
+    assert classifier.label_names == ["a", "b", "c"]
+    np.testing.assert_array_equal(classifier.head.label_ids, new_ids)
+    # The new labels' logits equal the head scoring those descriptions at call time.
+    expected = model.layers[-1](classifier.document_encoder(ids), label_ids=new_ids)
+    np.testing.assert_allclose(classifier.predict_logits(ids), keras.ops.convert_to_numpy(expected), atol=1e-5)
+    with pytest.raises(ValueError, match="one row per label name. Received: 3 rows for 2 names"):
+        classifier.set_labels(["a", "b"], label_ids=new_ids)
+    assert classifier.label_names == ["a", "b", "c"]  # a refused relabel changes nothing
+    with pytest.raises(ValueError, match=r"set_labels\(names, label_ids=...\)"):
+        classifier.set_labels(["a", "b"])
+    assert classifier.predict_logits(ids[:0]).shape == (0, 3)
+
+
+def test_description_ids_are_refused_where_the_preprocessor_encodes_or_no_description_is_read(trained):
+    with pytest.raises(ValueError, match="the preprocessor encodes the descriptions"):
+        trained[0].set_labels(NEW_LABELS, label_ids=np.ones((len(NEW_LABELS), 2), "int32"))
+    assert trained[0].label_names == list(LABELS)  # refused: nothing changed
+    linear = LabelClassifier(keras.layers.Dense(3), LinearHead(2), labels=["a", "b"])
+    with pytest.raises(ValueError, match="LinearHead reads no descriptions"):
+        linear.set_labels(["a", "b"], label_ids=np.ones((2, 2), "int32"))
+
+
 @pytest.mark.parametrize(
     "texts, message",
     [

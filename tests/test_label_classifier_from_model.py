@@ -167,3 +167,33 @@ def test_a_cnle_model_as_the_task_trains_by_teacher_forcing_and_predicts_decoded
     assert names == [[n for n, on in zip(classifier.label_names, row) if on] for row in sets]
     with pytest.raises(ValueError, match="no thresholds to tune"):
         classifier.tune_thresholds(IDS, TARGETS)
+
+
+def test_the_task_trains_cnle_exactly_as_its_teacher_forcing_model():
+    """The task's own step (teacher forcing in `call`) gives the weights `cnle_training_model` gives."""
+    from keras_labelemb.models import cnle
+    from keras_labelemb.text.label_sequences import label_sequences
+    from keras_labelemb.training.cnle_training import (
+        cnle_optimizer,
+        cnle_training_model,
+        compile_cnle_training_model,
+    )
+
+    def fresh():
+        keras.utils.set_random_seed(3)
+        return cnle(30, LABEL_IDS, max_tokens=6, max_steps=3, model_dim=8, num_heads=2, attention_dim=4, dropout=0.0)
+
+    reference = fresh()
+    training = compile_cnle_training_model(cnle_training_model(reference), cnle_optimizer(8, warmup_steps=4))
+    sequences = label_sequences(TARGETS, max_steps=3)
+    reference_loss = training.fit(
+        {"token_ids": IDS, "label_sequence": sequences}, sequences, batch_size=2, epochs=2, shuffle=False, verbose=0
+    ).history["loss"]
+    model = fresh()
+    classifier = LabelClassifier.from_model(model, labels=["grain", "rates", "gold"])
+    classifier.compile(optimizer=cnle_optimizer(8, warmup_steps=4))
+    history = classifier.fit(IDS, TARGETS, batch_size=2, epochs=2, shuffle=False, verbose=0).history
+    np.testing.assert_allclose(history["loss"], reference_loss, rtol=1e-5)
+    for got, want in zip(model.weights, reference.weights, strict=True):  # the same builder: the same order
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(got), keras.ops.convert_to_numpy(want), atol=1e-5)
+    np.testing.assert_array_equal(classifier.predict(IDS), reference.predict(IDS, verbose=0))

@@ -72,7 +72,7 @@ def _built_by_hypermodels():
     yield RegionLSTMHyperModel(20, 3, max_tokens=6, units=(4,), chop_sizes=(0,), **small).build(hp)
     yield DrillLanguageModelHyperModel(20, bptt=4, units=4, num_layers=1, **small).build(hp)
     cnle_maker = CNLEHyperModel(20, LABELS, max_tokens=6, max_steps=2, model_dims=(4,), embedding_dim=4, **small)
-    yield cnle_maker.training_model(hp, cnle_maker.build(hp))
+    yield cnle_maker.build(hp)  # a LabelClassifier compiled with the trial's optimizer
 
 
 def test_hypermodels_and_the_cnle_compile_helper_build_the_optimizer():

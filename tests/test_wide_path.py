@@ -110,11 +110,11 @@ def test_wide_deep_logits_are_the_chosen_mix_of_its_two_components(wide_deep):
     assert classifier.preprocessor.features.ngrams == choice["ngrams"] in wide_path.NGRAMS
     head = classifier.head
     weights = np.array(head.weights_by_component.numpy())
-    logits = classifier._logits(texts)
+    logits = classifier.predict_logits(texts)
     parts = []
     for index in range(2):
         head.weights_by_component.assign(np.eye(2, dtype="float32")[index])
-        parts.append(classifier._logits(texts))
+        parts.append(classifier.predict_logits(texts))
     head.weights_by_component.assign(weights)
     np.testing.assert_allclose(logits, weights[0] * parts[0] + weights[1] * parts[1], atol=1e-4)
     assert float(head.bias.numpy()) == 0.0

@@ -34,7 +34,8 @@ def _copy_layer(layer, copies):
     if isinstance(layer, LabelHead) and layer.embedding is not None and id(layer.embedding) in copies:
         # from_config would give the head its own embedding: pass the copied one so the tie stays.
         config["embedding"] = copies[id(layer.embedding)]
-        config["label_encoder"] = keras.saving.deserialize_keras_object(config["label_encoder"])
+        if "label_encoder" in config:  # one given to the head (the default is made when it builds)
+            config["label_encoder"] = keras.saving.deserialize_keras_object(config["label_encoder"])
         return type(layer)(**config, label_ids=layer.label_ids)
     return type(layer).from_config(config)
 

@@ -72,6 +72,37 @@ def label_columns(label_ids, seen_label_ids):
     return np.array(columns, "int32")
 
 
+def _share_label_encoder(components, label_encoder):
+    """Gives the components that encode descriptions one label encoder: `label_encoder`, or one default."""
+    from keras_labelemb.layers.label_encoder import LabelEncoder
+
+    encoding = [c for c in components if c.encodes_descriptions]
+    if label_encoder is not None:
+        if not callable(label_encoder):
+            raise ValueError(
+                "`label_encoder` must be a layer mapping (L, Lw, d) word vectors and a mask to (L, d). "
+                f"Received: label_encoder={label_encoder!r:.100}"
+            )
+        if not encoding:
+            raise ValueError(
+                "No component encodes descriptions to one vector (GileHead, DrillHead, CosineHead do): a "
+                f"`label_encoder` would be read by none. Received: components {[c.name for c in components]}"
+            )
+        own = [c.name for c in encoding if c.label_encoder is not None and c.label_encoder is not label_encoder]
+        if own:
+            raise ValueError(
+                f"Components {own} already hold their own label encoder: give the encoder once, to the hybrid or "
+                "to the components. Received: label_encoder given to both"
+            )
+    defaults = [c for c in encoding if c.label_encoder is None]
+    if label_encoder is None and len(defaults) > 1:
+        label_encoder = LabelEncoder(dtype=defaults[0].dtype_policy)  # one default for all of them
+    if label_encoder is not None:
+        for component in defaults:
+            component.label_encoder = label_encoder
+            component._given_label_encoder = True  # written to its config, marked shared by the hybrid's
+
+
 @register_head("hybrid")
 @keras.saving.register_keras_serializable(package="keras_labelemb")
 class HybridHead(LabelHead):
@@ -129,6 +160,11 @@ class HybridHead(LabelHead):
             True`); a component shared with another model is fixed there too.
         weight_initializer: initial `a`. Default ones.
         bias_initializer: initial `b`. Default zeros.
+        label_encoder: the layer that encodes each description for every
+            component that encodes descriptions to one vector (GILE, DRILL,
+            cosine), given once here. Default: one `LabelEncoder` (the mean
+            of the word vectors) shared by them. A component given its own
+            encoder keeps it (then do not give one here as well).
 
     Example:
 
@@ -158,6 +194,7 @@ class HybridHead(LabelHead):
         bias_initializer="zeros",
         standardize=False,
         num_labels=None,
+        label_encoder=None,
         **kwargs,
     ):
         if not isinstance(components, (list, tuple)) or not components:
@@ -171,6 +208,7 @@ class HybridHead(LabelHead):
         if len(set(names)) != len(names):
             raise ValueError(f"Components need distinct names. Received: names {names}")
         self.components = list(components)
+        _share_label_encoder(self.components, label_encoder)
         self.seen_label_set = LabelSet("seen_label_ids", restore=self.set_seen_labels)
         self._columns = None
         super().__init__(num_labels=num_labels, **kwargs)
@@ -396,11 +434,12 @@ class HybridHead(LabelHead):
         with _sharing_scope():
             components = [keras.saving.serialize_keras_object(component) for component in self.components]
         # Keras marks the later copies of a shared object only: mark the first too, so it is read back once.
-        tables = [id(c.embedding) for c in self.components if getattr(c, "embedding", None) is not None]
-        for component, serialized in zip(self.components, components):
-            embedding = getattr(component, "embedding", None)
-            if embedding is not None and tables.count(id(embedding)) > 1:
-                serialized["config"]["embedding"].setdefault("shared_object_id", id(embedding))
+        for key in ("embedding", "label_encoder"):
+            held = [id(getattr(c, key, None)) for c in self.components if getattr(c, key, None) is not None]
+            for component, serialized in zip(self.components, components):
+                layer = getattr(component, key, None)
+                if layer is not None and held.count(id(layer)) > 1 and key in serialized["config"]:
+                    serialized["config"][key].setdefault("shared_object_id", id(layer))
         config.update(
             components=components,
             weight_initializer=keras.initializers.serialize(self.weight_initializer),

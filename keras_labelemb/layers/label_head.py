@@ -185,7 +185,8 @@ class LabelHead(keras.layers.Layer):
         embedding: the `keras.layers.Embedding` shared with the documents.
         label_ids: `(L, Lw)` int token ids of the label descriptions.
         label_encoder: layer mapping `(L, Lw, d)` + mask to `(L, d)`. Default
-            `LabelEncoder()`.
+            `LabelEncoder()`, made when the head is built (a `HybridHead`
+            gives its components one to share).
         num_labels: the label count when no `label_ids` are given (a layer
             restored from its config; heads with per-label parameters).
         label_dim: `d` of label embeddings passed to `call` when there is no
@@ -231,9 +232,11 @@ class LabelHead(keras.layers.Layer):
                 f"{type(self).__name__} does not encode each description to one vector (`encodes_descriptions` is "
                 f"False): it takes no `label_encoder`. Received: label_encoder={label_encoder!r:.100}"
             )
-        self.label_encoder = None
-        if self.encodes_descriptions:
-            self.label_encoder = label_encoder if label_encoder is not None else LabelEncoder(dtype=self.dtype_policy)
+        # The default (the mean of the word vectors) is made when the head is built, not here, so that a
+        # `HybridHead` can give its description heads one encoder to share (`HybridHead(label_encoder=...)`)
+        # without leaving an unused default tracked in each.
+        self.label_encoder = label_encoder
+        self._given_label_encoder = label_encoder is not None  # else the default: not written to the config
         self.label_dim = check_positive_int("label_dim", label_dim, allow_none=True)
         self._num_labels = check_positive_int("num_labels", num_labels, allow_none=True)
         self.label_set = LabelSet("label_ids", restore=self.set_labels)
@@ -253,6 +256,8 @@ class LabelHead(keras.layers.Layer):
         """
         if self.embedding is not None and not self.embedding.built:
             self.embedding.build((None,))
+        if self.encodes_descriptions and self.label_encoder is None:
+            self.label_encoder = LabelEncoder(dtype=self.dtype_policy)
         if self.label_encoder is not None and not self.label_encoder.built:
             width = self.embedding.output_dim if self.embedding is not None else self.label_dim
             self.label_encoder.build((None, None, width))
@@ -368,11 +373,13 @@ class LabelHead(keras.layers.Layer):
         what `embed_labels` returns and `call(..., label_embeddings=...)`
         takes, so chunked scoring computes it once per label chunk.
         """
-        if self.label_encoder is None:
+        if not self.encodes_descriptions:
             raise NotImplementedError(
                 f"{type(self).__name__} reads label descriptions: implement `embed_label_ids`, or declare "
                 "`encodes_descriptions = True` to encode each one with a `label_encoder` (the mean of its word vectors)"
             )
+        if self.label_encoder is None:  # an unbuilt head encoding descriptions (`embed_labels` before a call)
+            self.build_label_side()
         words = self.embedding(label_ids)
         E = self.label_encoder(words, mask=ops.not_equal(label_ids, 0))
         return self.lay_out_label_axis(ops.cast(E, self.compute_dtype), "label_embeddings")
@@ -571,7 +578,7 @@ class LabelHead(keras.layers.Layer):
             config["embedding"] = keras.saving.serialize_keras_object(self.embedding)
         if self.label_dim is not None:
             config["label_dim"] = self.label_dim
-        if self.encodes_descriptions:
+        if self.encodes_descriptions and self._given_label_encoder:  # (the default is made again at build)
             config["label_encoder"] = keras.saving.serialize_keras_object(self.label_encoder)
         return config
 

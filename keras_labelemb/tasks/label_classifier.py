@@ -25,6 +25,8 @@ from keras_labelemb.training.optimizer_build import build_optimizer
 LABELS_FILE = "labels.json"
 # What a sampled training step's forward pass gives `compute_loss`: the head's input, not the (B, L) logits.
 SAMPLED_FEATURES = "document_vectors"
+# The target label sequence a label-sequence decoder (CNLE) is trained on by teacher forcing.
+LABEL_SEQUENCE = "label_sequence"
 # model -> {id(head): encoder}: a model cut again (`from_model` on it twice) reuses its encoder and that
 # encoder's compiled predict function instead of tracing a new one.
 _ENCODERS = weakref.WeakKeyDictionary()
@@ -131,14 +133,33 @@ class LabelClassifier(keras.Model):
         self.encoder, self.head = encoder, head
         self._give_head_labels()
 
-    def _give_head_labels(self, relabel=False):
+    def _give_head_labels(self, relabel=False, label_ids=None):
+        if label_ids is not None and (self.preprocessor is not None or not self.head.reads_descriptions):
+            reason = (
+                "the preprocessor encodes the descriptions"
+                if self.preprocessor is not None
+                else (f"{type(self.head).__name__} reads no descriptions")
+            )
+            raise ValueError(
+                "`label_ids` are the description token ids of a classifier fed ids (no preprocessor) whose head "
+                f"reads descriptions; here {reason}. Received: label_ids of shape {np.shape(label_ids)}"
+            )
         if self.head.reads_descriptions:
             if self.preprocessor is None:
+                if label_ids is not None:  # ids fed directly: the caller encoded the descriptions
+                    if len(label_ids) != len(self._names):
+                        raise ValueError(
+                            f"`label_ids` must hold one row per label name. Received: {len(label_ids)} rows for "
+                            f"{len(self._names)} names"
+                        )
+                    self.head.set_labels(label_ids)
+                    return
                 # Ids fed directly: the head's own label set (its `label_ids`), which `labels` names.
                 if relabel or self.head.num_labels != len(self._names):
                     raise ValueError(
                         f"{type(self.head).__name__} reads label descriptions: give a `preprocessor` to encode "
-                        "them, or (feeding ids) give the head its `label_ids` and as many `labels` names. "
+                        "them, or (feeding ids) their token ids (`set_labels(names, label_ids=...)`, or the "
+                        "head's `label_ids`) and as many `labels` names. "
                         f"Received: preprocessor=None, head label set of {self.head.num_labels} labels, "
                         f"{len(self._names)} names" + (" (set_labels)" if relabel else "")
                     )
@@ -286,13 +307,17 @@ class LabelClassifier(keras.Model):
                 raise ValueError(f"A threshold is a score in [0, 1]. Received: thresholds[{name!r}]={value!r}")
             self._thresholds[position[name]] = value
 
-    def set_labels(self, labels):
+    def set_labels(self, labels, label_ids=None):
         """Replaces the label set by `labels` (`{name: description}` or a list of names).
 
         Heads that read descriptions score any new label (zero-shot); a
         per-label head accepts only as many labels as it has outputs.
         Thresholds of names kept are kept; new names get 0.5. The compiled
         train/test/predict functions are rebuilt.
+
+        A classifier fed token ids (no preprocessor) takes the descriptions'
+        token ids as `label_ids` `(L, Lw)`, one row per name, encoded as its
+        documents are (`TextVectorizer.encode_labels`).
         """
         names, descriptions = check_labels(labels)
         old = self.thresholds
@@ -300,7 +325,7 @@ class LabelClassifier(keras.Model):
         self._names, self._descriptions = names, descriptions
         if self.head is not None:
             try:
-                self._give_head_labels(relabel=True)
+                self._give_head_labels(relabel=True, label_ids=label_ids)
             except ValueError:
                 self._names, self._descriptions = previous
                 raise
@@ -312,10 +337,21 @@ class LabelClassifier(keras.Model):
     # -- the model -----------------------------------------------------------------------
     def call(self, inputs, training=None):
         self._require_layers("call")
+        if isinstance(inputs, dict) and LABEL_SEQUENCE in inputs:  # a decoder's training step: teacher forcing
+            return self._teacher_forced(inputs, training)
         document = self._document_model()(inputs, training=training)
         if training and self.sampled_loss is not None:  # the step scores sampled labels (compute_loss)
             return {SAMPLED_FEATURES: document}
         return self.head(document, training=training)
+
+    def _teacher_forced(self, inputs, training):
+        """A label-sequence decoder's step logits `(B, max_steps, c)` for the target sequence (CNLE's training)."""
+        token_ids = inputs["token_ids"]
+        encoded = self.encoder(token_ids, training=training)
+        # The head's `call` itself: its graph call stays the one from the text alone (the decoded sets).
+        return self.head.call(
+            encoded, label_sequence=inputs[LABEL_SEQUENCE], mask=keras.ops.not_equal(token_ids, 0), training=training
+        )
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         if not isinstance(y_pred, dict):  # every label scored: the compiled loss (full cross-entropy)
@@ -354,6 +390,9 @@ class LabelClassifier(keras.Model):
         from keras_labelemb.losses import SampledSigmoidLoss
         from keras_labelemb.metrics import MicroF1
 
+        self._compile_arguments = dict(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+        if isinstance(self.head, AdaptiveLabelDecoder):
+            return self._compile_decoder(optimizer, loss, metrics, **kwargs)
         self.sampled_loss = loss if isinstance(loss, SampledSigmoidLoss) else None
         if self.sampled_loss is not None:
             if not self.multi_label:
@@ -386,6 +425,24 @@ class LabelClassifier(keras.Model):
         super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
         if self.head is not None:
             build_optimizer(self)  # layers built (a model you built): one trace of the first training step, not two
+
+    def _compile_decoder(self, optimizer, loss, metrics, **kwargs):
+        """A label-sequence decoder's defaults (CNLE): the paper's warmed-up Adam (`cnle_optimizer` at the
+        encoder's width), `LabelSequenceLoss` over the teacher-forced steps, no per-label metric (the decoded
+        sets are scored on `validation_data` by `DecodedValidation`)."""
+        from keras_labelemb.losses.label_sequence_loss import LabelSequenceLoss
+        from keras_labelemb.training.cnle_training import cnle_optimizer
+
+        self.sampled_loss = None
+        if optimizer == "auto":
+            optimizer = cnle_optimizer(self.head.encoder.model_dim if self.head.encoder is not None else 256)
+        if loss == "auto":
+            loss = LabelSequenceLoss()
+        if metrics == "auto":
+            metrics = []
+        super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+        build_optimizer(self)
+        self._compiled_for_decoder = True
 
     # -- data -----------------------------------------------------------------------
     def _targets(self, y, count):
@@ -469,7 +526,7 @@ class LabelClassifier(keras.Model):
         if _weighs_idf(self.head) and not self._idf_adapted and self.preprocessor is not None:
             self._adapt_idf(self._texts_of(x))
         if isinstance(self.head, AdaptiveLabelDecoder):
-            return self._fit_decoder(x, y, batch_size, epochs, validation_data, **kwargs)
+            return self._fit_decoder(x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
         if self.preprocessor is not None and self.preprocessor.features is not None:
             from keras_labelemb.tasks.wide_path import wide_component
 
@@ -510,15 +567,12 @@ class LabelClassifier(keras.Model):
             self.tune_thresholds(*_pair("validation_data", validation_data))
         return history
 
-    def _fit_decoder(self, x, y, batch_size, epochs, validation_data, **kwargs):
-        """CNLE's recipe (`cnle` preset): teacher forcing on label sequences with `LabelSequenceLoss` and the
-        paper's warmed-up Adam, keeping the epoch whose decoded `validation_data` sets score best."""
+    def _fit_decoder(self, x, y, batch_size, epochs, validation_data, shuffle, **kwargs):
+        """CNLE's recipe (`cnle` preset): the task trains itself by teacher forcing on label sequences
+        (`LabelSequenceLoss`, the paper's warmed-up Adam: `compile`'s defaults for a decoder), keeping the
+        epoch whose decoded `validation_data` sets score best (`DecodedValidation`, unless `callbacks` hold
+        one). Callbacks see the classifier; the logs hold the teacher-forced `loss` (and `val_loss`)."""
         from keras_labelemb.text.label_sequences import label_sequences
-        from keras_labelemb.training.cnle_training import (
-            TeacherForcing,
-            cnle_optimizer,
-            compile_cnle_training_model,
-        )
         from keras_labelemb.training.decoded_validation import DecodedValidation
 
         if _is_dataset(x) or _is_dataset(validation_data):
@@ -527,27 +581,29 @@ class LabelClassifier(keras.Model):
                 "tf.data. Received: a tf.data.Dataset"
             )
         head, ids = self.head, self._ids(x)
-        targets = self._targets(y, len(ids))
-        sequences = label_sequences(targets, max_steps=head.max_steps, multi_label=head.multi_label)
-        if not self.built:  # builds the decoder: teacher forcing calls its `call`, which builds nothing
+        sequences = label_sequences(self._targets(y, len(ids)), max_steps=head.max_steps, multi_label=head.multi_label)
+        if not self.built:
             self(ids[:1])
-        token_ids = keras.Input(shape=ids.shape[1:], dtype="int32", name="token_ids")
-        sequence = keras.Input(shape=(head.max_steps,), dtype="int32", name="label_sequence")
-        step_logits = TeacherForcing(head)(self.encoder(token_ids), sequence, mask=keras.ops.not_equal(token_ids, 0))
-        training = keras.Model({"token_ids": token_ids, "label_sequence": sequence}, step_logits)
-        model_dim = head.encoder.model_dim if head.encoder is not None else 256
-        compile_cnle_training_model(training, optimizer=cnle_optimizer(model_dim))
+        if not getattr(self, "_compiled_for_decoder", False):  # compiled before the layers were known (a preset)
+            self.compile(**self._compile_arguments)
         callbacks = list(kwargs.pop("callbacks", None) or [])
+        validation = None
         if validation_data is not None:
             texts, val_y = _pair("validation_data", validation_data)
             val_ids = self._ids(texts)
-            inference = keras.Model(token_ids, head(self.encoder(token_ids)))
-            callbacks.append(DecodedValidation(inference, val_ids, self._targets(val_y, len(val_ids))))
-        return training.fit(
-            {"token_ids": ids, "label_sequence": sequences},
+            val_targets = self._targets(val_y, len(val_ids))
+            val_sequences = label_sequences(val_targets, max_steps=head.max_steps, multi_label=head.multi_label)
+            validation = ({"token_ids": val_ids, LABEL_SEQUENCE: val_sequences}, val_sequences)
+            if not any(isinstance(callback, DecodedValidation) for callback in callbacks):
+                # First: the callbacks after it (early stopping, checkpoints) read the scores it logs.
+                callbacks.insert(0, DecodedValidation(self, texts, val_targets))
+        return super().fit(
+            {"token_ids": ids, LABEL_SEQUENCE: sequences},
             sequences,
             batch_size=batch_size or 32,
             epochs=epochs,
+            validation_data=validation,
+            shuffle=shuffle,
             callbacks=callbacks,
             **kwargs,
         )
@@ -613,7 +669,7 @@ class LabelClassifier(keras.Model):
         parts = []
         for index in range(2):  # each component's logits, through the model as it serves
             head.weights_by_component.assign(np.eye(2, dtype=head.weights_by_component.dtype)[index])
-            parts.append(self._logits(mix_texts, batch_size))
+            parts.append(self.predict_logits(mix_texts, batch_size))
         mixed = choose_mix(parts, mix_targets, self.multi_label, MIXES if val_texts is not None else (0.5,))
         head.weights_by_component.assign(np.asarray(mixed["weights"], head.weights_by_component.dtype))
         choice.update(mix=mixed["mix"], mix_val_score=mixed["val_score"] if val_texts is not None else None)
@@ -622,11 +678,10 @@ class LabelClassifier(keras.Model):
             self.tune_thresholds(val_texts, val_targets)
         return history
 
-    def _logits(self, texts, batch_size=None):
-        return np.asarray(super().predict(**self._keras_data(texts, batch_size=batch_size), verbose=0), "float32")
-
     def evaluate(self, x=None, y=None, batch_size=None, **kwargs):
         self._require_layers("evaluate")
+        if isinstance(x, dict) and LABEL_SEQUENCE in x:  # a decoder's teacher-forced validation (its fit)
+            return super().evaluate(x=x, y=y, batch_size=batch_size, **kwargs)
         return super().evaluate(**self._keras_data(x, y, batch_size), **kwargs)
 
     def predict(self, x, batch_size=None, verbose=0, **kwargs):
@@ -641,6 +696,22 @@ class LabelClassifier(keras.Model):
         if isinstance(self.head, AdaptiveLabelDecoder):  # the decoded sets, 0/1 (a score of 1 for each label in it)
             return np.asarray(logits, "float32")
         return _activate(np.asarray(logits, "float32"), self.multi_label)
+
+    def predict_logits(self, x, batch_size=None):
+        """The head's raw scores `(N, L)`, before the sigmoid or softmax of `predict`: what to mix with other
+        scorers (a blend, z-scores), where saturated probabilities would tie."""
+        self._require_layers("predict_logits")
+        if isinstance(self.head, AdaptiveLabelDecoder):
+            raise ValueError(
+                "A label-sequence decoder (CNLE) decodes label sets; it has no per-label logits. Received: head="
+                f"{self.head.name!r}"
+            )
+        x = self._inputs(x)
+        if _count(x) == 0:
+            return np.zeros((0, len(self._names)), "float32")
+        return np.asarray(
+            super().predict(**self._keras_data(x, batch_size=batch_size, checked=True), verbose=0), "float32"
+        )
 
     def predict_labels(self, x, batch_size=None):
         """Label names per text: those at or above their thresholds, at least the best; single-label: the top one;

@@ -10,13 +10,15 @@
 - `DrillLanguageModelHyperModel`: the DRILL output layer of `drill_lm`: depth,
   dropout between the label layers and its kind, residual form, learning rate
   (stateful truncated-BPTT training handled by its `fit`).
-- `CNLEHyperModel`: `cnle`, trained by teacher forcing in its `fit` and
-  selected on the decoded validation label sets (`DecodedValidation`).
+- `CNLEHyperModel`: a CNLE `LabelClassifier` (`cnle`), trained by teacher
+  forcing and selected on the decoded validation label sets
+  (`DecodedValidation`).
 
 Pass any of them to a KerasTuner tuner (`keras_tuner.RandomSearch`,
-`BayesianOptimization`, `Hyperband`). The first two build `LabelClassifier`s
-fed token ids, so `tuner.get_best_models()` returns tasks (`predict` gives
-probabilities, `predict_labels` label names).
+`BayesianOptimization`, `Hyperband`). All but the language model's build
+`LabelClassifier`s fed token ids, so `tuner.get_best_models()` returns tasks
+(`predict` gives probabilities, or CNLE's decoded sets; `predict_labels`
+label names).
 """
 
 from keras_labelemb.tuning.cnle_hypermodel import CNLEHyperModel

@@ -1,14 +1,12 @@
 """`CNLEHyperModel`: KerasTuner search over CNLE, trained by teacher forcing, selected on decoded label sets."""
 
-import keras
 import keras_tuner
 import numpy as np
 
 from keras_labelemb.argument_checks import check_positive_float, check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
 from keras_labelemb.models.cnle import REPLACED_ARGUMENTS, cnle
-from keras_labelemb.text.label_sequences import label_sequences
-from keras_labelemb.training.cnle_training import cnle_optimizer, cnle_training_model, compile_cnle_training_model
+from keras_labelemb.training.cnle_training import cnle_optimizer
 from keras_labelemb.training.decoded_validation import DecodedValidation
 from keras_labelemb.tuning._search_space import (
     _check_bool,
@@ -54,61 +52,17 @@ def _even_positive(value):
     return _int_at_least(2)(value) and value % 2 == 0
 
 
-class _OnInferenceModel(keras.callbacks.Callback):
-    """Runs `callback` with the inference model as its `model` while `fit` trains the teacher-forcing model.
-
-    KerasTuner's checkpoint callback saves `self.model`'s weights at the best epoch, and
-    `tuner.get_best_models()` loads them into a model from `build`: the inference model. The two models share
-    every variable, so the checkpoint holds the trained weights either way, but only the inference model's
-    weight file fits the model that is rebuilt.
-    """
-
-    def __init__(self, callback, inference_model):
-        super().__init__()
-        self.callback = callback
-        self.inference_model = inference_model
-
-    def set_model(self, model):
-        super().set_model(model)
-        self.callback.set_model(self.inference_model)
-
-    def set_params(self, params):
-        super().set_params(params)
-        self.callback.set_params(params)
-
-    def on_train_begin(self, logs=None):
-        self.callback.on_train_begin(logs)
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self.callback.on_epoch_begin(epoch, logs)
-
-    def on_epoch_end(self, epoch, logs=None):
-        self.callback.on_epoch_end(epoch, logs)
-
-    def on_train_end(self, logs=None):
-        self.callback.on_train_end(logs)
-
-
-def _is_tuner_checkpoint(callback):
-    # keras_tuner's SaveBestEpoch (not public API: found by name and package, and tested through
-    # get_best_models in tests/test_cnle_hypermodel.py).
-    kind = type(callback)
-    return kind.__name__ == "SaveBestEpoch" and kind.__module__.startswith("keras_tuner")
-
-
 class CNLEHyperModel(keras_tuner.HyperModel):
     """A KerasTuner `HyperModel` over CNLE (`keras_labelemb.models.cnle`), trained by teacher forcing.
 
-    `build` returns the inference model, `cnle(...)` (co-attentive encoder ->
-    adaptive label decoder, greedy decoding to multi-hot label sets),
-    uncompiled. `fit` (which `tuner.search` calls) trains it the way CNLE
-    trains: it wraps the model in `cnle_training_model` (teacher forcing,
-    sharing every weight), compiles that with `LabelSequenceLoss` and
-    `cnle_optimizer` (Adam 0.9 / 0.98 / 1e-9 on `WarmupSchedule`, global
-    gradient norm clipped), turns the multi-hot targets into label sequences
-    (`label_sequences`, the label set's order) and fits it, with a
-    `DecodedValidation` callback that decodes the validation texts with the
-    inference model after every epoch. The logs, hence the tuner, see:
+    `build` returns a `LabelClassifier` fed token ids over `cnle(...)`
+    (co-attentive encoder -> adaptive label decoder), compiled with this
+    trial's `cnle_optimizer` (Adam 0.9 / 0.98 / 1e-9 on `WarmupSchedule`,
+    global gradient norm clipped) and `LabelSequenceLoss`. `fit` (which
+    `tuner.search` calls) is the classifier's own `fit`: teacher forcing on
+    the label sequences of the multi-hot targets (the label set's order),
+    with a `DecodedValidation` callback that decodes the validation texts
+    after every epoch. The logs, hence the tuner, see:
 
     - `val_decoded_micro_f1` and `val_decoded_accuracy`: the decoded sets
       scored against the validation targets (what CNLE is judged on);
@@ -120,12 +74,11 @@ class CNLEHyperModel(keras_tuner.HyperModel):
     per text), or on `"val_loss"`. `DecodedValidation` restores each trial's
     best epoch (by `monitor`) and can stop it early (`patience`).
 
-    `tuner.get_best_models()` returns inference models (`cnle`, decoded
-    multi-hot sets `(N, c)` from token ids) with the weights of the best
-    trial's best epoch by the tuner's objective: `fit` hands KerasTuner's
-    checkpoint callback the inference model, so that the checkpoint fits the
-    model `build` makes again. (Tuner-level `optimizer`, `loss` or `metrics`
-    overrides do not apply: the model that trains is built in `fit`.)
+    `tuner.get_best_models()` returns classifiers (`predict` gives the
+    decoded multi-hot sets `(N, c)` of token ids, `predict_labels` their
+    names) with the weights of the best trial's best epoch by the tuner's
+    objective. (Tuner-level `optimizer`, `loss` or `metrics` overrides do
+    not apply: `build` compiles the trial's own.)
 
     The search space:
 
@@ -179,6 +132,7 @@ class CNLEHyperModel(keras_tuner.HyperModel):
             log-uniformly, the scale of `WarmupSchedule`. Defaults to `(0.5, 2.0)`.
         warmup_steps: positive int or list of them. Defaults to 800 (the paper).
         ablations: one of `ABLATIONS` or a list of them. Defaults to `"none"`.
+        labels: the label names (default `label_0`, ...), one per row of `label_ids`.
         global_clipnorm: positive float, the global gradient norm clip. Defaults to 1.0.
         monitor: `"micro_f1"` (default) or `"accuracy"`, the decoded-set score
             `DecodedValidation` keeps the best epoch by.
@@ -208,7 +162,7 @@ class CNLEHyperModel(keras_tuner.HyperModel):
     'no_label_embedding'
     >>> hp.Fixed("model_dim", 8)
     8
-    >>> hypermodel.build(hp).get_layer("adaptive_label_decoder").encoder.model_dim
+    >>> hypermodel.build(hp).head.encoder.model_dim
     8
     >>> sorted(hp.values)  # no attention in this ablation: num_heads and attention_dim inactive, not recorded
     ['ablation', 'dropout', 'learning_rate_scale', 'model_dim', 'warmup_steps']
@@ -219,9 +173,9 @@ class CNLEHyperModel(keras_tuner.HyperModel):
     ...     hypermodel, objective=keras_tuner.Objective("val_decoded_micro_f1", "max"), max_trials=1, seed=0,
     ...     directory=tempfile.mkdtemp(), project_name="cnle")
     >>> tuner.search(x, y, validation_data=(x, y), epochs=1, batch_size=8, verbose=0)
-    >>> best = tuner.get_best_models()[0]  # the inference model: decoded multi-hot label sets
-    >>> tuple(best.predict(x, verbose=0).shape)
-    (16, 3)
+    >>> best = tuner.get_best_models()[0]  # a LabelClassifier: decoded multi-hot label sets
+    >>> tuple(best.predict(x).shape), type(best).__name__
+    ((16, 3), 'LabelClassifier')
 
     Reference: Liu et al., "Co-attention network with label embedding for
     text classification", Neurocomputing 2022.
@@ -242,6 +196,7 @@ class CNLEHyperModel(keras_tuner.HyperModel):
         learning_rate_scale=(0.5, 2.0),
         warmup_steps=800,
         ablations="none",
+        labels=None,
         global_clipnorm=1.0,
         monitor="micro_f1",
         patience=None,
@@ -274,6 +229,12 @@ class CNLEHyperModel(keras_tuner.HyperModel):
         self.learning_rate_scale = _positive_range("learning_rate_scale", learning_rate_scale)
         self.warmup_steps = _int_choices("warmup_steps", warmup_steps, 1)
         self.ablations = _str_choices("ablations", ablations, ABLATIONS)
+        self.labels = labels if labels is not None else [f"label_{i}" for i in range(len(self.label_ids))]
+        if len(self.labels) != len(self.label_ids):
+            raise ValueError(
+                f"`labels` must name each row of `label_ids`. Received: {len(self.labels)} names for "
+                f"{len(self.label_ids)} rows"
+            )
         self.global_clipnorm = check_positive_float("global_clipnorm", global_clipnorm)
         if monitor not in MONITORS:
             raise ValueError(f"`monitor` must be one of {list(MONITORS)}. Received: monitor={monitor!r}")
@@ -334,9 +295,11 @@ class CNLEHyperModel(keras_tuner.HyperModel):
         return values, optimizer
 
     def build(self, hp):
-        """The (uncompiled) inference model `cnle(...)` from the values of `hp`; `fit` trains it."""
-        values, _ = self.declare_hyperparameters(hp)
-        return cnle(
+        """A `LabelClassifier` over `cnle(...)` with the values of `hp`, compiled with the trial's optimizer."""
+        from keras_labelemb.tasks import LabelClassifier
+
+        values, optimizer = self.declare_hyperparameters(hp)
+        model = cnle(
             self.vocabulary_size,
             self.label_ids,
             max_tokens=self.max_tokens,
@@ -345,33 +308,20 @@ class CNLEHyperModel(keras_tuner.HyperModel):
             **values,
             **self.builder_kwargs,
         )
-
-    def training_model(self, hp, model):
-        """The compiled teacher-forcing model of `model` (a model `build(hp)` made), with this trial's optimizer."""
-        values, optimizer = self.declare_hyperparameters(hp)
-        return compile_cnle_training_model(
-            cnle_training_model(model),
-            cnle_optimizer(values["model_dim"], global_clipnorm=self.global_clipnorm, **optimizer),
+        classifier = LabelClassifier.from_model(model, labels=self.labels, multi_label=self.multi_label)
+        classifier(np.zeros((1, self.max_tokens), "int32"))  # built: the tuner loads its checkpoint into it
+        classifier.compile(
+            optimizer=cnle_optimizer(values["model_dim"], global_clipnorm=self.global_clipnorm, **optimizer),
             jit_compile=self.jit_compile,
         )
-
-    def label_sequences(self, y):
-        """Decoder targets `(N, max_steps)` of multi-hot targets `(N, c)` (`keras_labelemb.text.label_sequences`)."""
-        y = np.asarray(y)
-        if y.ndim != 2 or y.shape[1] != self.num_labels:
-            raise ValueError(
-                f"Targets must be multi-hot (N, {self.num_labels}), one column per row of `label_ids`. "
-                f"Received: targets with shape {y.shape}"
-            )
-        return label_sequences(y, self.max_steps, multi_label=self.multi_label)
+        return classifier
 
     def fit(self, hp, model, x=None, y=None, validation_data=None, callbacks=None, **kwargs):
-        """Trains `model` through its teacher-forcing model; returns that `fit`'s `History`.
+        """Trains the classifier `model` (`build(hp)`) by its own `fit`; returns its `History`.
 
         `x`: token ids `(N, max_tokens)`; `y`: multi-hot targets `(N, c)`;
         `validation_data`: `(x_val, y_val)` alike (required). The other
-        keyword arguments (`epochs`, `batch_size`, `verbose`, ...) go to the
-        training model's `fit`.
+        keyword arguments (`epochs`, `batch_size`, `verbose`, ...) go to `fit`.
         """
         if "validation_split" in kwargs:
             raise ValueError(
@@ -386,18 +336,14 @@ class CNLEHyperModel(keras_tuner.HyperModel):
         if not isinstance(x, np.ndarray):
             raise ValueError(f"`x` must be a NumPy array of token ids (N, max_tokens). Received: x={type(x).__name__}")
         x_val, y_val = np.asarray(validation_data[0]), np.asarray(validation_data[1])
-        sequences, val_sequences = self.label_sequences(y), self.label_sequences(y_val)
+        for name, targets in (("y", y), ("validation_data[1]", y_val)):
+            targets = np.asarray(targets)
+            if targets.ndim != 2 or targets.shape[1] != self.num_labels:
+                raise ValueError(
+                    f"Targets must be multi-hot (N, {self.num_labels}), one column per row of `label_ids`. "
+                    f"Received: {name} with shape {targets.shape}"
+                )
         decoded = DecodedValidation(
             model, x_val, y_val, metric=self.monitor, patience=self.patience, batch_size=self.validation_batch_size
         )
-        callbacks = [decoded] + [
-            _OnInferenceModel(c, model) if _is_tuner_checkpoint(c) else c for c in (callbacks or [])
-        ]
-        training = self.training_model(hp, model)
-        return training.fit(
-            {"token_ids": x, "label_sequence": sequences},
-            sequences,
-            validation_data=({"token_ids": x_val, "label_sequence": val_sequences}, val_sequences),
-            callbacks=callbacks,
-            **kwargs,
-        )
+        return model.fit(x, y, validation_data=(x_val, y_val), callbacks=[decoded, *(callbacks or [])], **kwargs)
