@@ -388,6 +388,13 @@ def _check_cnle_end_to_end(rng):
                 break
             from_sequence[row, label] = 1.0
     np.testing.assert_array_equal(from_sequence, decoded)
+    # The task trains it too (teacher forcing in its own step), fed ids, decoding its validation sets.
+    task = LabelClassifier.from_model(cnle(30, labels, max_tokens=7, max_steps=3, model_dim=8, num_heads=2))
+    task.compile(optimizer=keras.optimizers.Adam(1e-2), jit_compile=_jit_compile())
+    targets = np.eye(3, dtype="float32")[ids[:, 0] % 3]
+    history = task.fit(ids, targets, validation_data=(ids, targets), epochs=2, verbose=0).history
+    assert np.isfinite(history["loss"]).all() and "val_decoded_micro_f1" in history, history
+    assert set(np.unique(task.predict(ids))) <= {0.0, 1.0}
 
 
 def run_checks(group="all"):

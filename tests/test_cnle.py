@@ -8,9 +8,9 @@ import pytest
 
 from keras_labelemb.layers import AdaptiveLabelDecoder
 from keras_labelemb.losses.label_sequence_loss import LabelSequenceLoss
+from keras_labelemb.losses.label_sequences import label_sequences, label_sequences_to_multi_hot
 from keras_labelemb.models import cnle
 from keras_labelemb.tasks import LabelClassifier
-from keras_labelemb.text.label_sequences import label_sequences, label_sequences_to_multi_hot
 from keras_labelemb.training import cnle_training_model
 
 LABEL_WORDS = np.array([[2, 0], [3, 0], [4, 0]], "int32")  # three one-word label names

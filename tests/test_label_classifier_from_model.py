@@ -171,8 +171,8 @@ def test_a_cnle_model_as_the_task_trains_by_teacher_forcing_and_predicts_decoded
 
 def test_the_task_trains_cnle_exactly_as_its_teacher_forcing_model():
     """The task's own step (teacher forcing in `call`) gives the weights `cnle_training_model` gives."""
+    from keras_labelemb.losses.label_sequences import label_sequences
     from keras_labelemb.models import cnle
-    from keras_labelemb.text.label_sequences import label_sequences
     from keras_labelemb.training.cnle_training import (
         cnle_optimizer,
         cnle_training_model,

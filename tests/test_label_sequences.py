@@ -6,7 +6,7 @@ import tensorflow as tf
 from adaptive_label_decoder_helpers import decoder_with_encoder, randomized, text
 
 from keras_labelemb.losses.label_sequence_loss import LabelSequenceLoss
-from keras_labelemb.text.label_sequences import frequency_order, label_sequences, label_sequences_to_multi_hot
+from keras_labelemb.losses.label_sequences import frequency_order, label_sequences, label_sequences_to_multi_hot
 
 LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 2, 0]], "int32")
 

@@ -21,6 +21,7 @@ from keras_labelemb.layers import (
     LinearHead,
     WordInteractionHead,
 )
+from keras_labelemb.losses.label_sequences import label_sequences
 from keras_labelemb.models import (
     cnle,
     document_classifier,
@@ -30,7 +31,6 @@ from keras_labelemb.models import (
 )
 from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text import TextVectorizer
-from keras_labelemb.text.label_sequences import label_sequences
 from keras_labelemb.training import cnle_training_model, compile_cnle_training_model
 
 TEXTS = [

@@ -45,9 +45,10 @@ def cnle(
     text and labels, `CoAttention`, final BiLSTMs whose text states start the
     decoder), and decodes greedily for `max_steps` steps. The model returns
     `output_mode` of the decoder: by default the multi-hot decoded sets
-    `(B, c)`. Train it through `cnle_training_model(model)` (teacher forcing)
-    with `LabelSequenceLoss` and `cnle_optimizer()`; the targets come from
-    `keras_labelemb.text.label_sequences`.
+    `(B, c)`. Train it as a task, `LabelClassifier.from_model(model).fit(ids,
+    targets)` (teacher forcing with `LabelSequenceLoss` and `cnle_optimizer()`),
+    or through `cnle_training_model(model)` in your own loop; its targets come
+    from `keras_labelemb.text.label_sequences`.
 
     The encoder's options default to the paper's: `model_dim=256`,
     `num_heads=3`, `attention_dim=150`, `intermediate_dim=None` (the model

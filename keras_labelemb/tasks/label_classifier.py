@@ -572,7 +572,7 @@ class LabelClassifier(keras.Model):
         (`LabelSequenceLoss`, the paper's warmed-up Adam: `compile`'s defaults for a decoder), keeping the
         epoch whose decoded `validation_data` sets score best (`DecodedValidation`, unless `callbacks` hold
         one). Callbacks see the classifier; the logs hold the teacher-forced `loss` (and `val_loss`)."""
-        from keras_labelemb.text.label_sequences import label_sequences
+        from keras_labelemb.losses.label_sequences import label_sequences
         from keras_labelemb.training.decoded_validation import DecodedValidation
 
         if _is_dataset(x) or _is_dataset(validation_data):

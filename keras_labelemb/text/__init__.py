@@ -5,9 +5,9 @@ inside `tf.data.Dataset.map` and in exported SavedModels (which need
 `import tensorflow_text` in the loading process).
 """
 
+from keras_labelemb.losses.label_sequences import frequency_order, label_sequences, label_sequences_to_multi_hot
 from keras_labelemb.renamed import moved_attribute
 from keras_labelemb.text.document_tokens import document_tokens
-from keras_labelemb.text.label_sequences import frequency_order, label_sequences, label_sequences_to_multi_hot
 from keras_labelemb.text.make_dataset import make_dataset
 from keras_labelemb.text.multi_hot import multi_hot
 from keras_labelemb.text.normalize_text import NUM_TOKEN, normalize_text

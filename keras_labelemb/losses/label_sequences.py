@@ -1,4 +1,5 @@
-"""Multi-hot targets <-> label sequences for a label-sequence decoder (CNLE's `AdaptiveLabelDecoder`)."""
+"""Multi-hot targets <-> label sequences for a label-sequence decoder (CNLE's `AdaptiveLabelDecoder`): the targets of
+`LabelSequenceLoss`, in NumPy (no TensorFlow: a task fed ids trains CNLE under any backend)."""
 
 import numpy as np
 
