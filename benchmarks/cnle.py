@@ -68,14 +68,13 @@ from benchmarks.tables import markdown_table
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
 from benchmarks.training_loop import fit_best_epoch
 from keras_labelemb.datasets import load_newsgroups, load_reuters
-from keras_labelemb.evaluation import classification_report, sigmoid
+from keras_labelemb.evaluation import classification_report
 from keras_labelemb.models import cnle
 from keras_labelemb.plotting import plot_co_attention
+from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.training import (
     DecodedValidation,
     cnle_optimizer,
-    cnle_training_model,
-    compile_cnle_training_model,
     decoded_set_scores,
     pretrain_word_vectors,
 )
@@ -169,8 +168,7 @@ class Setup:
             self._read(pathlib.Path(bundle))
             return
         from benchmarks.token_ids import token_ids
-        from keras_labelemb.text import TextVectorizer
-        from keras_labelemb.text.label_sequences import label_sequences
+        from keras_labelemb.text import TextVectorizer, label_sequences
 
         data_dir = None if args.data_dir is None else os.path.join(args.data_dir, DATA_FOLDERS[name])
         data = load_reuters(data_dir) if self.multi_label else load_newsgroups(data_dir)
@@ -290,27 +288,29 @@ def build_cnle(setup, model_name, vectors_kind):
 
 
 def train_cnle(setup, model_name, vectors_kind):
-    """Trains one CNLE variant with teacher forcing; keeps the epoch with the best decoded validation score."""
+    """Trains one CNLE variant with teacher forcing (`LabelClassifier.fit` of its decoder, on the label sequences
+    of the targets); keeps the epoch with the best decoded validation score. Returns the model, the classifier
+    over it (it trains by teacher forcing: `time_steps` times it) and the report."""
     a = setup.args
     keras.utils.set_random_seed(a.seed)
     model = build_cnle(setup, model_name, vectors_kind)
-    training = compile_cnle_training_model(
-        cnle_training_model(model), cnle_optimizer(a.model_dim, warmup_steps=a.warmup_steps)
-    )
+    classifier = LabelClassifier.from_model(model, multi_label=setup.multi_label)
+    # A decoder's defaults beside it: LabelSequenceLoss over the teacher-forced steps, no per-label metric.
+    classifier.compile(cnle_optimizer(a.model_dim, warmup_steps=a.warmup_steps))
     metric = "micro_f1" if setup.multi_label else "accuracy"
-    best = DecodedValidation(model, setup.ids["val"], setup.y["val"], metric=metric, patience=a.patience)
+    best = DecodedValidation(classifier, setup.ids["val"], setup.y["val"], metric=metric, patience=a.patience)
     timer = EpochTimer()  # after `best`: an epoch's time includes its decoded validation
     limit = TimeLimit(a.deadline)
     history, fitted = fit_best_epoch(
-        training,
-        {"token_ids": setup.ids["train"], "label_sequence": setup.sequences},
-        setup.sequences,
+        classifier,
+        setup.ids["train"],
+        setup.y["train"],
         best=best,
         epochs=setup.epochs,
         callbacks=[best, timer, limit],
         batch_size=a.batch_size,
     )
-    decoded = model.predict(setup.ids["test"], batch_size=256, verbose=0)
+    decoded = classifier.predict(setup.ids["test"], batch_size=256)
     info = {
         "word_vectors": vectors_kind,
         "train_seconds": fitted["train_seconds"],
@@ -328,7 +328,7 @@ def train_cnle(setup, model_name, vectors_kind):
         "mean_labels_true": round(float(setup.y["test"].sum(axis=1).mean()), 3),
     }
     print({k: v for k, v in info.items() if not k.endswith("curve")}, flush=True)
-    return model, training, info
+    return model, classifier, info
 
 
 class TimeLimit(keras.callbacks.Callback):
@@ -371,7 +371,7 @@ def run_gile_han(args):
     data = setup.data.validation_split(reuters_args.validation_fraction, seed=args.seed)
     vectors = setup.word_vectors(data.train_texts + data.val_texts)
     model, info = reuters_benchmark.train(setup, data, "gile", setup.label_ids, vectors, jit_compile="auto")
-    scores = sigmoid(model.predict(setup.ids(data.test_texts), verbose=0, batch_size=256))
+    scores = model.predict(setup.ids(data.test_texts), batch_size=256)  # a LabelClassifier: probabilities
     info.update(classification_report(data.multi_hot("test"), scores, info["threshold"]))
     info["epoch_seconds_mean"] = round(info["train_seconds"] / info["epochs_run"], 1)
     print({k: v for k, v in info.items() if not k.endswith("curve")}, flush=True)
@@ -380,7 +380,8 @@ def run_gile_han(args):
 
 
 def time_steps(args, cnle_setup, cnle_training, gile_model, gile_batch, steps=5):
-    """Round-robin step times of CNLE's training model and GILE-HAN on one batch of the same size."""
+    """Round-robin step times of CNLE's teacher-forced training step (its classifier's) and GILE-HAN's on one
+    batch of the same size."""
     b = args.batch_size
     cnle_x = {"token_ids": cnle_setup.ids["train"][:b], "label_sequence": cnle_setup.sequences[:b]}
     turns = {

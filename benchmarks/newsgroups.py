@@ -82,6 +82,7 @@ from benchmarks.training_loop import fit_best_epoch
 from keras_labelemb.datasets import load_newsgroups
 from keras_labelemb.layers import RegionLSTM, RegionPooling
 from keras_labelemb.models import oh_2lstmp
+from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.training import train_tv_embeddings
 
 PARTS = ("svm", "supervised", "tv", "full", "speed")
@@ -298,8 +299,9 @@ def loss(args):
 
 
 def build(setup, gates="no_io", direction="bidirectional", side_encoders=None, chop_size="default"):
+    """oh-2LSTMp as a single-label `LabelClassifier` fed token ids (the functional model cut at its head)."""
     a = setup.args
-    return oh_2lstmp(
+    model = oh_2lstmp(
         setup.vectorizer.vocabulary_size,
         num_labels=setup.data.num_labels,
         max_tokens=a.max_length,
@@ -312,6 +314,7 @@ def build(setup, gates="no_io", direction="bidirectional", side_encoders=None, c
         dropout=a.dropout,
         side_encoders=side_encoders,
     )
+    return LabelClassifier.from_model(model, multi_label=False)
 
 
 def pad_to_batches(x, y, batch):
@@ -337,9 +340,20 @@ def training_batches(setup):
     return data.batch(a.batch_size, drop_remainder=True).prefetch(2)
 
 
+def validation_batches(setup):
+    """The validation split padded to full batches (`pad_to_batches`), with its 0/1 sample weights, batched: as a
+    dataset, since the task takes `(x, y)` pairs or a `tf.data.Dataset` as `validation_data`."""
+    import tensorflow as tf
+
+    a = setup.args
+    padded = pad_to_batches(setup.ids["val"], setup.y["val"], a.eval_batch_size)
+    return tf.data.Dataset.from_tensor_slices(padded).batch(a.eval_batch_size)
+
+
 def predict(model, x, batch):
+    """The classifier's logits of `x`, predicted in full batches of `batch`."""
     padded, _, _ = pad_to_batches(x, np.zeros((len(x), 1), "float32"), batch)
-    return model.predict(padded, batch_size=batch, verbose=0)[: len(x)]
+    return model.predict_logits(padded, batch_size=batch)[: len(x)]
 
 
 def train(setup, name, gates="no_io", direction="bidirectional", side_encoders=None, extra=None):
@@ -352,6 +366,7 @@ def train(setup, name, gates="no_io", direction="bidirectional", side_encoders=N
     model.compile(
         optimizer(a, steps),
         loss(a),
+        metrics=[],
         weighted_metrics=[keras.metrics.CategoricalAccuracy(name="accuracy")],
         jit_compile=a.jit_compile == "true",
     )
@@ -363,8 +378,7 @@ def train(setup, name, gates="no_io", direction="bidirectional", side_encoders=N
         training_batches(setup),
         best=best,
         epochs=a.epochs,
-        validation_data=pad_to_batches(setup.ids["val"], setup.y["val"], a.eval_batch_size),
-        validation_batch_size=a.eval_batch_size,
+        validation_data=validation_batches(setup),
     )
     start = time.time()
     logits = predict(model, setup.ids["test"], a.eval_batch_size)

@@ -65,11 +65,11 @@ from keras_labelemb.datasets import (
 from keras_labelemb.evaluation import (
     classification_report,
     ranking_report,
-    sigmoid,
 )
 from keras_labelemb.layers import DrillHead, GileHead, HierarchicalAttention, LinearHead
-from keras_labelemb.models import set_labels, word_embeddings
+from keras_labelemb.models import word_embeddings
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
+from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
 
@@ -205,19 +205,21 @@ def head_of(setup, head, table, label_ids, num_labels, joint_dim=None):
 
 
 def build(setup, head, label_ids, num_labels, vectors, joint_dim=None):
+    """The network as a `LabelClassifier` fed token ids (the functional model cut at its head)."""
     a = setup.args
     fine_tune = fine_tune_mode(a.fine_tune_word_vectors, head) if vectors is not None else "all"
     embedding, label_embedding = word_embeddings(setup.vectorizer.vocabulary_size, a.embedding_dim, vectors, fine_tune)
     table = embedding if label_embedding is None else label_embedding
     encoder = HierarchicalAttention(a.encoder, a.units, a.encoder, a.units, dropout=a.dropout, name="document_encoder")
     build_encoder(embedding, encoder, (a.sentences, a.words))  # before the head: the recorded runs' draw order
-    return document_classifier(
+    model = document_classifier(
         encoder,
         head_of(setup, head, table, label_ids, num_labels, joint_dim),
         embedding=embedding,
         max_sentences=a.sentences,
         max_sentence_length=a.words,
     )
+    return LabelClassifier.from_model(model)
 
 
 def train(setup, data, head, label_ids, vectors, jit_compile=True, joint_dim=None, seed=None):
@@ -228,6 +230,7 @@ def train(setup, data, head, label_ids, vectors, jit_compile=True, joint_dim=Non
     model.compile(
         keras.optimizers.Adam(a.learning_rate),
         keras.losses.BinaryCrossentropy(from_logits=True),
+        metrics=[],
         jit_compile=jit_compile,
     )
     best = BestValidationF1(setup.ids(data.val_texts), data.multi_hot("val"), patience=a.patience)
@@ -262,7 +265,7 @@ def run_seen(setup, results):
         for seed in range(a.seed, a.seed + a.seeds):
             print(f"\n== seen labels: {name}, seed {seed} ==", flush=True)
             model, info = train(setup, data, head, setup.label_ids, vectors, seed=seed)
-            scores = sigmoid(model.predict(setup.ids(data.test_texts), verbose=0, batch_size=256))
+            scores = model.predict(setup.ids(data.test_texts), batch_size=256)
             info.update(classification_report(data.multi_hot("test"), scores, info["threshold"]), seed=seed)
             runs.append(info)
             print({k: v for k, v in info.items() if k != "val_micro_f1_curve"}, flush=True)
@@ -330,14 +333,14 @@ def run_zero_shot(setup, results):
             )
             info["seen_test"] = classification_report(
                 restrict_labels(data, seen).multi_hot("test"),
-                sigmoid(model.predict(test_ids, verbose=0, batch_size=256)),
+                model.predict(test_ids, batch_size=256),
                 info["threshold"],
             )
             info["seen_micro_f1"] = info["seen_test"]["micro_f1"]
-            val_learned = model.predict(setup.ids(train_data.val_texts), verbose=0, batch_size=256)
+            val_learned = model.predict_logits(setup.ids(train_data.val_texts), batch_size=256)
             weight, curve = choose_blend_weight(train_data.multi_hot("val"), val_learned, val_lexical)
-            set_labels(model, setup.label_ids[unseen])
-            learned = model.predict(test_ids, verbose=0, batch_size=256)
+            model.set_labels([data.label_names[j] for j in unseen], label_ids=setup.label_ids[unseen])
+            learned = model.predict_logits(test_ids, batch_size=256)
             info.update(ranking_report(unseen_test, learned), seed=seed)
             blended = ranking_report(unseen_test, blend_scores(learned, untrained["tfidf_match"], weight))
             blends.setdefault(head, []).append({**blended, "weight": weight, "seen_val_curve": curve, "seed": seed})
@@ -369,7 +372,12 @@ def run_jit_ratio(setup, results):
     for jit in (True, False):
         keras.utils.set_random_seed(a.seed)
         model = build(setup, "gile", setup.label_ids, data.num_labels, None)
-        model.compile(keras.optimizers.Adam(1e-3), keras.losses.BinaryCrossentropy(from_logits=True), jit_compile=jit)
+        model.compile(
+            keras.optimizers.Adam(1e-3),
+            keras.losses.BinaryCrossentropy(from_logits=True),
+            metrics=[],
+            jit_compile=jit,
+        )
         model.train_on_batch(x, y)  # traces and compiles outside the clock
         turns["jit" if jit else "no_jit"] = train_steps(model, x, y, steps=20)
     times = round_robin(turns, a.jit_rounds)

@@ -55,7 +55,7 @@ from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
 from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
 from keras_labelemb.datasets import load_reuters
-from keras_labelemb.evaluation import classification_report, sigmoid
+from keras_labelemb.evaluation import classification_report
 from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import word_embeddings
@@ -153,9 +153,9 @@ def train(setup, head, rate, seed):
         # One candidate slot per document of the batch for its positives (most documents have one or two
         # labels); batches with more distinct positives drop the excess, counted in `dropped_positives`.
         loss = SampledSigmoidLoss(negative_rate=rate, max_positives=a.batch_size, seed=seed)
-        trainer.compile(optimizer, loss=loss, metrics=None)
+        trainer.compile(optimizer, loss=loss, metrics=[])
     else:
-        trainer.compile(optimizer, keras.losses.BinaryCrossentropy(from_logits=True), metrics=None)
+        trainer.compile(optimizer, keras.losses.BinaryCrossentropy(from_logits=True), metrics=[])
     best = BestValidationF1(setup.ids["val"], data.multi_hot("val"))
     timer = EpochTimer()
     history, fitted = fit_best_epoch(
@@ -167,7 +167,7 @@ def train(setup, head, rate, seed):
         callbacks=[timer],
         batch_size=a.batch_size,
     )
-    scores = sigmoid(model.predict(setup.ids["test"], batch_size=256, verbose=0))
+    scores = trainer.predict(setup.ids["test"], batch_size=256)
     y_test = data.multi_hot("test")
     result = classification_report(y_test, scores, best.threshold)
     result.update(

@@ -68,6 +68,7 @@ from keras_labelemb.export import export_text_classifier, load_text_classifier
 from keras_labelemb.layers import GileHead, HybridHead, LinearHead, MaxPoolEncoder, WideHead
 from keras_labelemb.models import word_embeddings
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
+from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.tasks.wide_path import sparse_rows
 from keras_labelemb.text import TextVectorizer, TfidfVectorizer
 from keras_labelemb.training import BestValidationF1, choose_blend, pretrain_word_vectors
@@ -245,9 +246,13 @@ def train(task, name, seed, wide_model=None):
     else:
         best = BestEpochStopping("val_accuracy", patience)
         metrics = [keras.metrics.CategoricalAccuracy(name="accuracy")]
-    model.compile(optimizer, loss, metrics=metrics)
+    # The deep models train and score through the task. A model with the wide path reads SciPy sparse tf-idf
+    # rows, which a classifier fed ids does not take (it keeps NumPy arrays and tf.SparseTensor dict entries):
+    # it trains and scores as the Keras model itself.
+    trainer = model if wide else LabelClassifier.from_model(model, multi_label=task.multi_label)
+    trainer.compile(optimizer, loss, metrics=metrics)
     _, fitted = fit_best_epoch(
-        model,
+        trainer,
         task.inputs("train", wide, deep),
         task.targets("train"),
         best=best,
@@ -256,7 +261,11 @@ def train(task, name, seed, wide_model=None):
         batch_size=a.batch_size,
         validation_data=None if task.multi_label else (x_val, task.targets("val")),
     )
-    logits = model.predict(task.inputs("test", wide, deep), batch_size=256, verbose=0)
+    x_test = task.inputs("test", wide, deep)
+    if wide:
+        logits = model.predict(x_test, batch_size=256, verbose=0)
+    else:
+        logits = trainer.predict_logits(x_test, batch_size=256)
     threshold = getattr(best, "threshold", None)
     report = {metric_name(task): task.score(logits, threshold), **fitted, "seed": seed}
     if threshold is not None:

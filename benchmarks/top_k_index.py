@@ -52,12 +52,13 @@ import keras
 import numpy as np
 
 from benchmarks.memory import peak_memory
+from benchmarks.relabel import relabel
 from benchmarks.report import RESULTS, write_report
 from benchmarks.tables import markdown_table
 from keras_labelemb.evaluation import LabelIndex, predict_top_k, predict_top_k_encoded
 from keras_labelemb.evaluation.label_index import chunked_label_vectors, configure
 from keras_labelemb.evaluation.top_k_prediction import encoded_batches
-from keras_labelemb.models import gile_wan, set_labels
+from keras_labelemb.models import gile_wan
 from keras_labelemb.tasks import LabelClassifier
 
 # HNSW's grid reaches 2048: on 2026-11-26 its choice sat at 512, the edge, with recall 0.79 at 10^5 labels.
@@ -120,7 +121,8 @@ def text_bundle(args):
 
 
 def trained_model(args, bundle):
-    """GILE-WAN trained on Reuters (its 90 labels)."""
+    """GILE-WAN trained on Reuters (its 90 labels), a `LabelClassifier` fed ids (runs under JAX without TensorFlow
+    too: --bundle)."""
     keras.utils.set_random_seed(args.seed)
     model = gile_wan(
         len(bundle["word_vectors"]),
@@ -130,10 +132,11 @@ def trained_model(args, bundle):
         fine_tune="documents",
         joint_dim=args.joint_dim,
     )
-    model.compile(keras.optimizers.Adam(2e-3), keras.losses.BinaryCrossentropy(from_logits=True))
+    classifier = LabelClassifier.from_model(model)
+    classifier.compile(keras.optimizers.Adam(2e-3), keras.losses.BinaryCrossentropy(from_logits=True), metrics=[])
     targets = bundle["train_targets"].astype("float32")
-    model.fit(bundle["train_ids"], targets, batch_size=64, epochs=args.epochs, verbose=2)
-    return model
+    classifier.fit(bundle["train_ids"], targets, batch_size=64, epochs=args.epochs, verbose=2)
+    return classifier
 
 
 def synthetic_labels(args, bundle, count):
@@ -155,9 +158,9 @@ def recall(indices, exact):
 
 
 def measure(args, model, documents, num_labels):
-    """One label count: exact top-k and each index kind, on the validation and test documents."""
-    classifier = LabelClassifier.from_model(model)  # fed ids: runs under JAX without TensorFlow too (--bundle)
-    encoder, head = classifier.encoder, classifier.head
+    """One label count: exact top-k and each index kind, on the validation and test documents (`model`: the
+    trained `LabelClassifier`)."""
+    encoder, head = model.encoder, model.head
     k = args.k
     encoded, encode_seconds = {}, {}
     for split, ids in documents.items():
@@ -309,7 +312,7 @@ def main(argv=None):
     }
     rows = []
     for count in (int(v) for v in args.labels.split(",")):
-        set_labels(model, synthetic_labels(args, bundle, count))
+        relabel(model, synthetic_labels(args, bundle, count))
         rows.append(measure(args, model, documents, count))
         write_report(
             args.output,

@@ -45,6 +45,7 @@ import tensorflow as tf
 
 from benchmarks.baselines import random_ranking_expectation
 from benchmarks.noise_rule import paired_comparison
+from benchmarks.relabel import relabel
 from benchmarks.report import RESULTS, write_report
 from benchmarks.seeds import mean_std
 from benchmarks.zero_shot_tables import dataset_section
@@ -65,8 +66,9 @@ from keras_labelemb.layers import (
     LexicalMatchHead,
     WordInteractionHead,
 )
-from keras_labelemb.models import set_labels, word_embeddings
+from keras_labelemb.models import word_embeddings
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
+from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text import TextVectorizer, load_glove_6b
 
 DATASETS = {
@@ -172,8 +174,9 @@ LOSSES = {
 }
 
 
-def train_head(build, vocabulary_size, seen_ids, max_tokens, vectors, train_ids, train_targets, args, seed, loss="bce"):
-    """Trains the head `build(word_table, label_ids)` over a WAN; documents fine-tune a copy of the vectors."""
+def head_model(build, vocabulary_size, seen_ids, max_tokens, vectors, train_ids, seed):
+    """The head `build(word_table, label_ids)` over a WAN, untrained (seeded; the head's idf adapted on
+    `train_ids`); documents fine-tune a copy of the vectors."""
     keras.utils.set_random_seed(seed)
     embedding, label_embedding = word_embeddings(vocabulary_size, vectors=vectors, fine_tune="documents")
     encoder = HierarchicalAttention("dense", 100, flat=True, dropout=0.3, name="document_encoder")
@@ -183,12 +186,32 @@ def train_head(build, vocabulary_size, seen_ids, max_tokens, vectors, train_ids,
     head = model.layers[-1]
     if hasattr(head, "adapt"):
         head.adapt(train_ids)  # idf from the training documents
+    return model
+
+
+def fit_head(model, train_ids, train_targets, args, loss="bce"):
+    """Trains `model` (a `head_model`) as a `LabelClassifier` fed token ids; returns the classifier.
+
+    The listwise loss reads each document's positives shared equally (fractions), which the task's targets
+    (0/1 multi-hot rows) do not take: that fit is Keras' own, on the model the classifier shares its weights with.
+    """
+    classifier = LabelClassifier.from_model(model)
     if loss == "listwise":
         totals = train_targets.sum(axis=1, keepdims=True)
         train_targets = np.where(totals > 0, train_targets / np.maximum(totals, 1), 0.0).astype("float32")
-    model.compile(keras.optimizers.Adam(2e-3), LOSSES[loss])
-    model.fit(train_ids, train_targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0)
-    return model
+        model.compile(keras.optimizers.Adam(2e-3), LOSSES[loss])
+        model.fit(train_ids, train_targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0)
+        return classifier
+    classifier.compile(keras.optimizers.Adam(2e-3), LOSSES[loss], metrics=[])
+    classifier.fit(train_ids, train_targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0)
+    return classifier
+
+
+def train_head(build, vocabulary_size, seen_ids, max_tokens, vectors, train_ids, train_targets, args, seed, loss="bce"):
+    """Trains the head `build(word_table, label_ids)` over a WAN (`head_model`, `fit_head`); returns the
+    `LabelClassifier`."""
+    model = head_model(build, vocabulary_size, seen_ids, max_tokens, vectors, train_ids, seed)
+    return fit_head(model, train_ids, train_targets, args, loss)
 
 
 def inner_held_out(targets, count, exclude_top, seed):
@@ -247,10 +270,13 @@ class Split:
         seen = [j for j in range(len(self.seen)) if j not in set(held_out)]
         return Split(self.name, data, seen, held_out, self.seed)
 
+    def model(self, build, label_ids, ids, seed):
+        """The untrained `head_model` of this split's vocabulary and vectors."""
+        return head_model(build, self.vocabulary_size, label_ids, self.max_tokens, self.vectors, ids, seed)
+
     def train(self, build, label_ids, ids, targets, args, seed, loss="bce"):
-        return train_head(
-            build, self.vocabulary_size, label_ids, self.max_tokens, self.vectors, ids, targets, args, seed, loss
-        )
+        """The trained `LabelClassifier` (`train_head`)."""
+        return fit_head(self.model(build, label_ids, ids, seed), ids, targets, args, loss)
 
 
 def untrained_heads(split, label_ids, adapt_ids):
@@ -297,8 +323,8 @@ def run_split(name, data, seed, args):
         model = split.train(
             build, split.label_ids[split.seen], split.train_ids, split.train_targets, args, 1000 * seed + offset
         )
-        set_labels(model, split.label_ids[split.unseen])
-        scores[head] = model.predict(split.test_ids, batch_size=256, verbose=0)
+        relabel(model, split.label_ids[split.unseen])
+        scores[head] = model.predict_logits(split.test_ids, batch_size=256)
         print(f"{name} split {seed}: {head} trained and scored in {time.time() - started:.0f} s", flush=True)
     reports = {"random": random_ranking_expectation(split.y_true)}
     reports.update({scorer: ranking_report(split.y_true, value) for scorer, value in scores.items()})

@@ -36,11 +36,13 @@ import keras
 import numpy as np
 
 from benchmarks.noise_rule import paired_comparison
+from benchmarks.relabel import relabel
 from benchmarks.zero_shot import (
     DATASETS,
     LOSSES,
     Split,
     common_arguments,
+    fit_head,
     hybrid_of,
     inner_held_out,
     run_datasets,
@@ -49,8 +51,6 @@ from benchmarks.zero_shot import (
 )
 from benchmarks.zero_shot_tables import dataset_section
 from keras_labelemb.evaluation import ranking_report
-from keras_labelemb.models import set_labels
-from keras_labelemb.tasks import LabelClassifier
 
 HEAD = hybrid_of("lexical", "embedding", "interaction", "gile", standardize=True)
 COMPONENTS = {
@@ -72,9 +72,13 @@ def listwise_targets(targets):
     return np.where(totals > 0, targets / np.maximum(totals, 1), 0.0).astype("float32")
 
 
-def fit_episode(model, label_ids, ids, targets, args):
-    """Fits the blend weights and the interaction kernel weights listwise on the episode; the rest frozen."""
-    set_labels(model, label_ids)
+def fit_episode(model, classifier, label_ids, ids, targets, args):
+    """Fits the blend weights and the interaction kernel weights listwise on the episode; the rest frozen.
+
+    The classifier (over `model`'s weights) is relabelled; the listwise targets (each document's positives
+    shared equally) are fractions, which the task's 0/1 targets do not take: the fit is Keras' own, on `model`.
+    """
+    relabel(classifier, label_ids)
     head = model.layers[-1]
     for layer in model.layers:
         layer.trainable = False
@@ -87,14 +91,14 @@ def fit_episode(model, label_ids, ids, targets, args):
     model.fit(ids, listwise_targets(targets), epochs=args.episode_epochs, batch_size=32, verbose=0)
 
 
-def scores_by_part(model, label_ids, ids):
-    """`{"hybrid": ..., "<component>": ...}`: the model's scores and each component's logits over `label_ids`."""
-    set_labels(model, label_ids)
-    task = LabelClassifier.from_model(model)
-    encoder, head = task.document_encoder, task.head
+def scores_by_part(classifier, label_ids, ids):
+    """`{"hybrid": ..., "<component>": ...}`: the classifier's logits and each component's over `label_ids`
+    (the head's `component_logits` of the documents the classifier's encoder gives)."""
+    relabel(classifier, label_ids)
+    encoder, head = classifier.document_encoder, classifier.head
     document = encoder.predict(ids, batch_size=256, verbose=0)
     parts = {COMPONENTS[name]: np.asarray(value) for name, value in head.component_logits(document).items()}
-    return {"hybrid": model.predict(ids, batch_size=256, verbose=0), **parts}
+    return {"hybrid": classifier.predict_logits(ids, batch_size=256), **parts}
 
 
 def run_split(name, data, seed, args):
@@ -105,13 +109,12 @@ def run_split(name, data, seed, args):
     inner = inner_held_out(targets, count, DATASETS[name]["inner_exclude_top"], seed)
     inner_seen = [j for j in range(len(split.seen)) if j not in set(inner)]
     removed = targets[:, inner].sum(axis=1) > 0
-    model = split.train(
-        HEAD, seen_ids[inner_seen], split.train_ids[~removed], targets[~removed][:, inner_seen], args, 1000 * seed
-    )
+    model = split.model(HEAD, seen_ids[inner_seen], split.train_ids[~removed], 1000 * seed)
+    classifier = fit_head(model, split.train_ids[~removed], targets[~removed][:, inner_seen], args)
     unseen_ids = split.label_ids[split.unseen]
-    before = scores_by_part(model, unseen_ids, split.test_ids)
-    fit_episode(model, seen_ids[inner], split.train_ids[removed], targets[removed][:, inner], args)
-    after = scores_by_part(model, unseen_ids, split.test_ids)
+    before = scores_by_part(classifier, unseen_ids, split.test_ids)
+    fit_episode(model, classifier, seen_ids[inner], split.train_ids[removed], targets[removed][:, inner], args)
+    after = scores_by_part(classifier, unseen_ids, split.test_ids)
     test = untrained_scores(split, split.train_ids, unseen_ids, split.test_ids)
     test["hybrid_before_episode"] = before["hybrid"]
     test["hybrid_episodic"] = after["hybrid"]

@@ -61,6 +61,7 @@ import numpy as np
 
 from benchmarks.baselines import random_ranking_expectation
 from benchmarks.noise_rule import paired_comparison
+from benchmarks.relabel import relabel
 from benchmarks.report import RESULTS, VERSION_AT_START, write_report
 from benchmarks.seeds import mean_std
 from benchmarks.sentence_hybrid import BARS as SENTENCE_BARS
@@ -75,7 +76,8 @@ from benchmarks.sentence_hybrid import (
 from benchmarks.zero_shot_tables import dataset_section
 from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.layers import SentenceEncoder
-from keras_labelemb.models import sentence_classifier, set_labels
+from keras_labelemb.models import sentence_classifier
+from keras_labelemb.tasks import LabelClassifier
 
 FINE_TUNED = "hybrid_sentence_fine_tuned"
 FIRST_SPLIT = {"reuters": 60, "aapd": 55}
@@ -221,9 +223,11 @@ class Run:
         train = {"pooled": stored["pooled"][train_rows], "token_ids": stored["ids"][train_rows]}
         test = {"pooled": stored["pooled"][test_rows], "token_ids": stored["ids"][test_rows]}
 
-        untrained = sentence_hybrid(self.frozen, ignored, seen, train["token_ids"])
-        set_labels(untrained, unseen)
-        parts = head_scores(untrained.layers[-1], test)
+        # Scored as the head reads them (`head_scores`: each component's logits and the blend), on documents
+        # encoded beforehand.
+        untrained = LabelClassifier.from_model(sentence_hybrid(self.frozen, ignored, seen, train["token_ids"]))
+        relabel(untrained, unseen)
+        parts = head_scores(untrained.head, test)
         scores = {
             "component_sentence": parts["sentence"],
             "component_wordpiece_lexical": parts["wordpiece_lexical"],
@@ -231,23 +235,25 @@ class Run:
         }
 
         keras.utils.set_random_seed(1000 * seed)  # attempt 7's stage, as it ran there
-        stage1 = sentence_hybrid(self.frozen, ignored, seen, train["token_ids"])
-        stage1.compile(keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True))
+        stage1 = LabelClassifier.from_model(sentence_hybrid(self.frozen, ignored, seen, train["token_ids"]))
+        stage1.compile(keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True), metrics=[])
         stage1.fit(train, targets, epochs=args.stage1_epochs, batch_size=64, verbose=0)
-        set_labels(stage1, unseen)
-        scores[HYBRID] = head_scores(stage1.layers[-1], test)["total"]
+        relabel(stage1, unseen)
+        scores[HYBRID] = head_scores(stage1.head, test)["total"]
 
         self.tuned_backbone.set_weights(self.weights)
         head = hybrid_head(self.tuned, ignored, seen)
-        model = sentence_classifier(self.tuned, head=head, sequence_length=DOCUMENT_PIECES)
+        model = LabelClassifier.from_model(sentence_classifier(self.tuned, head=head, sequence_length=DOCUMENT_PIECES))
         head.adapt(train["token_ids"])
-        start_from(head, self.tuned, stage1.layers[-1], self.frozen)
+        start_from(head, self.tuned, stage1.head, self.frozen)
         keras.utils.set_random_seed(1000 * seed + 1)
-        model.compile(keras.optimizers.Adam(args.learning_rate), keras.losses.BinaryCrossentropy(from_logits=True))
+        model.compile(
+            keras.optimizers.Adam(args.learning_rate), keras.losses.BinaryCrossentropy(from_logits=True), metrics=[]
+        )
         started = time.time()
         history = model.fit(train["token_ids"], targets, epochs=args.epochs, batch_size=args.batch_size, verbose=2)
         seconds = time.time() - started
-        set_labels(model, unseen)
+        relabel(model, unseen)
         documents = self.tuned_documents.predict(test["token_ids"], batch_size=256, verbose=0)
         scores[FINE_TUNED] = head_scores(head, documents)["total"]
 
@@ -258,7 +264,7 @@ class Run:
         print(name, seed, {k: round(v["label_ranking_average_precision"], 4) for k, v in reports.items()}, flush=True)
         blends = {
             stage: [round(float(w), 4) for w in np.asarray(h.weights_by_component)]
-            for stage, h in ((HYBRID, stage1.layers[-1]), (FINE_TUNED, head))
+            for stage, h in ((HYBRID, stage1.head), (FINE_TUNED, head))
         }
         extra = {
             "fine_tune_seconds": round(seconds, 1),  # the fit's wall clock on the GPU, its compilation included

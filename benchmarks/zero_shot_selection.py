@@ -41,6 +41,7 @@ import time
 import numpy as np
 
 from benchmarks.noise_rule import paired_comparison
+from benchmarks.relabel import relabel
 from benchmarks.seeds import mean_std
 from benchmarks.tables import markdown_table, mean_pm_std
 from benchmarks.zero_shot import (
@@ -53,7 +54,6 @@ from benchmarks.zero_shot import (
 )
 from benchmarks.zero_shot_tables import scorer_rows, verdict_table
 from keras_labelemb.evaluation import ranking_report
-from keras_labelemb.models import set_labels
 
 HYBRID = hybrid_of("gile", "lexical", "interaction")
 LEXICAL_INTERACTION = hybrid_of("lexical", "interaction")
@@ -106,8 +106,8 @@ def candidate_scores(name, split, args, seed):
         return untrained_scores(split, split.train_ids, unseen_ids, split.test_ids)[name]
     build, loss = candidate
     model = split.train(build, split.label_ids[split.seen], split.train_ids, split.train_targets, args, seed, loss)
-    set_labels(model, unseen_ids)
-    return model.predict(split.test_ids, batch_size=256, verbose=0)
+    relabel(model, unseen_ids)
+    return model.predict_logits(split.test_ids, batch_size=256)
 
 
 def run_split(name, data, seed, args):

@@ -48,13 +48,14 @@ import numpy as np
 
 from benchmarks.baselines import random_ranking_expectation
 from benchmarks.noise_rule import paired_comparison
+from benchmarks.relabel import relabel
 from benchmarks.seeds import mean_std
 from benchmarks.sentence_hybrid import BARS, DOCUMENT_PIECES, HYBRID, descriptions, head_scores, sentence_hybrid
 from benchmarks.zero_shot import Split, common_arguments, run_datasets, untrained_scores
 from benchmarks.zero_shot_tables import dataset_section
 from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.layers import SentenceEncoder
-from keras_labelemb.models import set_labels
+from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text import load_minilm
 
 
@@ -88,9 +89,12 @@ def run_split(name, data, seed, args, state):
     test = state["encoded"].documents(test_texts)
     train = state["encoded"].documents(split.kept.train_texts)
     pieces = state["descriptions"]
-    untrained = sentence_hybrid(state["encoder"], state["ignored_ids"], pieces[split.seen], train["token_ids"])
-    set_labels(untrained, pieces[split.unseen])
-    parts = head_scores(untrained.layers[-1], test)
+    # Scored as the head reads them (`head_scores`: each component's logits and the blend) on the encoded documents.
+    untrained = LabelClassifier.from_model(
+        sentence_hybrid(state["encoder"], state["ignored_ids"], pieces[split.seen], train["token_ids"])
+    )
+    relabel(untrained, pieces[split.unseen])
+    parts = head_scores(untrained.head, test)
     scores.update(
         component_sentence=parts["sentence"],
         component_wordpiece_lexical=parts["wordpiece_lexical"],
@@ -98,12 +102,14 @@ def run_split(name, data, seed, args, state):
     )
     started = time.time()
     keras.utils.set_random_seed(1000 * seed)
-    model = sentence_hybrid(state["encoder"], state["ignored_ids"], pieces[split.seen], train["token_ids"])
-    model.compile(keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True))
+    model = LabelClassifier.from_model(
+        sentence_hybrid(state["encoder"], state["ignored_ids"], pieces[split.seen], train["token_ids"])
+    )
+    model.compile(keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True), metrics=[])
     model.fit(train, split.train_targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0)
-    set_labels(model, pieces[split.unseen])
-    scores[HYBRID] = head_scores(model.layers[-1], test)["total"]
-    weights = [round(float(w), 4) for w in np.asarray(model.layers[-1].weights_by_component)]
+    relabel(model, pieces[split.unseen])
+    scores[HYBRID] = head_scores(model.head, test)["total"]
+    weights = [round(float(w), 4) for w in np.asarray(model.head.weights_by_component)]
     print(f"{name} split {seed}: {HYBRID} trained and scored in {time.time() - started:.0f} s; blend {weights}")
     reports = {"random": random_ranking_expectation(split.y_true)}
     reports.update({scorer: ranking_report(split.y_true, value) for scorer, value in scores.items()})
