@@ -129,6 +129,9 @@ def test_ids_can_be_fed_directly_without_a_preprocessor():
     ids = np.random.default_rng(0).integers(1, 10, size=(6, 5)).astype("int32")
     classifier.fit(ids, np.eye(4, dtype="float32")[[0, 1, 2, 3, 0, 1]], epochs=1, verbose=0)
     assert classifier.predict(ids).shape == (6, 4)
+    classifier.compile(metrics=None)  # no metrics: not the constructor's micro-F1 kept
+    history = classifier.fit(ids, np.eye(4, dtype="float32")[[0, 1, 2, 3, 0, 1]], epochs=1, verbose=0).history
+    assert sorted(history) == ["loss"]
 
 
 def test_a_classifier_fed_ids_relabels_from_description_ids_and_gives_logits():

@@ -390,6 +390,8 @@ class LabelClassifier(keras.Model):
         from keras_labelemb.losses import SampledSigmoidLoss
         from keras_labelemb.metrics import MicroF1
 
+        if metrics is None:  # none (Keras would keep the metrics of the constructor's compile)
+            metrics = []
         self._compile_arguments = dict(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
         if isinstance(self.head, AdaptiveLabelDecoder):
             return self._compile_decoder(optimizer, loss, metrics, **kwargs)
