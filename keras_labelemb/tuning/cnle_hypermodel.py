@@ -336,13 +336,6 @@ class CNLEHyperModel(keras_tuner.HyperModel):
         if not isinstance(x, np.ndarray):
             raise ValueError(f"`x` must be a NumPy array of token ids (N, max_tokens). Received: x={type(x).__name__}")
         x_val, y_val = np.asarray(validation_data[0]), np.asarray(validation_data[1])
-        for name, targets in (("y", y), ("validation_data[1]", y_val)):
-            targets = np.asarray(targets)
-            if targets.ndim != 2 or targets.shape[1] != self.num_labels:
-                raise ValueError(
-                    f"Targets must be multi-hot (N, {self.num_labels}), one column per row of `label_ids`. "
-                    f"Received: {name} with shape {targets.shape}"
-                )
         decoded = DecodedValidation(
             model, x_val, y_val, metric=self.monitor, patience=self.patience, batch_size=self.validation_batch_size
         )
