@@ -246,10 +246,8 @@ def train(task, name, seed, wide_model=None):
     else:
         best = BestEpochStopping("val_accuracy", patience)
         metrics = [keras.metrics.CategoricalAccuracy(name="accuracy")]
-    # The deep models train and score through the task. A model with the wide path reads SciPy sparse tf-idf
-    # rows, which a classifier fed ids does not take (it keeps NumPy arrays and tf.SparseTensor dict entries):
-    # it trains and scores as the Keras model itself.
-    trainer = model if wide else LabelClassifier.from_model(model, multi_label=task.multi_label)
+    # Every model trains and scores through the task (a wide path reads SciPy sparse tf-idf rows).
+    trainer = LabelClassifier.from_model(model, multi_label=task.multi_label)
     trainer.compile(optimizer, loss, metrics=metrics)
     _, fitted = fit_best_epoch(
         trainer,
@@ -261,11 +259,7 @@ def train(task, name, seed, wide_model=None):
         batch_size=a.batch_size,
         validation_data=None if task.multi_label else (x_val, task.targets("val")),
     )
-    x_test = task.inputs("test", wide, deep)
-    if wide:
-        logits = model.predict(x_test, batch_size=256, verbose=0)
-    else:
-        logits = trainer.predict_logits(x_test, batch_size=256)
+    logits = trainer.predict_logits(task.inputs("test", wide, deep), batch_size=256)
     threshold = getattr(best, "threshold", None)
     report = {metric_name(task): task.score(logits, threshold), **fitted, "seed": seed}
     if threshold is not None:

@@ -192,16 +192,12 @@ def head_model(build, vocabulary_size, seen_ids, max_tokens, vectors, train_ids,
 def fit_head(model, train_ids, train_targets, args, loss="bce"):
     """Trains `model` (a `head_model`) as a `LabelClassifier` fed token ids; returns the classifier.
 
-    The listwise loss reads each document's positives shared equally (fractions), which the task's targets
-    (0/1 multi-hot rows) do not take: that fit is Keras' own, on the model the classifier shares its weights with.
+    The listwise loss reads each document's positives sharing 1 (soft targets, which `fit` takes).
     """
     classifier = LabelClassifier.from_model(model)
     if loss == "listwise":
         totals = train_targets.sum(axis=1, keepdims=True)
         train_targets = np.where(totals > 0, train_targets / np.maximum(totals, 1), 0.0).astype("float32")
-        model.compile(keras.optimizers.Adam(2e-3), LOSSES[loss])
-        model.fit(train_ids, train_targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0)
-        return classifier
     classifier.compile(keras.optimizers.Adam(2e-3), LOSSES[loss], metrics=[])
     classifier.fit(train_ids, train_targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0)
     return classifier

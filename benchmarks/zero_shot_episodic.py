@@ -75,8 +75,8 @@ def listwise_targets(targets):
 def fit_episode(model, classifier, label_ids, ids, targets, args):
     """Fits the blend weights and the interaction kernel weights listwise on the episode; the rest frozen.
 
-    The classifier (over `model`'s weights) is relabelled; the listwise targets (each document's positives
-    shared equally) are fractions, which the task's 0/1 targets do not take: the fit is Keras' own, on `model`.
+    The classifier (over `model`'s weights) is relabelled and trained on listwise targets (each document's
+    positives sharing 1: soft targets, which `fit` takes).
     """
     relabel(classifier, label_ids)
     head = model.layers[-1]
@@ -87,8 +87,8 @@ def fit_episode(model, classifier, label_ids, ids, targets, args):
         component.trainable = component.name == "word_interaction_head"
         if component.embedding is not None:
             component.embedding.trainable = False
-    model.compile(keras.optimizers.Adam(1e-2), LOSSES["listwise"])
-    model.fit(ids, listwise_targets(targets), epochs=args.episode_epochs, batch_size=32, verbose=0)
+    classifier.compile(keras.optimizers.Adam(1e-2), LOSSES["listwise"], metrics=[])
+    classifier.fit(ids, listwise_targets(targets), epochs=args.episode_epochs, batch_size=32, verbose=0)
 
 
 def scores_by_part(classifier, label_ids, ids):

@@ -187,6 +187,9 @@ class Run:
             self.arrays = dict(stored)
         with np.load(folder / "minilm_float16.npz") as stored:
             self.weights = [stored[f"arr_{i}"].astype("float32") for i in range(len(stored.files))]
+        # The backbones' dropout layers draw their seeds from Python's `random` when they are made: seeded here,
+        # so a run repeats (the splits' own seeds are set before each fit).
+        keras.utils.set_random_seed(0)
         self.frozen = SentenceEncoder(self.backbone(), name="frozen_encoder")
         self.tuned_backbone = self.backbone()
         # "documents": the label side reads a frozen copy of the pretrained backbone, made here once.

@@ -198,7 +198,7 @@ def test_valid_utf8_bytes_and_empty_texts_are_read(trained):
         (np.ones((48, 3), "float32"), "one column per label"),
         ([["gold"]] * 48, "'gold'"),
         ([["grain"]] * 5, "one target per text"),
-        (np.full((48, 4), 2.0, "float32"), "0 and 1"),
+        (np.full((48, 4), 2.0, "float32"), r"lie in \[0, 1\]"),
     ],
 )
 def test_targets_that_do_not_fit_the_labels_are_refused(trained, targets, message):

@@ -197,3 +197,47 @@ def test_the_task_trains_cnle_exactly_as_its_teacher_forcing_model():
     for got, want in zip(model.weights, reference.weights, strict=True):  # the same builder: the same order
         np.testing.assert_allclose(keras.ops.convert_to_numpy(got), keras.ops.convert_to_numpy(want), atol=1e-5)
     np.testing.assert_array_equal(classifier.predict(IDS), reference.predict(IDS, verbose=0))
+
+
+@pytest.mark.parametrize("as_dict", [False, True])
+def test_scipy_sparse_features_train_and_score_as_the_keras_model(as_dict):
+    """A wide path reads SciPy CSR tf-idf rows (seen_labels): the task fed them trains as `model.fit` does."""
+    sparse = pytest.importorskip("scipy.sparse")
+    rows = sparse.random(12, 9, density=0.3, format="csr", dtype="float32", random_state=0)
+    targets = np.eye(3, dtype="float32")[np.arange(12) % 3]
+
+    def built():
+        keras.utils.set_random_seed(0)
+        features = keras.Input((9,), sparse=True, name="features")
+        inputs = {"features": features} if as_dict else features
+        return keras.Model(inputs, WideHead(3, name="wide_head")(features))
+
+    x = {"features": rows} if as_dict else rows
+    plain, model = built(), built()
+    plain.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True))
+    plain.fit(x, targets, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    classifier = LabelClassifier.from_model(model)
+    classifier.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True), metrics=None)
+    classifier.fit(x, targets, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    for trained, expected in zip(model.weights, plain.weights):
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(trained), keras.ops.convert_to_numpy(expected), atol=1e-6)
+    np.testing.assert_allclose(classifier.predict_logits(x), plain.predict(x, verbose=0), atol=1e-5)
+    assert classifier.predict(x[:0] if not as_dict else {"features": rows[:0]}).shape == (0, 3)
+
+
+def test_soft_targets_train_as_the_keras_model_and_thresholds_want_0_and_1():
+    """A listwise loss reads each document's positives sharing 1: `fit` takes such rows, as `model.fit` does."""
+    shares = TARGETS / TARGETS.sum(axis=1, keepdims=True) * 0.5 + 0.25 * (1 - TARGETS)
+    histories = []
+    for use_task in (False, True):
+        keras.utils.set_random_seed(0)
+        model = gile_wan(30, LABEL_IDS, max_tokens=6, units=4, joint_dim=4)
+        trainer = LabelClassifier.from_model(model) if use_task else model
+        loss = keras.losses.CategoricalCrossentropy(from_logits=True)
+        trainer.compile("adam", loss, **({"metrics": None} if use_task else {}))
+        histories.append(trainer.fit(IDS, shares, epochs=2, batch_size=3, shuffle=False, verbose=0).history["loss"])
+    np.testing.assert_allclose(histories[1], histories[0], rtol=1e-5)
+    with pytest.raises(ValueError, match="0 and 1 only here"):
+        trainer.fit(IDS, TARGETS, validation_data=(IDS, shares), epochs=1, verbose=0)
+    with pytest.raises(ValueError, match="0 and 1 only here"):
+        trainer.tune_thresholds(IDS, shares)

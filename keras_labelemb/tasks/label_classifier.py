@@ -447,12 +447,12 @@ class LabelClassifier(keras.Model):
         self._compiled_for_decoder = True
 
     # -- data -----------------------------------------------------------------------
-    def _targets(self, y, count):
+    def _targets(self, y, count, soft=False):
         if self._label_indices:
             return label_index_targets(y, self._names, count)
-        return multi_hot_targets(y, self._names, count, self.multi_label)
+        return multi_hot_targets(y, self._names, count, self.multi_label, soft=soft)
 
-    def _keras_data(self, x, y=None, batch_size=None, shuffle=None, checked=False):
+    def _keras_data(self, x, y=None, batch_size=None, shuffle=None, checked=False, soft=False):
         """What Keras' `fit`/`evaluate`/`predict` take for `x` (and `y`), as keyword arguments.
 
         Fed token ids (no preprocessor): the NumPy ids (a dict of them for a model that reads several) and
@@ -463,16 +463,17 @@ class LabelClassifier(keras.Model):
             inputs = x if checked else self._inputs(x)
             data = {"x": inputs, "batch_size": batch_size or 32}
             if y is not None:
-                data["y"] = self._targets(y, _count(inputs))
+                data["y"] = self._targets(y, _count(inputs), soft)
             if shuffle is not None:
                 data["shuffle"] = shuffle
             return data
-        data = {"x": self._dataset(x, y, batch_size, shuffle=bool(shuffle) and not _is_dataset(x), checked=checked)}
+        shuffled = bool(shuffle) and not _is_dataset(x)
+        data = {"x": self._dataset(x, y, batch_size, shuffle=shuffled, checked=checked, soft=soft)}
         if shuffle is not None:
             data["shuffle"] = False  # shuffled in the dataset
         return data
 
-    def _dataset(self, x, y=None, batch_size=None, shuffle=False, checked=False):
+    def _dataset(self, x, y=None, batch_size=None, shuffle=False, checked=False, soft=False):
         """A batched `tf.data.Dataset` of `(ids, targets)` (or ids) from raw strings, or `x` mapped if a dataset."""
         import tensorflow as tf
 
@@ -484,7 +485,7 @@ class LabelClassifier(keras.Model):
             return x.map(lambda texts, *rest: (vectorize(texts), *rest), num_parallel_calls=tf.data.AUTOTUNE)
         inputs = x if checked else self._inputs(x)
         count = _count(inputs)
-        parts = inputs if y is None else (inputs, self._targets(y, count))
+        parts = inputs if y is None else (inputs, self._targets(y, count, soft))
         dataset = tf.data.Dataset.from_tensor_slices(parts)
         if shuffle:
             dataset = dataset.shuffle(count, reshuffle_each_iteration=True)
@@ -504,7 +505,7 @@ class LabelClassifier(keras.Model):
             return _check_texts(x)
         if isinstance(x, dict):
             return {name: value if _is_sparse(value) else np.asarray(value) for name, value in x.items()}
-        return np.asarray(x)
+        return x if _is_sparse(x) else np.asarray(x)
 
     def _texts_of(self, x):
         if _is_dataset(x):
@@ -553,7 +554,7 @@ class LabelClassifier(keras.Model):
     def _fit(self, x, y, batch_size, epochs, validation_data, shuffle, tune=True, **kwargs):
         if self.sampled_loss is not None:
             self.sampler.check_label_count(len(self._names))
-        data = self._keras_data(x, y, batch_size, shuffle=shuffle)
+        data = self._keras_data(x, y, batch_size, shuffle=shuffle, soft=True)
         if self.sampled_loss is not None and not self.head.built:  # a sampled step scores through score_subset,
             self(_first_batch(data["x"]))  # which reads the head's weights: built here on one batch
         validation = None
@@ -684,7 +685,7 @@ class LabelClassifier(keras.Model):
         self._require_layers("evaluate")
         if isinstance(x, dict) and LABEL_SEQUENCE in x:  # a decoder's teacher-forced validation (its fit)
             return super().evaluate(x=x, y=y, batch_size=batch_size, **kwargs)
-        return super().evaluate(**self._keras_data(x, y, batch_size), **kwargs)
+        return super().evaluate(**self._keras_data(x, y, batch_size, soft=True), **kwargs)
 
     def predict(self, x, batch_size=None, verbose=0, **kwargs):
         """Scores `(N, L)`: sigmoid (multi-label) or softmax probabilities of every label for each text."""
@@ -964,8 +965,11 @@ def _is_dataset(x):
 
 
 def _is_sparse(x):
-    tf = sys.modules.get("tensorflow")
-    return tf is not None and isinstance(x, tf.SparseTensor)
+    """A sparse input Keras' `fit` takes as it is: SciPy sparse rows, or a `tf.SparseTensor`."""
+    scipy_sparse, tf = sys.modules.get("scipy.sparse"), sys.modules.get("tensorflow")
+    return (scipy_sparse is not None and scipy_sparse.issparse(x)) or (
+        tf is not None and isinstance(x, tf.SparseTensor)
+    )
 
 
 def _check_texts(texts, name="texts"):
@@ -979,16 +983,19 @@ def _first_batch(inputs):
     if _is_dataset(inputs):
         return next(iter(inputs.take(1)))[0]
     if isinstance(inputs, dict):
-        return {name: value[:1] for name, value in inputs.items()}
-    return inputs[:1]
+        return {name: _first_row(value) for name, value in inputs.items()}
+    return _first_row(inputs)
+
+
+def _first_row(value):
+    return value[:1].toarray() if hasattr(value, "toarray") else value[:1]  # SciPy rows: a model takes tensors
 
 
 def _count(inputs):
     """The number of documents in `inputs` (texts, ids, or a dict of inputs by name)."""
     if isinstance(inputs, dict):
-        first = next(iter(inputs.values()))
-        return int(first.shape[0])
-    return len(inputs)
+        inputs = next(iter(inputs.values()))
+    return int(inputs.shape[0]) if hasattr(inputs, "shape") else len(inputs)
 
 
 def _mark_shared(config, layer):

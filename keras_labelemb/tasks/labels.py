@@ -33,8 +33,12 @@ def check_labels(labels):
     return [name for name, _ in pairs], [description for _, description in pairs]
 
 
-def multi_hot_targets(y, names, count, multi_label=True):
-    """`(count, L)` float32 targets from a multi-hot array or, per document, label names (a list, or one name)."""
+def multi_hot_targets(y, names, count, multi_label=True, soft=False):
+    """`(count, L)` float32 targets from a multi-hot array or, per document, label names (a list, or one name).
+
+    `soft=True` also takes values in [0, 1] (e.g. each document's positives sharing 1, as a listwise loss
+    reads them); otherwise 0 and 1 only (what thresholds and F1 are chosen on).
+    """
     if y is None:
         raise ValueError("`y` (the targets) is needed here. Received: y=None")
     width = len(names)
@@ -44,8 +48,17 @@ def multi_hot_targets(y, names, count, multi_label=True):
             raise ValueError(
                 f"Multi-hot targets have one column per label ({width}). Received: y with shape {targets.shape}"
             )
-        if not np.isfinite(targets).all() or ((targets != 0) & (targets != 1)).any():
-            raise ValueError("Multi-hot targets hold 0 and 1 only. Received: other values in y")
+        if not np.isfinite(targets).all() or (targets < 0).any() or (targets > 1).any():
+            raise ValueError(
+                "Targets lie in [0, 1]. Received: y with values outside it"
+                + (" or not finite" if not np.isfinite(targets).all() else "")
+                + f" (min {np.nanmin(targets) if targets.size else 0}, max {np.nanmax(targets) if targets.size else 0})"
+            )
+        if not soft and ((targets != 0) & (targets != 1)).any():
+            raise ValueError(
+                "Multi-hot targets hold 0 and 1 only here (thresholds and F1 are chosen on them); soft targets in "
+                "[0, 1] are taken by `fit`'s `y` only. Received: other values in y"
+            )
     else:
         position = {name: i for i, name in enumerate(names)}
         rows = list(y)
@@ -63,11 +76,12 @@ def multi_hot_targets(y, names, count, multi_label=True):
                 targets[row, position[name]] = 1.0
     if len(targets) != count:
         raise ValueError(f"Give one target per text. Received: {len(targets)} targets for {count} texts")
-    if not multi_label and (targets.sum(axis=1) != 1).any():
-        row = int(np.flatnonzero(targets.sum(axis=1) != 1)[0])
+    wrong = ~np.isclose(targets.sum(axis=1), 1.0, atol=1e-5)
+    if not multi_label and wrong.any():
+        row = int(np.flatnonzero(wrong)[0])
         raise ValueError(
-            f"A single-label classifier takes exactly one label per text. Received: y[{row}] with "
-            f"{int(targets[row].sum())} labels"
+            f"A single-label classifier takes exactly one label per text (soft targets: a row summing to 1). "
+            f"Received: y[{row}] summing to {float(targets[row].sum()):g}"
         )
     return targets
 
