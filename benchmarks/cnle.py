@@ -63,11 +63,11 @@ import keras
 import numpy as np
 
 from benchmarks.baselines import tuned_svm
+from benchmarks.datasets import load_newsgroups, load_reuters
 from benchmarks.report import RESULTS, code_version, command_line, results_header, write_report
 from benchmarks.tables import markdown_table
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
 from benchmarks.training_loop import fit_best_epoch
-from keras_labelemb.datasets import load_newsgroups, load_reuters
 from keras_labelemb.evaluation import classification_report
 from keras_labelemb.models import cnle
 from keras_labelemb.plotting import plot_co_attention

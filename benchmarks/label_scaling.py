@@ -102,7 +102,7 @@ def descriptions(args, num_labels, rng):
     """`(L, Lw)` label descriptions and the vocabulary size: WikiText-2 spans (ids + 1; 0 pads) or uniform ids."""
     if args.descriptions == "uniform":
         return rng.integers(2, args.vocabulary, size=(num_labels, args.label_words)).astype("int32"), args.vocabulary
-    from keras_labelemb.datasets import load_wikitext2
+    from benchmarks.datasets import load_wikitext2
 
     corpus = load_wikitext2(args.data_dir, download=False)
     stream = corpus.train + 1

@@ -56,13 +56,13 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from benchmarks.datasets import load_ptb, load_wikitext2
 from benchmarks.report import RESULTS, write_report
 from benchmarks.seeds import seed_summary
 from benchmarks.tables import mean_pm_std
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
 from benchmarks.training_loop import fit_best_epoch
-from keras_labelemb.datasets import load_ptb, load_wikitext2
-from keras_labelemb.datasets.language_modeling import num_bptt_batches
+from keras_labelemb.datasets.bptt import num_bptt_batches
 from keras_labelemb.metrics import Perplexity
 from keras_labelemb.models import drill_lm
 from keras_labelemb.training import ResetStates, reset_states

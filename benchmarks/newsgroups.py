@@ -75,11 +75,11 @@ import numpy as np
 from keras import ops
 
 from benchmarks.baselines import tuned_svm
+from benchmarks.datasets import load_newsgroups
 from benchmarks.report import RESULTS, relative, write_report
 from benchmarks.tables import markdown_table
 from benchmarks.timing import on_accelerator, round_robin, speed_ratio
 from benchmarks.training_loop import fit_best_epoch
-from keras_labelemb.datasets import load_newsgroups
 from keras_labelemb.layers import RegionLSTM, RegionPooling
 from keras_labelemb.models import oh_2lstmp
 from keras_labelemb.tasks import LabelClassifier

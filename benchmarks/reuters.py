@@ -49,6 +49,7 @@ from benchmarks.baselines import (
     tfidf_match_scores,
     tuned_svm,
 )
+from benchmarks.datasets import load_reuters
 from benchmarks.report import RESULTS, write_report
 from benchmarks.seeds import seed_summary
 from benchmarks.tables import markdown_table, mean_pm_std
@@ -57,7 +58,6 @@ from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
 from keras_labelemb.datasets import (
     labels_without_training_documents,
-    load_reuters,
     remove_unseen_from_train,
     restrict_labels,
     zero_shot_split,

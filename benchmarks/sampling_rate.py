@@ -48,13 +48,13 @@ import numpy as np
 import tensorflow as tf
 
 from benchmarks.baselines import tuned_svm
+from benchmarks.datasets import load_reuters
 from benchmarks.report import RESULTS, write_report
 from benchmarks.seeds import seed_summary
 from benchmarks.tables import markdown_table, mean_pm_std
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
 from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
-from keras_labelemb.datasets import load_reuters
 from keras_labelemb.evaluation import classification_report
 from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead
 from keras_labelemb.losses import SampledSigmoidLoss
@@ -100,7 +100,7 @@ def load(name, args):
     if name == "reuters":
         data = load_reuters()
     else:
-        from keras_labelemb.datasets import load_newsgroups
+        from benchmarks.datasets import load_newsgroups
 
         data = load_newsgroups()
     data = data.validation_split(args.validation_fraction, seed=args.seed)

@@ -57,12 +57,12 @@ import numpy as np
 import tensorflow as tf
 
 from benchmarks.baselines import tuned_svm
+from benchmarks.datasets import load_newsgroups, load_reuters
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.report import RESULTS, VERSION_AT_START, command_line, recorded_config, write_report
 from benchmarks.tables import markdown_table
 from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import glove50
-from keras_labelemb.datasets import load_newsgroups, load_reuters
 from keras_labelemb.evaluation import classification_report, sigmoid
 from keras_labelemb.export import export_text_classifier, load_text_classifier
 from keras_labelemb.layers import GileHead, HybridHead, LinearHead, MaxPoolEncoder, WideHead

@@ -56,9 +56,9 @@ import keras
 import numpy as np
 
 from benchmarks.baselines import tuned_svm
+from benchmarks.datasets import load_aapd, load_newsgroups, load_reuters
 from benchmarks.noise_rule import level_with, paired_comparison
 from benchmarks.report import write_report
-from keras_labelemb.datasets import load_aapd, load_newsgroups, load_reuters
 from keras_labelemb.evaluation.thresholds import micro_f1_score
 from keras_labelemb.tasks import LabelClassifier
 

@@ -101,8 +101,8 @@ def text_bundle(args):
     """Reuters as arrays: token ids of the documents, label description ids, GloVe rows (needs TensorFlow)."""
     import tensorflow as tf
 
+    from benchmarks.datasets import load_reuters
     from benchmarks.word_vectors import glove50
-    from keras_labelemb.datasets import load_reuters
     from keras_labelemb.text import TextVectorizer
 
     data = load_reuters().validation_split(0.1, seed=args.seed)

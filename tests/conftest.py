@@ -269,7 +269,7 @@ def reuters_dir(data_dir):
 
 @pytest.fixture(scope="module")
 def reuters(reuters_dir):
-    from keras_labelemb.datasets import load_reuters
+    from benchmarks.datasets import load_reuters
 
     return load_reuters(reuters_dir, download=False)
 

@@ -1,8 +1,6 @@
 """Helpers shared by the tests split out of test_datasets.py."""
 
-from keras_labelemb.datasets import (
-    TextClassificationData,
-)
+from keras_labelemb.datasets import TextClassificationData
 
 
 def _small_data():

@@ -5,8 +5,9 @@ import csv
 import pytest
 from conftest import skip_missing_data
 
-from keras_labelemb.datasets import aapd_zero_shot_labels, load_aapd, zero_shot_split
-from keras_labelemb.datasets.aapd import default_label_description
+from benchmarks.datasets import aapd_zero_shot_labels, load_aapd
+from benchmarks.datasets.aapd import default_label_description
+from keras_labelemb.datasets import zero_shot_split
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,7 @@ import json
 
 import numpy as np
 
-from keras_labelemb.datasets import (
-    load_demo,
-)
+from keras_labelemb.datasets import load_demo
 
 DEMO_FINGERPRINT = "52de346d588f986722f3e365a202550dab837b91443f24d1f38a515c3b97963a"
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_labelemb.datasets.language_modeling import bptt_arrays
+from keras_labelemb.datasets.bptt import bptt_arrays
 from keras_labelemb.layers import LabelHead, LinearHead
 from keras_labelemb.metrics import Perplexity
 from keras_labelemb.models import drill_lm, walk_layers

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from conftest import skip_missing_data
 
-from keras_labelemb.datasets import LanguageModelingData, bptt_dataset, load_ptb, load_wikitext2
-from keras_labelemb.datasets.language_modeling import bptt_arrays, num_bptt_batches, tokenize_lines
+from benchmarks.datasets import LanguageModelingData, load_ptb, load_wikitext2
+from benchmarks.datasets.language_modeling import tokenize_lines
 
 
 def test_ptb_counts(data_dir):
@@ -37,24 +37,3 @@ def test_unknown_tokens_map_to_unk_or_raise():
     assert data.val.tolist() == [data.vocabulary.index("a"), data.vocabulary.index("<unk>")]
     with pytest.raises(ValueError, match="zzz"):
         LanguageModelingData.from_token_lists("t", tokenize_lines(["a b"]), ["zzz"], ["a"])
-
-
-def test_bptt_batches_continue_each_row_and_shift_targets():
-    stream = np.arange(1, 104)  # 103 tokens: 4 rows of 25 (3 dropped)
-    x, y = bptt_arrays(stream, batch_size=4, bptt=5)
-    assert x.shape == y.shape == (4, 4, 5) == (num_bptt_batches(103, 4, 5), 4, 5)
-    rows = stream[:100].reshape(4, 25)
-    np.testing.assert_array_equal(np.concatenate(list(x), axis=1), rows[:, :20])  # row b continues across batches
-    np.testing.assert_array_equal(np.concatenate(list(y), axis=1), rows[:, 1:21])  # next tokens
-    with pytest.raises(ValueError, match="too short"):
-        bptt_arrays(np.arange(10), batch_size=4, bptt=5)
-    with pytest.raises(ValueError, match="bptt"):
-        bptt_arrays(stream, batch_size=4, bptt=0)
-
-
-def test_bptt_dataset_has_fixed_shapes_in_stream_order():
-    stream = np.arange(1, 104)
-    dataset = bptt_dataset(stream, batch_size=4, bptt=5)
-    assert tuple(dataset.element_spec[0].shape) == (4, 5)
-    batches = [x for x, _ in dataset.as_numpy_iterator()]
-    np.testing.assert_array_equal(np.stack(batches), bptt_arrays(stream, 4, 5)[0])

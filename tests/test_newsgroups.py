@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from conftest import skip_missing_data
 
-from keras_labelemb.datasets import TextClassificationData, load_newsgroups
-from keras_labelemb.datasets.newsgroups import message_subject, newsgroup_description, strip_headers
+from benchmarks.datasets import load_newsgroups
+from benchmarks.datasets.newsgroups import message_subject, newsgroup_description, strip_headers
+from keras_labelemb.datasets import TextClassificationData
 
 
 @pytest.fixture(scope="module")

@@ -8,19 +8,17 @@ import zipfile
 import keras
 import pytest
 
-from keras_labelemb.datasets import (
+from benchmarks.datasets import (
     DATASET_SOURCES,
     DatasetDownloadError,
     dataset_dir,
-    download_dataset,
-    keras_cache_dir,
     load_newsgroups,
     load_ptb,
     load_reuters,
     load_wikitext2,
     locate_dataset,
 )
-from keras_labelemb.datasets.paths import extract_archive
+from benchmarks.datasets.paths import download_dataset, extract_archive, keras_cache_dir
 
 PTB_TEXT = b" the cat sat \n the dog ran \n"
 

@@ -9,11 +9,8 @@ import zipfile
 import keras
 import pytest
 
-from keras_labelemb.datasets import (
-    DATASET_SOURCES,
-    load_reuters,
-)
-from keras_labelemb.datasets import reuters as reuters_module
+from benchmarks.datasets import DATASET_SOURCES, load_reuters
+from benchmarks.datasets import reuters as reuters_module
 
 _SGML_RECORDS = [
     # (TOPICS, LEWISSPLIT, NEWID, topics, text element)

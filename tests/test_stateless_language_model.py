@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_labelemb.datasets.language_modeling import bptt_arrays
+from keras_labelemb.datasets.bptt import bptt_arrays
 from keras_labelemb.export import stateless_language_model
 from keras_labelemb.models import drill_lm
 from keras_labelemb.training import reset_states

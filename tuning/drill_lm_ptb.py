@@ -38,10 +38,10 @@ import keras
 import keras_tuner
 import tensorflow as tf
 
+from benchmarks.datasets import load_ptb
 from benchmarks.report import REPO, RESULTS
 from benchmarks.search_budget import search_budget
 from benchmarks.tables import markdown_table
-from keras_labelemb.datasets import load_ptb
 from keras_labelemb.training import ResetStates
 from keras_labelemb.tuning import DrillLanguageModelHyperModel
 from tuning.search_arguments import floats, ints

@@ -34,7 +34,7 @@ Rennie's. No formal licence is known.
 import gzip
 import json
 
-from keras_labelemb.datasets.paths import locate_dataset
+from benchmarks.datasets.paths import locate_dataset
 from keras_labelemb.datasets.text_classification_data import TextClassificationData
 
 #: The dataset's folder name (see `paths.dataset_dir`); its public source is

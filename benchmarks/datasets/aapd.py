@@ -27,7 +27,7 @@ Multi-label Classification", COLING 2018. No licence is stated for the data.
 
 import csv
 
-from keras_labelemb.datasets.paths import locate_dataset
+from benchmarks.datasets.paths import locate_dataset
 from keras_labelemb.datasets.text_classification_data import TextClassificationData
 from keras_labelemb.datasets.zero_shot import zero_shot_split
 

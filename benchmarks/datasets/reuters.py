@@ -34,7 +34,7 @@ import html
 import logging
 import re
 
-from keras_labelemb.datasets.paths import locate_dataset
+from benchmarks.datasets.paths import locate_dataset
 from keras_labelemb.datasets.text_classification_data import TextClassificationData
 
 logger = logging.getLogger(__name__)
