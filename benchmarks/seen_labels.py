@@ -63,15 +63,15 @@ from benchmarks.report import RESULTS, VERSION_AT_START, command_line, recorded_
 from benchmarks.tables import markdown_table
 from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import glove50
-from keras_labelemb.evaluation import classification_report, sigmoid
+from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid
 from keras_labelemb.export import export_text_classifier, load_text_classifier
 from keras_labelemb.layers import GileHead, HybridHead, LinearHead, MaxPoolEncoder, WideHead
 from keras_labelemb.models import word_embeddings
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
 from keras_labelemb.tasks import LabelClassifier
-from keras_labelemb.tasks.wide_path import sparse_rows
+from keras_labelemb.tasks.wide_path import choose_mix, sparse_rows
 from keras_labelemb.text import TextVectorizer, TfidfVectorizer
-from keras_labelemb.training import BestValidationF1, choose_blend, pretrain_word_vectors
+from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
 from keras_labelemb.training.best_epoch_stopping import BestEpochStopping
 
 MODELS = ("wide", "bilstm_linear", "bilstm_gile", "blend_bilstm_linear", "blend_bilstm_gile")
@@ -279,7 +279,7 @@ def blend(task, name, seed, models, reports):
         elif layer.weights:
             model.get_layer(layer.name).set_weights(layer.get_weights())
     hybrid.components[1].set_weights(models["wide"].get_layer("wide_head").get_weights())
-    choice = choose_blend(model, task.inputs("val", True, True), task.y["val"], multi_label=task.multi_label)
+    choice = mix_on_validation(task, model)
     logits = model.predict(task.inputs("test", True, True), batch_size=256, verbose=0)
     seconds = reports[deep_name]["seconds_to_best_epoch"] + reports["wide"]["seconds_to_best_epoch"]
     report = {
@@ -292,6 +292,24 @@ def blend(task, name, seed, models, reports):
     }
     print(name, report, flush=True)
     return model, report
+
+
+def mix_on_validation(task, model):
+    """Sets the wide + deep model's mix to the one that scores best on validation (the task's own rule,
+    `tasks.wide_path.choose_mix`: each component's logits scaled by their spread, the hybrid's bias 0);
+    returns `{"mix", "val_score", "threshold"}` (the threshold at that mix, multi-label)."""
+    hybrid, x_val = model.get_layer("hybrid_head"), task.inputs("val", True, True)
+    hybrid.bias.assign(np.zeros(hybrid.bias.shape, hybrid.bias.dtype))
+    parts = []
+    for index in range(2):  # each component's logits, through the model as it serves
+        hybrid.weights_by_component.assign(np.eye(2, dtype=hybrid.weights_by_component.dtype)[index])
+        parts.append(model.predict(x_val, batch_size=256, verbose=0))
+    choice = choose_mix(parts, task.targets("val"), task.multi_label)
+    hybrid.weights_by_component.assign(np.asarray(choice["weights"], hybrid.weights_by_component.dtype))
+    threshold = None
+    if task.multi_label:
+        threshold = choose_threshold(task.y["val"], sigmoid(model.predict(x_val, batch_size=256, verbose=0)))[0]
+    return {"mix": choice["mix"], "val_score": choice["val_score"], "threshold": threshold}
 
 
 def run_svm(task, seed):

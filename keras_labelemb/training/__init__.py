@@ -7,7 +7,6 @@ from keras_labelemb.training.cnle_training import (
     cnle_training_model,
     compile_cnle_training_model,
 )
-from keras_labelemb.training.component_blend import choose_blend
 from keras_labelemb.training.decoded_validation import DecodedValidation, decoded_set_scores
 from keras_labelemb.training.optimizer_build import build_optimizer
 from keras_labelemb.training.reset_states import ResetStates, reset_states
@@ -23,7 +22,6 @@ __all__ = [
     "TvEmbedding",
     "WarmupSchedule",
     "build_optimizer",
-    "choose_blend",
     "cnle_optimizer",
     "cnle_training_model",
     "compile_cnle_training_model",
