@@ -8,7 +8,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast clean
+.PHONY: demo test test-fast docs clean
 
 # uv (from PyPI, put into the venv by the system's pip) installs the package, its test dependencies and pip
 # itself: 13 s against pip's 32 s on 2 cores from an empty cache, and the venv's own pip from uv instead of
@@ -58,6 +58,12 @@ test: $(TORCH_STAMP)
 # The edit-test loop: the tests not marked `slow` (no backend subprocesses, searches or distributed runs).
 test-fast: $(STAMP)
 	$(PYTEST) -m "not slow"
+
+# The guides and the API reference (mkdocs + mkdocstrings: docstrings read statically) into site/, not committed.
+# --strict: a broken link or reference, or a docstring argument the signature does not have, fails the build.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir site
+	@echo "Built site/index.html"
 
 # make bench-reuters runs python -m benchmarks.reuters (results in benchmarks/results/); `--help` says how long.
 bench-%: $(STAMP)

@@ -94,15 +94,17 @@ class LabelIndex:
             or a built model whose output layer is the head (`LabelClassifier.from_model`).
         kind: `"flat"`, `"ivf"` (default), `"ivf_pq"` or `"hnsw"`.
         head: the label head, when the model has several.
-        nlist, nprobe: IVF lists and lists scanned per query (defaults
-            `4 * sqrt(L)` and 32).
+        nlist: IVF lists (default `4 * sqrt(L)`).
+        nprobe: IVF lists scanned per query (default 32).
         refine_factor: `ivf_pq` re-scores `refine_factor * k` candidates
             exactly (default 10).
         coarse: how `ivf` finds a query's nearest lists: `"flat"` (default;
             every list centroid compared) or `"hnsw"` (a graph over the
             centroids, for many lists, where comparing a query with every
             centroid costs as much as scanning the lists).
-        hnsw_neighbors, ef_search, ef_construction: HNSW settings (32, 128, 80).
+        hnsw_neighbors: HNSW graph neighbours per node (default 32).
+        ef_search: HNSW candidates kept per query (default 128).
+        ef_construction: HNSW candidates kept while building (default 80).
         label_chunk_size: labels whose vectors are computed per head call.
         verbose: 1 shows a progress bar while the index is built, 0 none.
 

@@ -85,7 +85,9 @@ class AdaptiveLabelDecoder(LabelHead):
             positions, `c` = end symbol, -1 = padding after it) or `"logits"`
             (`(B, max_steps, c + 1)` logits of each greedy step, before the
             no-repeat mask).
-        label_encoder, num_labels, label_dim: as in `LabelHead`.
+        label_encoder: as in `LabelHead`.
+        num_labels: as in `LabelHead`.
+        label_dim: as in `LabelHead`.
         kernel_initializer: initializer of `W1, W2, W3` and the ablation's
             per-label weights.
 

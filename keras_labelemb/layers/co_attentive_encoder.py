@@ -38,9 +38,12 @@ class CoAttentiveEncoder(keras.layers.Layer):
 
     Args:
         model_dim: `d` (even). Default 256 (the paper).
-        num_heads, attention_dim, intermediate_dim, dropout: of `CoAttention`
-            (the paper: 3 heads, `d_h = 150`).
-        use_text_to_label_attention, use_label_embedding: ablation switches.
+        num_heads: attention heads of `CoAttention` (the paper: 3).
+        attention_dim: per-head width of `CoAttention` (the paper: `d_h = 150`).
+        intermediate_dim: the feed-forward width of `CoAttention`.
+        dropout: of `CoAttention`.
+        use_text_to_label_attention: ablation switch (`CoAttention`). Default True.
+        use_label_embedding: ablation switch (`CoAttention`); False takes no labels. Default True.
         kernel_initializer: initializer of the projections and `CoAttention`.
 
     Call arguments:

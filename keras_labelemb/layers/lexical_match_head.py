@@ -61,8 +61,8 @@ class LexicalMatchHead(TokenLabelHead):
         vocabulary_size: vocabulary size when there is no `embedding`.
         sublinear_tf: `1 + log(count)` term frequencies (tf-idf only). Default True.
         weighting: `"tfidf"` (cosine, the default) or `"bm25"`.
-        k1, b: BM25's term-frequency saturation and length normalisation
-            (Lucene's defaults 1.2 and 0.75); read with `weighting="bm25"`.
+        k1: BM25's term-frequency saturation (Lucene's default 1.2); read with `weighting="bm25"`.
+        b: BM25's length normalisation (Lucene's default 0.75); read with `weighting="bm25"`.
         ignored_ids: ids that never match. Default `(1,)` (unknown word).
         scale_initializer: initial `scale`. Default 1.
         bias_initializer: initial `b`. Default 0.

@@ -36,10 +36,15 @@ class SampledSigmoidLoss(keras.losses.Loss):
     `evaluate` reports).
 
     Args:
-        num_negatives, negative_rate, sampler, label_frequencies,
-        frequency_power, max_positives, seed: the `LabelSampler` that draws
-            the candidates (see it). `sampler="hard"` scores every label
-            forward (gradients stopped) but back-propagates through `C` only.
+        num_negatives: negatives drawn per step (the `LabelSampler` that draws the candidates).
+        negative_rate: or negatives as a fraction of the labels (`LabelSampler`).
+        sampler: how negatives are drawn (`LabelSampler`). `sampler="hard"`
+            scores every label forward (gradients stopped) but back-propagates
+            through `C` only.
+        label_frequencies: label counts for frequency-weighted drawing (`LabelSampler`).
+        frequency_power: the power of those counts (`LabelSampler`).
+        max_positives: positives kept per batch (`LabelSampler`).
+        seed: the sampler's seed (`LabelSampler`).
         weighting: `"mean"` (default; each document's loss is the mean over its
             candidates, as GILE) or `"unbiased"` (each sampled negative weighs
             `1 / P(drawn) = 1 / (1 - (1 - q_j)^n)`, exact for `n` draws with

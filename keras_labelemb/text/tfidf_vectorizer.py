@@ -55,8 +55,9 @@ class TfidfVectorizer(StringLayer):
         min_df: keep terms found in at least this many documents. Default 1.
         sublinear_tf: `1 + log(count)` term frequencies. Default True.
         sparse: output a `tf.SparseTensor` (default) or a dense tensor.
-        lowercase, unicode_form, replace_numbers: the normalisation, as
-            `TextVectorizer` (defaults True, `"NFKC"`, True).
+        lowercase: lowercase the text, as `TextVectorizer`. Default True.
+        unicode_form: Unicode normalisation, as `TextVectorizer`. Default `"NFKC"`.
+        replace_numbers: read numbers as one token, as `TextVectorizer`. Default True.
         **kwargs: base `keras.layers.Layer` arguments (`name`, ...).
 
     Example:

@@ -110,9 +110,10 @@ class TvEmbedding(keras.Model):
             Newsgroups the loss rose during training, with Adam or SGD. Many
             zeros of small weight (same expectation, far less variance) let
             it fall below the context-free bar (`context_free_scores`).
-        chop_size, chop_overlap: training-time chopping of the encoder (see
-            `RegionLSTM`); chopping also cuts the context the LSTM has read, not
-            the targets (targets always come from the whole document).
+        chop_size: training-time chopping of the encoder (see `RegionLSTM`);
+            chopping also cuts the context the LSTM has read, not the targets
+            (targets always come from the whole document).
+        chop_overlap: tokens shared by consecutive chopped pieces (see `RegionLSTM`).
         seed: seed of the negative sampler.
 
     Call: token ids `(B, T)` -> the encoder's per-step outputs `(B, T, D*units)`.
@@ -323,11 +324,16 @@ def train_tv_embeddings(
         vocabulary: the token list (index = id, most frequent first), for the
             target vocabulary (`keras_labelemb.text.target_vocabulary`); or an
             int array of target ids (one per token id, -1 for none).
-        units, direction, window, num_negatives, negative_weight: see `TvEmbedding`.
-        max_targets, stop_words: see `keras_labelemb.text.target_vocabulary`
-            (`stop_words=None`: its `STOP_WORDS`).
+        units: LSTM units per direction (see `TvEmbedding`).
+        direction: which LSTMs are trained (see `TvEmbedding`).
+        window: how many next (previous) words are targets (see `TvEmbedding`).
+        num_negatives: sampled negative targets per region (see `TvEmbedding`).
+        negative_weight: the weight of each negative (see `TvEmbedding`).
+        max_targets: the size of the target vocabulary (`target_vocabulary`).
+        stop_words: words never predicted (`target_vocabulary`; None: its `STOP_WORDS`).
         chop_size: training-time chopping of the encoder. Default 50.
-        epochs, batch_size: passed to `fit`. Defaults 1 and 50.
+        epochs: passed to `fit`. Default 1.
+        batch_size: passed to `fit`. Default 50.
         optimizer: default `keras.optimizers.RMSprop(1e-3)` (the paper used
             rmsprop or SGD with momentum).
         jit_compile: passed to `compile`.
