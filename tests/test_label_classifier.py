@@ -1,5 +1,7 @@
 """Tests of `label_classifier`: every preset through `run_task_test`, and what users send that is wrong."""
 
+import warnings
+
 import keras
 import numpy as np
 import pytest
@@ -93,6 +95,23 @@ def test_relabelling_zero_shot_keeps_the_thresholds_of_names_kept(trained):
         assert classifier.head.label_ids.shape[0] == 3
     finally:
         classifier.set_labels(LABELS)
+
+
+def test_a_saved_classifier_loads_quietly_compiled_as_it_was_with_its_optimizer_state(trained, tmp_path):
+    classifier, texts, targets = trained
+    classifier.save(tmp_path / "classifier.keras")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loaded = keras.saving.load_model(tmp_path / "classifier.keras")
+    assert [str(w.message) for w in caught] == []  # no build, compile or optimizer-skip warning from Keras
+    assert loaded.compiled and isinstance(loaded.optimizer, keras.optimizers.Adam)
+    assert int(loaded.optimizer.iterations.numpy()) == int(classifier.optimizer.iterations.numpy()) > 0
+    np.testing.assert_allclose(loaded.optimizer.learning_rate.numpy(), 1e-2)
+    for saved, restored in zip(classifier.optimizer.variables, loaded.optimizer.variables):
+        np.testing.assert_allclose(restored.numpy(), saved.numpy())  # Adam's moments: training resumes, not restarts
+    np.testing.assert_allclose(loaded.predict(texts), classifier.predict(texts), atol=1e-6)
+    loaded.fit(texts, targets, epochs=1, batch_size=8, verbose=0)
+    assert int(loaded.optimizer.iterations.numpy()) == int(classifier.optimizer.iterations.numpy()) + 6
 
 
 def test_a_single_label_classifier_gives_probabilities_that_sum_to_one():

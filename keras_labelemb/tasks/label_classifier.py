@@ -911,6 +911,24 @@ class LabelClassifier(keras.Model):
         classifier.cut_from_model = cut_from_model
         return classifier
 
+    def build_from_config(self, config):
+        # The encoder and the head come back built from their own build configs; the task holds no other state
+        # that a shape decides (Keras' default would trace `call` on the recorded input shape and warn).
+        self._build_shapes_dict = config
+
+    def compile_from_config(self, config):
+        """Compiles a loaded classifier as it was saved (optimizer, its state, loss, metrics), through `compile`."""
+        config = keras.saving.deserialize_keras_object(config)
+        # Loading marks the classifier built before it compiles (its state is not locked yet): a saved
+        # SampledSigmoidLoss's sampler seed is tracked here, as `compile` before a first `fit` does, and loads.
+        built, self.built = self.built, False
+        try:
+            self.compile(**config)
+        finally:
+            self.built = built
+        if self.built and getattr(self, "optimizer", None) is not None:
+            self.optimizer.build(self.trainable_variables)  # so the saved optimizer state loads into it
+
     def save_assets(self, dir_path):
         with open(os.path.join(dir_path, LABELS_FILE), "w", encoding="utf-8") as file:
             json.dump(
