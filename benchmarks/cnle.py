@@ -72,12 +72,9 @@ from keras_labelemb.evaluation import classification_report
 from keras_labelemb.models import cnle
 from keras_labelemb.plotting import plot_co_attention
 from keras_labelemb.tasks import LabelClassifier
-from keras_labelemb.training import (
-    DecodedValidation,
-    cnle_optimizer,
-    decoded_set_scores,
-    pretrain_word_vectors,
-)
+from keras_labelemb.training import DecodedValidation, pretrain_word_vectors
+from keras_labelemb.training.cnle_training import cnle_optimizer
+from keras_labelemb.training.decoded_validation import decoded_set_scores
 
 MODELS = {"cnle": None, "no_label_embedding": "no_label_embedding", "no_text_to_label": "no_text_to_label_attention"}
 DATASETS = ("reuters", "newsgroups")
@@ -168,7 +165,8 @@ class Setup:
             self._read(pathlib.Path(bundle))
             return
         from benchmarks.token_ids import token_ids
-        from keras_labelemb.text import TextVectorizer, label_sequences
+        from keras_labelemb.losses.label_sequences import label_sequences
+        from keras_labelemb.text import TextVectorizer
 
         data_dir = None if args.data_dir is None else os.path.join(args.data_dir, DATA_FOLDERS[name])
         data = load_reuters(data_dir) if self.multi_label else load_newsgroups(data_dir)

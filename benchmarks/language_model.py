@@ -65,7 +65,8 @@ from benchmarks.training_loop import fit_best_epoch
 from keras_labelemb.datasets.bptt import num_bptt_batches
 from keras_labelemb.metrics import Perplexity
 from keras_labelemb.models import drill_lm
-from keras_labelemb.training import ResetStates, reset_states
+from keras_labelemb.training import ResetStates
+from keras_labelemb.training.reset_states import reset_states
 
 # name -> (head, head options of drill_lm): DRILL Table 4, in its order.
 CONFIGS = {

@@ -56,19 +56,15 @@ from benchmarks.tables import markdown_table, mean_pm_std
 from benchmarks.timing import round_robin, speed_ratio, train_steps
 from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
-from keras_labelemb.datasets import (
-    labels_without_training_documents,
-    remove_unseen_from_train,
-    restrict_labels,
-    zero_shot_split,
-)
+from keras_labelemb.datasets import remove_unseen_from_train, restrict_labels, zero_shot_split
+from keras_labelemb.datasets.zero_shot import labels_without_training_documents
 from keras_labelemb.evaluation import (
     classification_report,
     ranking_report,
 )
 from keras_labelemb.layers import DrillHead, GileHead, HierarchicalAttention, LinearHead
-from keras_labelemb.models import word_embeddings
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
+from keras_labelemb.models.word_embeddings import word_embeddings
 from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors

@@ -58,8 +58,8 @@ from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, g
 from keras_labelemb.evaluation import classification_report
 from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead
 from keras_labelemb.losses import SampledSigmoidLoss
-from keras_labelemb.models import word_embeddings
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
+from keras_labelemb.models.word_embeddings import word_embeddings
 from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors

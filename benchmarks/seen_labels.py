@@ -63,11 +63,12 @@ from benchmarks.report import RESULTS, VERSION_AT_START, command_line, recorded_
 from benchmarks.tables import markdown_table
 from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import glove50
-from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid
+from keras_labelemb.evaluation import choose_threshold, classification_report
+from keras_labelemb.evaluation.reports import sigmoid
 from keras_labelemb.export import export_text_classifier, load_text_classifier
 from keras_labelemb.layers import GileHead, HybridHead, LinearHead, MaxPoolEncoder, WideHead
-from keras_labelemb.models import word_embeddings
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
+from keras_labelemb.models.word_embeddings import word_embeddings
 from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.tasks.wide_path import choose_mix, sparse_rows
 from keras_labelemb.text import TextVectorizer, TfidfVectorizer

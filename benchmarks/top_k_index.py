@@ -55,9 +55,9 @@ from benchmarks.memory import peak_memory
 from benchmarks.relabel import relabel
 from benchmarks.report import RESULTS, write_report
 from benchmarks.tables import markdown_table
-from keras_labelemb.evaluation import LabelIndex, predict_top_k, predict_top_k_encoded
+from keras_labelemb.evaluation import LabelIndex, predict_top_k
 from keras_labelemb.evaluation.label_index import chunked_label_vectors, configure
-from keras_labelemb.evaluation.top_k_prediction import encoded_batches
+from keras_labelemb.evaluation.top_k_prediction import encoded_batches, predict_top_k_encoded
 from keras_labelemb.models import gile_wan
 from keras_labelemb.tasks import LabelClassifier
 

@@ -60,8 +60,8 @@ from keras_labelemb.layers import (
     LexicalMatchHead,
     WordInteractionHead,
 )
-from keras_labelemb.models import word_embeddings
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
+from keras_labelemb.models.word_embeddings import word_embeddings
 from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text import TextVectorizer, load_glove_6b
 

@@ -125,7 +125,8 @@ def build_trainer(args, labels):
 
     from keras_labelemb.layers import GileHead, HierarchicalAttention
     from keras_labelemb.losses import SampledSigmoidLoss
-    from keras_labelemb.models import document_classifier, prior_bias
+    from keras_labelemb.models import document_classifier
+    from keras_labelemb.models.document_classifier import prior_bias
     from keras_labelemb.tasks import LabelClassifier
 
     keras.utils.set_random_seed(0)

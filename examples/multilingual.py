@@ -23,9 +23,10 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from scipy.special import expit  # noqa: E402
 
 from keras_labelemb.datasets import load_demo, restrict_labels  # noqa: E402
-from keras_labelemb.evaluation import choose_threshold, classification_report, sigmoid  # noqa: E402
+from keras_labelemb.evaluation import choose_threshold, classification_report  # noqa: E402
 from keras_labelemb.layers import GileHead, HierarchicalAttention  # noqa: E402
 from keras_labelemb.text import TextVectorizer  # noqa: E402
 
@@ -74,9 +75,9 @@ def main():
         one_task = keras.Model(model.input[task], model.output[task])  # shares every weight with `model`
         split = splits[task]
         threshold, _ = choose_threshold(
-            split.multi_hot("val"), sigmoid(one_task.predict(encode(split.val_texts), verbose=0))
+            split.multi_hot("val"), expit(one_task.predict(encode(split.val_texts), verbose=0))
         )
-        scores = sigmoid(one_task.predict(encode(split.test_texts), verbose=0))
+        scores = expit(one_task.predict(encode(split.test_texts), verbose=0))
         return classification_report(split.multi_hot("test"), scores, threshold)["micro_f1"]
 
     joint = build(vectorizer.vocabulary_size, label_sets, TASKS)

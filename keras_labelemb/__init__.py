@@ -19,7 +19,7 @@ from keras_labelemb import evaluation, layers, losses, metrics, models, tasks, t
 
 __version__ = "0.1.0"
 
-_ON_FIRST_USE = ("datasets", "export", "plotting", "testing", "text", "tuning")
+_ON_FIRST_USE = ("datasets", "distribution", "export", "plotting", "testing", "text", "tuning")
 
 if keras.backend.backend() == "tensorflow":
     from keras_labelemb import text  # noqa: F401  (registers TextVectorizer)

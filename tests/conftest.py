@@ -71,8 +71,8 @@ def optimizer_built_before_the_first_trace():
     Keras' TensorFlow trainer (without a distribution strategy) creates the optimizer's variables inside the
     first traced train step, and a `tf.function` that creates variables is traced twice: about half the CPU
     of a small model's first `fit` (measured: 2.4 s -> 1.0 s for a tiny GILE-HAN), and this suite fits
-    hundreds. Built first (`keras_labelemb.training.build_optimizer`, as the library's own compile helpers
-    do): the same variables, one trace. Tests that run code the way users run it opt out with
+    hundreds. Built first (`keras_labelemb.training.optimizer_build.build_optimizer`, as the library's own
+    compile helpers do): the same variables, one trace. Tests that run code the way users run it opt out with
     `keras_as_users_run_it`.
     """
     import keras
@@ -82,7 +82,7 @@ def optimizer_built_before_the_first_trace():
         return
     from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
 
-    from keras_labelemb.training import build_optimizer
+    from keras_labelemb.training.optimizer_build import build_optimizer
 
     make_train_function = TensorFlowTrainer.make_train_function
 

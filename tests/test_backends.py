@@ -155,7 +155,7 @@ def _check_mixed_precision_training(rng):
 
     from keras_labelemb.layers import GileHead, HierarchicalAttention, HybridHead, LinearHead, WordInteractionHead
     from keras_labelemb.models import document_classifier
-    from keras_labelemb.testing import dtype_policy
+    from keras_labelemb.testing.dtype_policy import dtype_policy
 
     labels = np.array([[2, 3], [4, 0], [5, 6]], "int32")
     ids = rng.integers(1, 30, size=(8, 3, 5)).astype("int32")
@@ -295,7 +295,7 @@ def _check_metrics_against_scikit_learn(rng):
     propensities = klm.label_propensities(y.sum(0), 30)
     model = keras.Sequential([keras.Input((7,)), keras.layers.Identity()])  # the scores are the model's output
     metrics = [klm.MicroF1(), klm.MacroF1(), klm.PrecisionAtK(k=2), klm.NDCGAtK(k=3), klm.RankingLoss()]
-    metrics += [klm.AveragePrecision(), klm.OneError(), klm.PropensityPrecisionAtK(propensities, k=2)]
+    metrics += [klm.LabelRankingAveragePrecision(), klm.OneError(), klm.PropensityPrecisionAtK(propensities, k=2)]
     metrics.append(klm.PropensityPrecisionAtK(propensities, k=2, normalize=False))
     model.compile(loss="mse", metrics=metrics, jit_compile=_jit_compile())
     got = model.evaluate(s, y, batch_size=10, verbose=0, return_dict=True)
@@ -344,7 +344,7 @@ def _check_cnle_end_to_end(rng):
     import keras
 
     from keras_labelemb.models import cnle
-    from keras_labelemb.training import cnle_training_model, compile_cnle_training_model
+    from keras_labelemb.training.cnle_training import cnle_training_model, compile_cnle_training_model
 
     labels = np.array([[2, 3], [4, 0], [5, 6]], "int32")
     ids = rng.integers(1, 30, size=(8, 7)).astype("int32")

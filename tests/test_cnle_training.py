@@ -10,13 +10,13 @@ import pytest
 from keras_labelemb.layers import GileHead
 from keras_labelemb.losses import LabelSequenceLoss
 from keras_labelemb.models import cnle, gile_wan
-from keras_labelemb.training import (
+from keras_labelemb.training.cnle_training import (
     TeacherForcing,
-    WarmupSchedule,
     cnle_optimizer,
     cnle_training_model,
     compile_cnle_training_model,
 )
+from keras_labelemb.training.warmup_schedule import WarmupSchedule
 
 LABELS = np.array([[2, 3], [4, 0], [5, 6]], "int32")
 

@@ -6,7 +6,8 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
 from keras_labelemb.models import cnle
-from keras_labelemb.training import DecodedValidation, decoded_set_scores
+from keras_labelemb.training import DecodedValidation
+from keras_labelemb.training.decoded_validation import decoded_set_scores
 
 LABEL_WORDS = np.array([[2, 3], [4, 0], [5, 6]])
 

@@ -132,9 +132,10 @@ def _train(mode, dropout, repeated_dataset=False):
 
     from keras_labelemb.layers import GileHead, HierarchicalAttention
     from keras_labelemb.losses import SampledSigmoidLoss
-    from keras_labelemb.models import document_classifier, prior_bias
+    from keras_labelemb.models import document_classifier
+    from keras_labelemb.models.document_classifier import prior_bias
     from keras_labelemb.tasks import LabelClassifier
-    from keras_labelemb.training import build_optimizer
+    from keras_labelemb.training.optimizer_build import build_optimizer
 
     keras.utils.set_random_seed(0)
     labels, x, y = _data()
@@ -184,7 +185,7 @@ def _train_task(mode, dropout, labels, x, fit_data, evaluate_data):
     from keras_labelemb.layers import GileHead, HierarchicalAttention
     from keras_labelemb.losses import SampledSigmoidLoss
     from keras_labelemb.tasks import LabelClassifier
-    from keras_labelemb.training import build_optimizer
+    from keras_labelemb.training.optimizer_build import build_optimizer
 
     embedding = keras.layers.Embedding(
         VOCABULARY, 16, mask_zero=True, embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5)

@@ -18,15 +18,8 @@ from keras_labelemb.layers import (
     WideHead,
     WordInteractionHead,
 )
-from keras_labelemb.models import (
-    document_classifier,
-    gile_han,
-    gile_wan,
-    han,
-    set_labels,
-    wan,
-    word_embeddings,
-)
+from keras_labelemb.models import document_classifier, gile_han, gile_wan, han, set_labels, wan
+from keras_labelemb.models.word_embeddings import word_embeddings
 from keras_labelemb.tasks import LabelClassifier
 
 VOCABULARY_SIZE, DIM, TOKENS = 30, 8, 6

@@ -377,7 +377,8 @@ def test_bias_initializer_sets_the_starting_logit_and_survives_the_config():
 @pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture
 def test_document_classifier_drill_head_scores_new_labels_and_round_trips(units, tmp_path):
     from keras_labelemb.layers import HierarchicalAttention
-    from keras_labelemb.models import document_classifier, prior_bias, set_labels
+    from keras_labelemb.models import document_classifier, set_labels
+    from keras_labelemb.models.document_classifier import prior_bias
 
     embedding = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
     head = DrillHead(

@@ -3,7 +3,7 @@
 import keras
 import pytest
 
-from keras_labelemb.testing import dtype_policy
+from keras_labelemb.testing.dtype_policy import dtype_policy
 
 
 def test_sets_the_policy_inside_and_restores_the_previous_one():

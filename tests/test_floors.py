@@ -15,7 +15,7 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "keras_labelemb"
 FLOORS = [
-    {"argument_checks", "renamed", "display_text", "document_frequency"},
+    {"argument_checks", "display_text", "document_frequency"},
     {"layers", "losses", "metrics", "text", "datasets", "plotting"},
     {"models"},
     {"training", "evaluation", "export", "distribution", "tasks"},

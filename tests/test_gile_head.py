@@ -6,7 +6,8 @@ from keras import ops
 from sampled_sigmoid_loss_helpers import NUM_LABELS as SAMPLED_NUM_LABELS
 from sampled_sigmoid_loss_helpers import _head as sampled_head
 
-from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead, joint_dim_matching_linear
+from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead
+from keras_labelemb.layers.gile_head import joint_dim_matching_linear
 
 RNG = np.random.default_rng(3)
 VOCAB, DIM = 40, 6
@@ -171,7 +172,8 @@ def test_joint_dim_matching_linear_eq19():
 
 
 def test_the_seed_builders_start_the_output_bias_at_the_label_prior():
-    from keras_labelemb.models import gile_wan, prior_bias, wan
+    from keras_labelemb.models import gile_wan, wan
+    from keras_labelemb.models.document_classifier import prior_bias
 
     labels = np.array([[2, 3], [4, 0], [5, 6], [7, 0]], "int32")
 

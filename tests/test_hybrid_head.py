@@ -20,7 +20,8 @@ from keras_labelemb.layers import (
     WordInteractionHead,
 )
 from keras_labelemb.layers.hybrid_head import label_columns
-from keras_labelemb.models import document_classifier, prior_bias, set_labels
+from keras_labelemb.models import document_classifier, set_labels
+from keras_labelemb.models.document_classifier import prior_bias
 from keras_labelemb.tasks import LabelClassifier
 
 RNG = np.random.default_rng(17)

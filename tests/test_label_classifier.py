@@ -316,7 +316,7 @@ def test_the_task_trains_saves_and_relabels_under_jax(tmp_path):
 
 @pytest.mark.slow  # make test, not the edit loop (make test-fast)
 def test_the_task_trains_with_xla_and_under_mixed_precision():
-    from keras_labelemb.testing import dtype_policy
+    from keras_labelemb.testing.dtype_policy import dtype_policy
 
     texts, targets = texts_and_targets(16)
     small = {"embedding_dim": 8, "max_tokens": 12, "description_length": 4}

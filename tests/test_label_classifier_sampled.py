@@ -15,7 +15,7 @@ from keras_labelemb.losses.sampled_sigmoid_loss import checked_indices, multi_ho
 from keras_labelemb.models import gile_wan, wan
 from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.tasks.sampled_step import positive_label_indices
-from keras_labelemb.testing import dtype_policy
+from keras_labelemb.testing.dtype_policy import dtype_policy
 
 SMALL = {"embedding_dim": 8, "max_tokens": 16, "description_length": 4}
 NUM_LABELS = 12

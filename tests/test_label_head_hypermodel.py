@@ -19,7 +19,8 @@ from keras_labelemb.layers import (
 from keras_labelemb.metrics import MicroF1
 from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.training import BestValidationF1
-from keras_labelemb.tuning import HEADS, LabelHeadHyperModel
+from keras_labelemb.tuning import LabelHeadHyperModel
+from keras_labelemb.tuning.label_head_hypermodel import HEADS
 
 # keras-tuner's get_best_models rebuilds a model without optimizer state and loads the checkpoint into it.
 pytestmark = pytest.mark.filterwarnings("ignore:Skipping variable loading for optimizer")

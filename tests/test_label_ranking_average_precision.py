@@ -37,6 +37,6 @@ def test_ties_conventions():
 
 def test_average_precision_is_sklearns_label_ranking_average_precision():
     y_true, scores = make_data(4, 20, 6)
-    assert stream(klm.AveragePrecision(), y_true, scores) == pytest.approx(
+    assert stream(klm.LabelRankingAveragePrecision(), y_true, scores) == pytest.approx(
         sklearn_reference("lrap", y_true, scores), abs=1e-5
     )

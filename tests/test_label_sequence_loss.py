@@ -5,7 +5,7 @@ import tensorflow as tf
 from adaptive_label_decoder_helpers import decoder_with_encoder, text
 
 from keras_labelemb.losses.label_sequence_loss import LabelSequenceLoss
-from keras_labelemb.testing import dtype_policy
+from keras_labelemb.testing.dtype_policy import dtype_policy
 
 LABELS = np.array([[3, 4, 0], [5, 0, 0], [6, 7, 8], [9, 2, 0]], "int32")
 

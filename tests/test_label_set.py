@@ -4,7 +4,8 @@ import keras
 import numpy as np
 import pytest
 
-from keras_labelemb.layers import GileHead, HybridHead, LabelHead, LabelSet, LexicalMatchHead, LinearHead
+from keras_labelemb.layers import GileHead, HybridHead, LabelHead, LexicalMatchHead, LinearHead
+from keras_labelemb.layers.label_set import LabelSet
 
 IDS = np.array([[3, 4, 0], [5, 0, 0]])
 

@@ -223,7 +223,8 @@ def _training(x, labels):
     def build():
         keras.utils.set_random_seed(0)
         from keras_labelemb.layers import GileHead, HierarchicalAttention
-        from keras_labelemb.models import document_classifier, prior_bias
+        from keras_labelemb.models import document_classifier
+        from keras_labelemb.models.document_classifier import prior_bias
 
         embedding = keras.layers.Embedding(
             60, 16, mask_zero=True, embeddings_initializer=keras.initializers.RandomNormal(stddev=0.5)

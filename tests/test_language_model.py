@@ -7,9 +7,11 @@ from keras import ops
 
 from keras_labelemb.datasets.bptt import bptt_arrays
 from keras_labelemb.layers import LabelHead, LinearHead
+from keras_labelemb.layers.walk_layers import walk_layers
 from keras_labelemb.metrics import Perplexity
-from keras_labelemb.models import drill_lm, walk_layers
-from keras_labelemb.training import ResetStates, reset_states
+from keras_labelemb.models import drill_lm
+from keras_labelemb.training import ResetStates
+from keras_labelemb.training.reset_states import reset_states
 
 RNG = np.random.default_rng(11)
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_labelemb.text import TextVectorizer, make_dataset, multi_hot
+from keras_labelemb.text import TextVectorizer, make_dataset
+from keras_labelemb.text.multi_hot import multi_hot
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
 

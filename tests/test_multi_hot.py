@@ -3,9 +3,7 @@
 import numpy as np
 import pytest
 
-from keras_labelemb.text import (
-    multi_hot,
-)
+from keras_labelemb.text.multi_hot import multi_hot
 
 
 def test_multi_hot_values_dtype_and_shape():

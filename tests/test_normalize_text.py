@@ -4,10 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_labelemb.text import (
-    NUM_TOKEN,
-    normalize_text,
-)
+from keras_labelemb.text.normalize_text import NUM_TOKEN, normalize_text
 
 
 def _strs(tensor):

@@ -10,7 +10,8 @@ from trace_counting import first_fit_traces
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models import cnle, gile_wan
 from keras_labelemb.tasks import LabelClassifier
-from keras_labelemb.training import build_optimizer, cnle_training_model, compile_cnle_training_model
+from keras_labelemb.training.cnle_training import cnle_training_model, compile_cnle_training_model
+from keras_labelemb.training.optimizer_build import build_optimizer
 from keras_labelemb.tuning import (
     CNLEHyperModel,
     DrillLanguageModelHyperModel,

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from conftest import import_or_skip
 
-from keras_labelemb.text import TextVectorizer, WordVectorCoverage, load_glove_6b, load_word_vectors, pretrained_vectors
+from keras_labelemb.text import TextVectorizer, load_glove_6b, load_word_vectors, pretrained_vectors
+from keras_labelemb.text.pretrained_vectors import WordVectorCoverage
 
 VOCABULARY = ["<pad>", "<unk>", "wheat", "grain", "rates", "paris", "zebra"]
 # Exact matches beat case variants wherever they are in the file; "Grain" is the only form of grain.

@@ -4,7 +4,8 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_labelemb.training import ResetStates, reset_states
+from keras_labelemb.training import ResetStates
+from keras_labelemb.training.reset_states import reset_states
 
 B, T, D = 2, 3, 4
 

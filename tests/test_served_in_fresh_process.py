@@ -31,7 +31,7 @@ from keras_labelemb.models import (
 )
 from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text import TextVectorizer
-from keras_labelemb.training import cnle_training_model, compile_cnle_training_model
+from keras_labelemb.training.cnle_training import cnle_training_model, compile_cnle_training_model
 
 TEXTS = [
     "Wheat prices rose. Farmers sold more grain this week.",

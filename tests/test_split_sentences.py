@@ -1,8 +1,6 @@
 """Tests of `split_sentences`."""
 
-from keras_labelemb.text import (
-    split_sentences,
-)
+from keras_labelemb.text.split_sentences import split_sentences
 
 
 def test_split_sentences_on_punctuation_space_and_newlines():

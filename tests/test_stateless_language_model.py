@@ -8,7 +8,7 @@ from keras import ops
 from keras_labelemb.datasets.bptt import bptt_arrays
 from keras_labelemb.export import stateless_language_model
 from keras_labelemb.models import drill_lm
-from keras_labelemb.training import reset_states
+from keras_labelemb.training.reset_states import reset_states
 
 V, B, T = 40, 4, 6
 RNG = np.random.default_rng(11)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from keras_labelemb.text import STOP_WORDS, target_vocabulary
+from keras_labelemb.text.target_vocabulary import STOP_WORDS, target_vocabulary
 
 VOCAB = 30
 

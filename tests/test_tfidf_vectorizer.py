@@ -4,7 +4,9 @@ import pytest
 import tensorflow as tf
 from sklearn.feature_extraction.text import TfidfVectorizer as ScikitTfidf
 
-from keras_labelemb.text import TfidfVectorizer, normalize_text, tokenize
+from keras_labelemb.text import TfidfVectorizer
+from keras_labelemb.text.normalize_text import normalize_text
+from keras_labelemb.text.tokenize import tokenize
 
 TEXTS = [
     "Wheat prices rose as wheat exports fell.",

@@ -4,11 +4,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import f1_score
 
-from keras_labelemb.evaluation import (
-    assign_labels,
-    choose_threshold,
-    micro_f1_score,
-)
+from keras_labelemb.evaluation import choose_threshold
+from keras_labelemb.evaluation.thresholds import assign_labels, micro_f1_score
 
 RNG = np.random.default_rng(0)
 

@@ -2,11 +2,9 @@
 
 import tensorflow as tf
 
-from keras_labelemb.text import (
-    normalize_text,
-    split_sentences,
-    tokenize,
-)
+from keras_labelemb.text.normalize_text import normalize_text
+from keras_labelemb.text.split_sentences import split_sentences
+from keras_labelemb.text.tokenize import tokenize
 
 
 def test_tokenize_drops_punctuation_and_keeps_num_token():

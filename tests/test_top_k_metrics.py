@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 from keras_labelemb import metrics as klm
-from keras_labelemb.evaluation import evaluate_in_chunks, top_k_metrics
+from keras_labelemb.evaluation.top_k_metrics import evaluate_in_chunks, top_k_metrics
 
 NUM_LABELS, NUM_DOCS = 23, 37  # as the `top_k_setup` fixture (conftest.py)
 

@@ -148,7 +148,7 @@ def test_an_inner_product_head_s_label_side_is_computed_once_per_chunk(top_k_set
 
 
 def test_encoded_documents_give_the_same_top_k(top_k_setup):
-    from keras_labelemb.evaluation import predict_top_k_encoded
+    from keras_labelemb.evaluation.top_k_prediction import predict_top_k_encoded
 
     model, x, _, _ = top_k_setup
     classifier = LabelClassifier.from_model(model)

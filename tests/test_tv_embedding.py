@@ -10,8 +10,9 @@ import pytest
 
 from keras_labelemb.layers import RegionLSTM
 from keras_labelemb.models import oh_2lstmp
-from keras_labelemb.text import target_vocabulary
-from keras_labelemb.training import TvEmbedding, train_tv_embeddings, window_target_counts
+from keras_labelemb.text.target_vocabulary import target_vocabulary
+from keras_labelemb.training import train_tv_embeddings
+from keras_labelemb.training.tv_embedding import TvEmbedding, window_target_counts
 
 VOCAB = 30
 

@@ -5,7 +5,7 @@ import collections
 import pytest
 import tensorflow as tf
 
-from keras_labelemb.text import (
+from keras_labelemb.text.vocabulary import (
     PAD_TOKEN,
     UNK_TOKEN,
     build_vocabulary,

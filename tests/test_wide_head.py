@@ -6,7 +6,8 @@ import tensorflow as tf
 
 from keras_labelemb.export import export_text_classifier, load_text_classifier
 from keras_labelemb.layers import GileHead, HierarchicalAttention, HybridHead, LinearHead, WideHead
-from keras_labelemb.models import document_classifier, prior_bias, set_labels
+from keras_labelemb.models import document_classifier, set_labels
+from keras_labelemb.models.document_classifier import prior_bias
 from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text import TextVectorizer, TfidfVectorizer
 

@@ -30,6 +30,7 @@ from keras_labelemb.layers import (
     WordInteractionHead,
 )
 from keras_labelemb.losses import LabelSequenceLoss
+from keras_labelemb.losses.label_sequences import label_sequences
 from keras_labelemb.models import (
     cnle,
     document_classifier,
@@ -38,8 +39,7 @@ from keras_labelemb.models import (
     gile_wan,
     oh_2lstmp,
 )
-from keras_labelemb.text import label_sequences
-from keras_labelemb.training import cnle_training_model
+from keras_labelemb.training.cnle_training import cnle_training_model
 
 VOCABULARY = 30
 NUM_LABELS = 4

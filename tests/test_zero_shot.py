@@ -8,12 +8,12 @@ from datasets_helpers import _small_data
 
 from keras_labelemb.datasets import (
     TextClassificationData,
-    labels_without_training_documents,
     load_demo,
     remove_unseen_from_train,
     restrict_labels,
     zero_shot_split,
 )
+from keras_labelemb.datasets.zero_shot import labels_without_training_documents
 
 
 def aliased_data():

@@ -44,7 +44,7 @@ from benchmarks import cnle as cnle_benchmark
 from benchmarks.report import REPO, RESULTS
 from benchmarks.search_budget import search_budget
 from benchmarks.tables import markdown_table
-from keras_labelemb.training import decoded_set_scores
+from keras_labelemb.training.decoded_validation import decoded_set_scores
 from keras_labelemb.tuning import CNLEHyperModel
 from tuning.search_arguments import floats, ints
 from tuning.search_report import report_search, trial_table

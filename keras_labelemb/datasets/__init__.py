@@ -14,17 +14,11 @@ benchmarks (`benchmarks/datasets/`), not in the package.
 from keras_labelemb.datasets.bptt import bptt_dataset
 from keras_labelemb.datasets.demo import load_demo
 from keras_labelemb.datasets.text_classification_data import TextClassificationData
-from keras_labelemb.datasets.zero_shot import (
-    labels_without_training_documents,
-    remove_unseen_from_train,
-    restrict_labels,
-    zero_shot_split,
-)
+from keras_labelemb.datasets.zero_shot import remove_unseen_from_train, restrict_labels, zero_shot_split
 
 __all__ = [
     "TextClassificationData",
     "bptt_dataset",
-    "labels_without_training_documents",
     "load_demo",
     "remove_unseen_from_train",
     "restrict_labels",

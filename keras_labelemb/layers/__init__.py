@@ -7,12 +7,11 @@ from keras_labelemb.layers.co_attentive_encoder import CoAttentiveEncoder
 from keras_labelemb.layers.cosine_head import CosineHead
 from keras_labelemb.layers.drill_head import DrillHead
 from keras_labelemb.layers.embedding_match_head import EmbeddingMatchHead
-from keras_labelemb.layers.gile_head import GileHead, joint_dim_matching_linear
+from keras_labelemb.layers.gile_head import GileHead
 from keras_labelemb.layers.hierarchical_attention import HierarchicalAttention
 from keras_labelemb.layers.hybrid_head import HybridHead
 from keras_labelemb.layers.label_encoder import LabelEncoder
 from keras_labelemb.layers.label_head import LabelHead
-from keras_labelemb.layers.label_set import LabelSet, validate_label_ids
 from keras_labelemb.layers.lexical_match_head import LexicalMatchHead
 from keras_labelemb.layers.linear_head import LinearHead
 from keras_labelemb.layers.max_pool_encoder import MaxPoolEncoder
@@ -37,7 +36,6 @@ __all__ = [
     "HybridHead",
     "LabelEncoder",
     "LabelHead",
-    "LabelSet",
     "LexicalMatchHead",
     "LinearHead",
     "MaxPoolEncoder",
@@ -48,6 +46,4 @@ __all__ = [
     "TokenLabelHead",
     "WideHead",
     "WordInteractionHead",
-    "joint_dim_matching_linear",
-    "validate_label_ids",
 ]

@@ -68,7 +68,7 @@ class RegionLSTM(keras.layers.Layer):
     outputs of LSTM tv-embeddings trained on unlabeled text, projected by
     `S` (`side_kernel`, trainable) into every gate pre-activation. They come from
     `side_encoders`, layers called on the same token ids (e.g. the
-    `RegionLSTM(pooling=None)` encoders of `keras_labelemb.training.TvEmbedding`),
+    `RegionLSTM(pooling=None)` encoders of `keras_labelemb.training.tv_embedding.TvEmbedding`),
     frozen unless `train_side_encoders=True`; and/or from the call argument
     `side_inputs` (a `(B, T, side_input_dim)` tensor or a list of them whose
     sizes sum to `side_input_dim`).

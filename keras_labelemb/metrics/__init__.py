@@ -2,7 +2,7 @@
 
 `MicroF1` and `MacroF1` score thresholded decisions; the ranking metrics
 (`PrecisionAtK`, `NDCGAtK`, `PropensityPrecisionAtK`, `RankingLoss`,
-`LabelRankingAveragePrecision` a.k.a. `AveragePrecision`, `OneError`) depend
+`LabelRankingAveragePrecision`, `OneError`) depend
 only on the order of the scores, so logits and probabilities give the same
 values. All run under the TensorFlow and JAX backends and inside
 `jit_compile=True`, and under PyTorch; there `top_k` orders tied scores in
@@ -26,10 +26,7 @@ from keras_labelemb.metrics.propensity_precision_at_k import (
 )
 from keras_labelemb.metrics.ranking_loss import RankingLoss
 
-AveragePrecision = LabelRankingAveragePrecision
-
 __all__ = [
-    "AveragePrecision",
     "LabelRankingAveragePrecision",
     "MacroF1",
     "MicroF1",

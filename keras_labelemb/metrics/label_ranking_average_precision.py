@@ -20,8 +20,7 @@ class LabelRankingAveragePrecision(DocumentAverageMetric):
     This is `sklearn.metrics.label_ranking_average_precision_score`, including
     its tie handling (a label's rank counts every label scored >= it, so ties
     are resolved pessimistically) and its convention that a document whose
-    labels are all relevant or all irrelevant scores 1.0. Also exported as
-    `AveragePrecision`. Logits and probabilities give the same value. Cost
+    labels are all relevant or all irrelevant scores 1.0. Logits and probabilities give the same value. Cost
     O(L log L) per document.
 
     Args:

@@ -5,15 +5,8 @@ import keras
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.layers import AdaptiveLabelDecoder, CoAttentiveEncoder
 from keras_labelemb.models.word_embeddings import word_embeddings
-from keras_labelemb.renamed import refuse_arguments
 
 ABLATIONS = (None, "no_label_embedding", "no_text_to_label_attention")
-# The dict specs cnle took before its arguments were plain ones -> what to pass instead.
-REPLACED_ARGUMENTS = {
-    "encoder": "the encoder's options as arguments: model_dim=..., num_heads=..., attention_dim=..., "
-    "intermediate_dim=..., dropout=...",
-    "embedding": "the word embedding's options as arguments: embedding_dim=..., word_vectors=..., fine_tune=...",
-}
 
 
 def cnle(
@@ -34,7 +27,6 @@ def cnle(
     fine_tune="all",
     output_mode="multi_hot",
     name=None,
-    **unknown,
 ):
     """CNLE: token ids `(B, max_tokens)` -> the decoded label set of each text.
 
@@ -96,13 +88,6 @@ def cnle(
     >>> tuple(model(np.ones((2, 7), "int32")).shape)
     (2, 3)
     """
-    for argument, value in unknown.items():
-        if argument in REPLACED_ARGUMENTS:
-            raise ValueError(
-                f"cnle takes plain arguments, not `{argument}`: pass {REPLACED_ARGUMENTS[argument]}. "
-                f"Received: {argument}={value!r}"
-            )
-    refuse_arguments("cnle", unknown)
     if ablation not in ABLATIONS:
         raise ValueError(f"`ablation` must be one of {list(ABLATIONS)}. Received: ablation={ablation!r}")
     check_positive_int("vocabulary_size", vocabulary_size)

@@ -16,7 +16,7 @@ import numpy as np
 from keras_labelemb.display_text import short_repr, token_text
 
 # Tokens never drawn: `keras_labelemb.text.document_tokens` marks padding between words with "", and
-# "<pad>" is keras_labelemb.text.PAD_TOKEN (not imported: that package needs TensorFlow).
+# "<pad>" is keras_labelemb.text.vocabulary.PAD_TOKEN (not imported: that package needs TensorFlow).
 _PADDING_TOKENS = ("", "<pad>")
 
 # Layout, in inches (the drawing axes use inches as data units, y pointing down).

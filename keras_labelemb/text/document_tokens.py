@@ -4,7 +4,7 @@ import numpy as np
 
 from keras_labelemb.display_text import short_repr, token_text
 
-# Id 0 is padding everywhere in the library (`keras_labelemb.text.PAD_TOKEN`).
+# Id 0 is padding everywhere in the library (`keras_labelemb.text.vocabulary.PAD_TOKEN`).
 _PADDING_ID = 0
 
 

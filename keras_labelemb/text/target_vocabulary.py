@@ -2,7 +2,7 @@
 
 Which words a tv-embedding learns to predict: the most frequent words of the
 vocabulary minus function words and reserved tokens. Pure NumPy; the training
-itself is `keras_labelemb.training.TvEmbedding`.
+itself is `keras_labelemb.training.tv_embedding.TvEmbedding`.
 """
 
 import numpy as np

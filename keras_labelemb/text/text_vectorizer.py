@@ -8,7 +8,6 @@ import numpy as np
 import tensorflow as tf
 
 from keras_labelemb.argument_checks import check_bool, check_positive_int
-from keras_labelemb.renamed import check_renamed_arguments, refuse_arguments
 from keras_labelemb.text.split_sentences import split_sentences
 from keras_labelemb.text.string_layer import StringLayer
 from keras_labelemb.text.tokenize import tokenize
@@ -118,7 +117,6 @@ class TextVectorizer(StringLayer):
         replace_numbers=True,
         **kwargs,
     ):
-        check_renamed_arguments("TextVectorizer", kwargs)
         super().__init__(lowercase=lowercase, unicode_form=unicode_form, replace_numbers=replace_numbers, **kwargs)
         self.flat = check_bool("flat", flat)
         self.max_tokens = check_positive_int("max_tokens", max_tokens)
@@ -248,7 +246,7 @@ class TextVectorizer(StringLayer):
         """
         return self._vectorize(descriptions, True, description_length)
 
-    def encode_labels(self, descriptions, description_length=None, **renamed):
+    def encode_labels(self, descriptions, description_length=None):
         """Token ids of label descriptions with this vocabulary and normalisation.
 
         Always flat (no sentence splitting), truncated to the first
@@ -264,7 +262,6 @@ class TextVectorizer(StringLayer):
         Description words outside the vocabulary read as `<unk>`: a
         `UserWarning` names them (adapt with `keep=descriptions` to keep them).
         """
-        refuse_arguments("TextVectorizer.encode_labels", renamed)
         description_length = check_positive_int("description_length", description_length)
         if isinstance(descriptions, (str, bytes)) or len(descriptions) == 0:
             raise ValueError(

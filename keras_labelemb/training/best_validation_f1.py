@@ -28,7 +28,7 @@ class BestValidationF1(BestEpochStopping):
     Attributes:
         best_f1: the best validation micro-F1 so far (-1.0 before the first epoch).
         threshold: the threshold chosen at the best epoch (0.5 before the
-            first epoch), for `keras_labelemb.evaluation.assign_labels`.
+            first epoch), for `keras_labelemb.evaluation.thresholds.assign_labels`.
         best_epoch: index of the best epoch (EarlyStopping's attribute; -1
             before training).
 

@@ -121,7 +121,7 @@ class TvEmbedding(keras.Model):
     Example:
 
     >>> import numpy as np
-    >>> from keras_labelemb.text import target_vocabulary
+    >>> from keras_labelemb.text.target_vocabulary import target_vocabulary
     >>> ids = np.random.default_rng(0).integers(0, 30, size=(8, 12))
     >>> targets = target_vocabulary([f"w{i}" for i in range(30)], max_targets=20)
     >>> tv = TvEmbedding(30, targets, units=4, window=2, num_negatives=5, seed=0)

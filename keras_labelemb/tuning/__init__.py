@@ -23,7 +23,12 @@ label names).
 
 from keras_labelemb.tuning.cnle_hypermodel import CNLEHyperModel
 from keras_labelemb.tuning.drill_language_model_hypermodel import DrillLanguageModelHyperModel
-from keras_labelemb.tuning.label_head_hypermodel import HEADS, LabelHeadHyperModel
+from keras_labelemb.tuning.label_head_hypermodel import LabelHeadHyperModel
 from keras_labelemb.tuning.region_lstm_hypermodel import RegionLSTMHyperModel
 
-__all__ = ["HEADS", "CNLEHyperModel", "DrillLanguageModelHyperModel", "LabelHeadHyperModel", "RegionLSTMHyperModel"]
+__all__ = [
+    "CNLEHyperModel",
+    "DrillLanguageModelHyperModel",
+    "LabelHeadHyperModel",
+    "RegionLSTMHyperModel",
+]

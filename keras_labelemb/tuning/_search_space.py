@@ -4,8 +4,6 @@ import numbers
 
 import keras
 
-from keras_labelemb.renamed import check_renamed_arguments
-
 JIT_COMPILE = (True, False, "auto")
 
 
@@ -105,7 +103,6 @@ def _check_builder_kwargs(kwargs, searched, allowed, builder):
                 f"`{key}` is set by the hypermodel: pass `{searched[key]}=` (one value fixes it). "
                 f"Received: {key}={kwargs[key]!r}"
             )
-        check_renamed_arguments(builder.rsplit(".", 1)[-1], {key: kwargs[key]})
         if key not in allowed:
             raise ValueError(f"`{key}` is not an argument of {builder}. Received: {key}={kwargs[key]!r}")
     return dict(kwargs)

@@ -5,7 +5,7 @@ import numpy as np
 
 from keras_labelemb.argument_checks import check_positive_float, check_positive_int
 from keras_labelemb.layers.label_head import validate_label_ids
-from keras_labelemb.models.cnle import REPLACED_ARGUMENTS, cnle
+from keras_labelemb.models.cnle import cnle
 from keras_labelemb.training.cnle_training import cnle_optimizer
 from keras_labelemb.training.decoded_validation import DecodedValidation
 from keras_labelemb.tuning._search_space import (
@@ -246,11 +246,6 @@ class CNLEHyperModel(keras_tuner.HyperModel):
             raise ValueError(
                 "The hypermodel's models output the decoded multi-hot sets (output_mode='multi_hot'), which the "
                 f"validation scores. Received: output_mode={builder_kwargs['output_mode']!r}"
-            )
-        if "embedding" in builder_kwargs:  # (`encoder`, the other former spec, is among the searched arguments)
-            raise ValueError(
-                f"cnle takes plain arguments, not `embedding`: pass {REPLACED_ARGUMENTS['embedding']}. "
-                f"Received: embedding={builder_kwargs['embedding']!r}"
             )
         self.builder_kwargs = _check_builder_kwargs(
             builder_kwargs, _SEARCHED, _BUILDER_ARGS, "keras_labelemb.models.cnle"
