@@ -261,7 +261,7 @@ class AdaptiveLabelDecoder(LabelHead):
     # -- forward --------------------------------------------------------------------
     def call(self, inputs, label_sequence=None, label_ids=None, label_embeddings=None, mask=None, training=None):
         if self.reads_labels:
-            E, _ = self.label_embeddings_for_call(label_ids, label_embeddings)
+            E, _ = self._label_embeddings_for_call(label_ids, label_embeddings)
         else:
             if label_ids is not None or label_embeddings is not None:
                 raise ValueError(

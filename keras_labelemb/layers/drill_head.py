@@ -287,9 +287,9 @@ class DrillHead(LabelHead):
     def _label_dim(self):
         return self.embedding.output_dim if self.embedding is not None else self.label_dim
 
-    def stored_label_embeddings(self, label_indices=None):
+    def _stored_label_embeddings(self, label_indices=None):
         if self.label_source != "vocabulary":
-            return super().stored_label_embeddings(label_indices)
+            return super()._stored_label_embeddings(label_indices)
         table = ops.cast(self.embedding.embeddings, self.compute_dtype)
         E = table if label_indices is None else ops.take(table, label_indices, axis=0)
         return self.lay_out_label_axis(E, "label_embeddings")

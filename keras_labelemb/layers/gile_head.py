@@ -265,7 +265,7 @@ class GileHead(LabelHead):
         own = self._language_label_ids(language)
         if own is not None and label_ids is None and label_embeddings is None:
             label_embeddings = self.embed_labels(own)
-        E, _ = self.label_embeddings_for_call(label_ids, label_embeddings)
+        E, _ = self._label_embeddings_for_call(label_ids, label_embeddings)
         return self.lay_out_label_axis(self.compute_logits(inputs, E, language=language), "logits")
 
     def _check_language_argument(self, language):

@@ -321,7 +321,7 @@ class HybridHead(LabelHead):
         sides = {c.name: c.embed_label_ids(label_ids) for c in self._description_components()}
         return {"components": sides, "columns": ops.convert_to_tensor(columns, "int32")}
 
-    def stored_label_embeddings(self, label_indices=None):
+    def _stored_label_embeddings(self, label_indices=None):
         if self.has_per_label_parameters:  # no descriptions: the labels are the components' columns
             columns = ops.arange(self.num_labels, dtype="int32")
             if label_indices is not None:
@@ -413,7 +413,7 @@ class HybridHead(LabelHead):
 
     def component_logits(self, inputs, label_ids=None, training=None):
         """`{component name: logits (B, L)}` of the stored label set (or of `label_ids`)."""
-        side, _ = self.label_embeddings_for_call(label_ids, None)
+        side, _ = self._label_embeddings_for_call(label_ids, None)
         return self._component_logits(inputs, side, None, training)
 
     def compute_logits(self, inputs, label_embeddings, label_indices=None, training=None):

@@ -161,6 +161,18 @@ class LabelHead(keras.layers.Layer):
       `keras_labelemb.distribution.label_sharding_layout_map(model)` writes
       both into a `LayoutMap` that shards them along the label axis.
 
+    What a head author writes (`CosineHead` is a whole head in one file):
+    `compute_logits` (the equation) and `build` (its weights, then
+    `build_label_side()`); optionally `embed_label_ids` (a label side other
+    than `E`), `query_vectors` / `label_vectors_of` with
+    `scores_are_inner_products = True` (the label index serves it),
+    `label_axis_variables` (per-label weights to shard),
+    `shift_and_scale_weights` (what a standardising hybrid freezes),
+    `held_layers` / `held_label_sets` (more layers or label sets held), and
+    the capability attributes below (`reads_tokens`, `reads_features`,
+    `has_output_bias`, ...), declared on the class. Everything else of the
+    base is the behaviour above, the same for every head.
+
     Names, the same across the package: `label_ids` are always token ids of
     label descriptions `(L, Lw)`; positions in a label set are
     `label_indices`; `Lw` is the `description_length` of
@@ -288,6 +300,7 @@ class LabelHead(keras.layers.Layer):
 
     @property
     def vocabulary_size(self):
+        """The rows of the shared word embedding (None without one): label ids must lie below it."""
         return None if self.embedding is None else int(self.embedding.input_dim)
 
     @property
@@ -344,7 +357,7 @@ class LabelHead(keras.layers.Layer):
         """Label embeddings `E` `(L, d)` of `label_ids` `(L, Lw)` (default: the stored label set)."""
         self._require_descriptions("embed_labels()")
         if label_ids is None:
-            return self.stored_label_embeddings()
+            return self._stored_label_embeddings()
         label_ids = self._check_call_label_ids(label_ids)
         if self.vocabulary_size is None:
             raise ValueError(
@@ -357,7 +370,7 @@ class LabelHead(keras.layers.Layer):
         inside = ops.logical_and(ops.greater_equal(label_ids, 0), ops.less(label_ids, self.vocabulary_size))
         return self.embed_label_ids(ops.where(inside, label_ids, 0))
 
-    def stored_label_embeddings(self, label_indices=None):
+    def _stored_label_embeddings(self, label_indices=None):
         """`E` of the stored label set, or of its rows at `label_indices` (only those are encoded)."""
         self._stored_label_ids()  # raises without a label set
         ids = self.label_set.tensor
@@ -410,7 +423,7 @@ class LabelHead(keras.layers.Layer):
             )
         return ops.cast(label_embeddings, self.compute_dtype)
 
-    def label_embeddings_for_call(self, label_ids=None, label_embeddings=None):
+    def _label_embeddings_for_call(self, label_ids=None, label_embeddings=None):
         """`(E, from_call)`: the call's labels (checked) or the stored set's embeddings."""
         if label_ids is not None and label_embeddings is not None:
             raise ValueError("Pass at most one of `label_ids` and `label_embeddings`. Received: both")
@@ -419,7 +432,7 @@ class LabelHead(keras.layers.Layer):
         elif label_ids is not None:
             E = self.embed_labels(label_ids)
         else:
-            return self.stored_label_embeddings(), False
+            return self._stored_label_embeddings(), False
         if self.has_per_label_parameters and E.shape[0] != self.num_labels:
             raise ValueError(
                 f"{type(self).__name__} {self.name!r} has per-label parameters for {self.num_labels} labels; "
@@ -442,7 +455,7 @@ class LabelHead(keras.layers.Layer):
         self._require_inner_products()
         if label_ids is not None:
             return self.label_vectors_of(self.embed_labels(label_ids))
-        return self.label_vectors_of(self.stored_label_embeddings(label_indices), label_indices)
+        return self.label_vectors_of(self._stored_label_embeddings(label_indices), label_indices)
 
     def _require_inner_products(self):
         if not self.scores_are_inner_products:
@@ -470,7 +483,7 @@ class LabelHead(keras.layers.Layer):
         return super().__call__(inputs, *args, **kwargs)
 
     def call(self, inputs, label_ids=None, label_embeddings=None, training=None):
-        E, _ = self.label_embeddings_for_call(label_ids, label_embeddings)
+        E, _ = self._label_embeddings_for_call(label_ids, label_embeddings)
         return self.lay_out_label_axis(self.compute_logits(inputs, E, None, training), "logits")
 
     def score_subset(self, inputs, label_indices, training=None):
@@ -488,7 +501,7 @@ class LabelHead(keras.layers.Layer):
             )
         check_label_indices(label_indices, self.num_labels)
         indices = ops.convert_to_tensor(label_indices, dtype="int32")
-        logits = self.compute_logits(inputs, self.stored_label_embeddings(indices), indices, training)
+        logits = self.compute_logits(inputs, self._stored_label_embeddings(indices), indices, training)
         return self.lay_out_label_axis(logits, "logits")
 
     # -- model parallelism over the label axis ------------------------------------------
