@@ -1,11 +1,21 @@
-"""Every Python block of README.md, then of docs/guide.md, runs as written, in order, in one namespace."""
+"""Every Python block of README.md, then of the guides in docs/ (in their order), runs as written, in one namespace."""
 
 import re
 
 import pytest
 from conftest import REPO
 
-PAGES = ("README.md", "docs/guide.md")  # the guide goes on from the README's quick start
+GUIDES = (
+    "docs/heads.md",
+    "docs/zero-shot.md",
+    "docs/sparse-dense.md",
+    "docs/huge-label-sets.md",
+    "docs/seeds.md",
+    "docs/searches.md",
+    "docs/serving.md",
+    "docs/backends.md",
+)  # the order of docs/index.md
+PAGES = ("README.md", *GUIDES)  # the guides go on from the README's quick start
 BLOCKS = [
     block for page in PAGES for block in re.findall(r"```python\n(.*?)```", (REPO / page).read_text(), flags=re.DOTALL)
 ]
@@ -21,7 +31,7 @@ def test_every_readme_block_runs_in_order(tmp_path, monkeypatch, keras_as_users_
     namespace = {"__name__": "readme"}
     for number, block in enumerate(BLOCKS, start=1):
         try:
-            exec(compile(block, f"README.md / docs/guide.md python block {number}", "exec"), namespace)
+            exec(compile(block, f"README.md / guides python block {number}", "exec"), namespace)
         except Exception as error:  # name the block that failed
             raise AssertionError(f"README python block {number} failed: {error!r}\n{block}") from error
     # What the blocks promise: the trained model and the served SavedModel give the same scores.
@@ -34,3 +44,10 @@ def test_every_readme_block_runs_in_order(tmp_path, monkeypatch, keras_as_users_
     )
     np.testing.assert_allclose(served, in_memory.numpy(), atol=1e-5)
     assert (tmp_path / "gile.keras").is_file()
+
+
+def test_every_guide_runs_and_in_the_order_the_index_lists_them():
+    linked = re.findall(r"^- \[[^\]]*\]\(([\w-]+\.md)\)", (REPO / "docs" / "index.md").read_text(), flags=re.M)
+    assert tuple(f"docs/{page}" for page in linked) == GUIDES
+    on_disk = {f"docs/{path.name}" for path in (REPO / "docs").glob("*.md")} - {"docs/index.md"}
+    assert on_disk == set(GUIDES), "a guide in docs/ that the index does not list would not run"
