@@ -41,13 +41,13 @@ cores); `--quick` about 10 s.
     python -m benchmarks.label_sharding --quick   # 2,000 labels, to check the script
 """
 
-import argparse
 import json
 import os
 import sys
 import time
 
-from benchmarks.report import RESULTS, write_report
+from benchmarks.benchmark import Arguments
+from benchmarks.report import write_report
 from benchmarks.tables import markdown_table
 
 HEADS = ("gile", "linear")
@@ -55,19 +55,15 @@ MB = 2**20
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Arguments("label_sharding", __doc__, batch_size=64)
     p.add_argument("--labels", default="100000,200000")
     p.add_argument("--heads", default=",".join(HEADS))
     p.add_argument("--devices", type=int, default=2, help="devices of the sharded run (host CPU devices)")
-    p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--input-dim", type=int, default=128, help="d_h of the document vectors")
     p.add_argument("--vocabulary", type=int, default=30000)
     p.add_argument("--embedding-dim", type=int, default=64)
     p.add_argument("--label-words", type=int, default=16)
     p.add_argument("--joint-dim", type=int, default=256)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--output", default=str(RESULTS / "label_sharding.json"))
     args = p.parse_args(argv)
     if args.quick:
         args.labels, args.vocabulary = "2000", 3000

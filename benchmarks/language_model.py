@@ -47,7 +47,6 @@ configurations, WikiText-2); about 8 minutes per configuration and seed;
     python -m benchmarks.language_model --configs tied,bilinear,drill_k4_residual_prev --seeds 3   # the README table
 """
 
-import argparse
 import json
 import os
 import time
@@ -56,10 +55,12 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from benchmarks.benchmark import Arguments
 from benchmarks.datasets import load_ptb, load_wikitext2
-from benchmarks.report import RESULTS, write_report
+from benchmarks.noise_rule import paired_comparison
+from benchmarks.report import write_report
 from benchmarks.seeds import seed_summary
-from benchmarks.tables import mean_pm_std
+from benchmarks.tables import claim, mean_pm_std, met
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
 from benchmarks.training_loop import fit_best_epoch
 from keras_labelemb.datasets.bptt import num_bptt_batches
@@ -96,14 +97,12 @@ BANDS = ((1, 10), (11, 100), (101, 1000), (1001, 10000), (10001, None))
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Arguments("language_model", __doc__, seeds=1, epochs=2, batch_size=32)
     p.add_argument("--parts", default="ptb,timing,bands,wikitext2", help="comma-separated parts to run")
     p.add_argument("--configs", default=",".join(CONFIGS), help="PTB output layers to train")
-    p.add_argument("--epochs", type=int, default=2, help="PTB epochs")
     p.add_argument("--units", type=int, default=128, help="LSTM units per layer")
     p.add_argument("--layers", type=int, default=1, help="LSTM layers")
     p.add_argument("--embedding-dim", type=int, default=None, help="default: --units")
-    p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--bptt", type=int, default=35)
     p.add_argument("--eval-batch-size", type=int, default=10)
     p.add_argument("--dropout", type=float, default=0.3, help="on word vectors and LSTM outputs")
@@ -130,26 +129,14 @@ def parse_args(argv=None):
     p.add_argument("--max-eval-batches", type=int, default=None, help="cap on evaluation batches per split")
     p.add_argument("--timing-rounds", type=int, default=3)
     p.add_argument("--timing-steps", type=int, default=10)
-    p.add_argument("--seed", type=int, default=0, help="the first initialisation seed")
-    p.add_argument("--seeds", type=int, default=1, help="train every configuration with this many seeds")
-    p.add_argument("--quick", action="store_true", help="tiny sizes and a few steps, to check the script")
-    p.add_argument(
-        "--output",
-        default=None,
-        help="default: benchmarks/results/language_model.json (with --quick: /tmp/language_model_quick.json)",
-    )
     args = p.parse_args(argv)
-    unknown = set(args.configs.split(",")) - set(CONFIGS)
-    if unknown:
-        p.error(f"unknown --configs {sorted(unknown)}; choose from {list(CONFIGS)}")
+    p.check_choices(args, configs=CONFIGS)
     if args.quick:
         args.units, args.batch_size, args.eval_batch_size = 32, 16, 16
         args.max_steps, args.max_eval_batches, args.epochs = 8, 4, 1
         args.timing_rounds, args.timing_steps, args.jit = 2, 2, False
     if args.learning_rate is None:
         args.learning_rate = 20.0 if args.optimizer == "sgd" else 2e-3
-    if args.output is None:
-        args.output = "/tmp/language_model_quick.json" if args.quick else str(RESULTS / "language_model.json")
     return args
 
 
@@ -497,6 +484,7 @@ def main(argv=None):
             summary(results),
             table(args, results) + (f"\n\n![frequency bands]({os.path.basename(png)})" if "bands" in results else ""),
             start,
+            rows=rows,
         )
 
     ptb = load_ptb() if parts & {"ptb", "timing", "bands"} else None
@@ -525,6 +513,48 @@ def main(argv=None):
         f"Results: {args.output}",
         flush=True,
     )
+
+
+DRILL_NAMES = {f"drill_k{k}": f"DRILL k={k}" for k in (1, 2, 3, 4)} | {
+    "drill_k4_residual_prev": "DRILL k=4, residuals between layers",
+    "drill_k4_standard_dropout": "DRILL k=4, standard dropout",
+}
+
+
+def rows(report):
+    """The best DRILL layer on validation against weight tying and the bilinear map, by the noise rule over seeds."""
+    s, seeds = report["summary"], report["config"].get("seeds") or 1
+    if not {"tied", "bilinear"} <= set(s.get("test_ppl", {})):
+        return []
+    runs = report["results"]["ptb"]
+    ppl, std = s["test_ppl"], s.get("test_ppl_std") or {}
+    drill = s.get("drill") or "drill_k1"  # the best DRILL configuration on validation in this run
+
+    def cell(name):
+        return mean_pm_std(ppl[name], std.get(name), digits=1)
+
+    def below(name):
+        """The noise rule over seeds (lower perplexity is better); one seed: a plain comparison."""
+        per_seed = [{r["seed"]: r["test_ppl"] for r in runs.get(n, {}).get("seeds", [])} for n in (drill, name)]
+        common = sorted(set(per_seed[0]) & set(per_seed[1]))
+        if len(common) < 2:
+            return met(ppl[name] > ppl[drill])
+        rule = paired_comparison([-per_seed[0][k] for k in common], [-per_seed[1][k] for k in common])
+        return met(rule["met"]) + f" (p {rule['p_value']:.2g})"
+
+    batch = report["config"]["batch_size"]
+    return [
+        claim(
+            f"Penn Treebank: test perplexity of the output layer (small LSTM, {report['config']['epochs']} epochs, "
+            f"batch {batch}, " + (f"mean ± std over {seeds} seeds)" if seeds > 1 else "one seed)"),
+            f"{DRILL_NAMES.get(drill, drill)} {cell(drill)}",
+            f"weight tying {cell('tied')}; bilinear [G18] {cell('bilinear')}",
+            "DRILL 1.3 below tying and below bilinear (AWD-LSTM; DRILL Table 4)",
+            "below tying (noise rule over seeds): " + below("tied") + "; below bilinear: " + below("bilinear"),
+            "[language modelling](pages/language-model.md)",
+            f"Penn Treebank: test perplexity, DRILL output layer (batch {batch})",
+        )
+    ]
 
 
 if __name__ == "__main__":

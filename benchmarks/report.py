@@ -103,7 +103,7 @@ def command_line(module, argv=None):
     return " ".join([f"python -m {module}", *arguments]).strip()
 
 
-def write_report(output, benchmark, module, args, argv, results, summary, table, start, version=None):
+def write_report(output, benchmark, module, args, argv, results, summary, table, start, version=None, rows=None):
     """Writes `output` (JSON) and the same name with `.md` (the tables under command and code version).
 
     Args:
@@ -118,6 +118,8 @@ def write_report(output, benchmark, module, args, argv, results, summary, table,
         version: the code version the run started from (default: the one read when this module was
             first imported, at the start of the run, so that edits of the checkout during a long run do
             not show in it).
+        rows: the benchmark's `rows(report)`, the claims the tables show of this run (`benchmarks.tables.row`);
+            stored in the JSON as `rows`, where `python -m benchmarks.readme` collects them.
     """
     config = recorded_config(args)
     report = {
@@ -131,6 +133,8 @@ def write_report(output, benchmark, module, args, argv, results, summary, table,
         "results": results,
         "summary": summary,
     }
+    if rows is not None:
+        report["rows"] = rows(report)
     output = pathlib.Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2) + "\n")

@@ -34,7 +34,6 @@ Run time on 2 CPU cores: about 70 minutes with the defaults; `--quick` about 5.
         --zero-shot-heads gile,drill --output benchmarks/results/reuters_drill.json
 """
 
-import argparse
 import time
 import warnings
 
@@ -49,10 +48,12 @@ from benchmarks.baselines import (
     tfidf_match_scores,
     tuned_svm,
 )
+from benchmarks.benchmark import Arguments
 from benchmarks.datasets import load_reuters
-from benchmarks.report import RESULTS, write_report
+from benchmarks.noise_rule import level_with, paired_comparison
+from benchmarks.report import write_report
 from benchmarks.seeds import seed_summary
-from benchmarks.tables import markdown_table, mean_pm_std
+from benchmarks.tables import claim, markdown_table, mean_pm_std, met
 from benchmarks.timing import round_robin, speed_ratio, train_steps
 from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
@@ -78,14 +79,11 @@ SEEN_MODELS = {"gile_han": "gile", "han_linear": "linear", "drill_han": "drill"}
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data-dir", default=None, help="Reuters folder (default: $KERAS_LABELEMB_DATA/reuters21578)")
+    p = Arguments("reuters", __doc__, seeds=3, epochs=20, batch_size=32, data_dir="reuters21578")
     p.add_argument("--parts", default="svm,seen,zeroshot,jit", help="comma-separated parts to run")
     p.add_argument("--seen-models", default="gile_han,han_linear", help=f"from {','.join(SEEN_MODELS)}")
     p.add_argument("--zero-shot-heads", default="gile,drill", help=f"from {','.join(ZERO_SHOT_HEADS)}")
-    p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--patience", type=int, default=5)
-    p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--learning-rate", type=float, default=2e-3)
     p.add_argument("--sentences", type=int, default=15)
     p.add_argument("--words", type=int, default=30)
@@ -108,34 +106,18 @@ def parse_args(argv=None):
         "are removed (aliases such as cotton-oil, palmkernel): keep them (the usual protocol) or drop them",
     )
     p.add_argument("--validation-fraction", type=float, default=0.1)
-    p.add_argument("--seed", type=int, default=0, help="data splits, SVM, and the networks' first seed")
-    p.add_argument(
-        "--seeds",
-        type=int,
-        default=3,
-        help="train every network with this many initialisation seeds (seed, seed+1, ...) on the same "
-        "split; its metrics are then reported as mean and sample standard deviation",
-    )
     p.add_argument("--jit-rounds", type=int, default=5, help="round-robin rounds of the XLA timing")
-    p.add_argument("--quick", action="store_true", help="2 epochs, 1 seed, C in {1}: checks the script end to end")
     # Wider than baselines.C_GRID (0.1-10), whose choice here, C = 10, sat at its edge.
     p.add_argument(
         "--svm-c", default="0.1,0.3,1,3,10,30,100", help="the SVM's C grid, comma-separated (n-grams 1, 1-2, 1-3)"
     )
-    p.add_argument("--output", default=str(RESULTS / "reuters.json"))
     args = p.parse_args(argv)
     args.svm_c_grid = tuple(float(c) for c in args.svm_c.split(",")) if args.svm_c else None
     if args.quick:
         args.svm_c_grid = (1.0,)
     if args.quick:
         args.epochs, args.patience, args.seeds, args.jit_rounds = 2, 2, 1, 2
-    for option, given, known in (
-        ("--seen-models", args.seen_models, SEEN_MODELS),
-        ("--zero-shot-heads", args.zero_shot_heads, ZERO_SHOT_HEADS),
-    ):
-        unknown = sorted(set(given.split(",")) - set(known))
-        if unknown:
-            p.error(f"{option}: unknown {unknown}; choose from {','.join(known)}")
+    p.check_choices(args, seen_models=SEEN_MODELS, zero_shot_heads=ZERO_SHOT_HEADS)
     return args
 
 
@@ -518,6 +500,7 @@ def main(argv=None):
             summary(results),
             table(results),
             start,
+            rows=rows,
         )
 
     for part, run in (("seen", run_seen), ("zeroshot", run_zero_shot), ("jit", run_jit_ratio)):
@@ -526,6 +509,70 @@ def main(argv=None):
             run(setup, results)
     report = save()
     print("\n" + table(results) + f"\n\nWall time {report['wall_seconds']:.0f} s. Results: {args.output}")
+
+
+# The word vectors a run's networks start from, as its rows name them.
+ROW_VECTORS = {
+    ("ppmi", "all"): "PPMI-SVD vectors of the training text",
+    ("glove50", "documents"): "GloVe 50-d, label side frozen",
+}
+LINK = "[reuters](pages/reuters.md)"
+
+
+def rows(report):
+    """GILE-HAN on the seen labels against the linear head and the SVM (the noise rule paired by seed), and the
+    best learned zero-shot scorer against untrained matching."""
+    config, s = report["config"], report["summary"]
+    source, fine_tune = config.get("word_vectors", "ppmi"), config.get("fine_tune_word_vectors", "all")
+    vectors = ROW_VECTORS.get((source, fine_tune), f"{source} vectors, fine-tuned: {fine_tune}")
+    out = []
+    if "gile_han_micro_f1" in s and "han_linear_micro_f1" in s:
+        out.append(seen_row(s, vectors, report["results"].get("seen")))
+    if "zeroshot_avgpr" in s:
+        out.append(zero_shot_row(s, vectors))
+    return out
+
+
+def seen_row(s, vectors, seen=None):
+    """`seen`: the run's per-model results with their per-seed runs (the tuned SVM is one deterministic run)."""
+    gile, gile_std = s["gile_han_micro_f1"], s.get("gile_han_micro_f1_std")
+    linear, linear_std = s["han_linear_micro_f1"], s.get("han_linear_micro_f1_std")
+    per_seed = [
+        {r["seed"]: r["micro_f1"] for r in (seen or {}).get(m, {}).get("seeds", [])} for m in ("gile_han", "han_linear")
+    ]
+    common = sorted(set(per_seed[0]) & set(per_seed[1]))
+    if len(common) >= 2:  # the noise rule, paired by seed; the SVM is one deterministic run
+        gile_runs = [per_seed[0][k] for k in common]
+        level = level_with(gile_runs, [per_seed[1][k] for k in common])
+        above_svm = paired_comparison(gile_runs, [s["svm_micro_f1"]] * len(common))["met"]
+    else:
+        level, above_svm = gile >= linear, gile > s["svm_micro_f1"]
+    return claim(
+        f"Reuters-21578, 90 seen labels: micro-F1 ({vectors})",
+        f"GILE-HAN {mean_pm_std(gile, gile_std)}",
+        f"tuned tf-idf SVM {s['svm_micro_f1']:.4f}; HAN + linear head {mean_pm_std(linear, linear_std)}",
+        "HAN 0.852, SVM 0.861 (CNLE Table 4)",
+        "GILE-HAN level with the linear head and above the SVM (noise rule over seeds): "
+        + met(level and above_svm)
+        + f" (level: {'yes' if level else 'no'}; above the SVM: {'yes' if above_svm else 'no'})",
+        LINK,
+        f"Reuters-21578, 90 seen labels: micro-F1 of GILE-HAN ({vectors.split()[0]})",
+    )
+
+
+def zero_shot_row(s, vectors):
+    avgpr, std = s["zeroshot_avgpr"], s["zeroshot_avgpr_std"]
+    learned = max((k for k in avgpr if k not in ("tfidf_match", "embedding_cosine", "random")), key=avgpr.get)
+    name = f"{learned} head" if "+" not in learned else f"{learned.split('+')[0]} head + tf-idf blend"
+    untrained = max((k for k in avgpr if k in ("tfidf_match", "embedding_cosine")), key=avgpr.get)
+    return claim(
+        f"Reuters-21578, 18 unseen labels: average precision ({vectors})",
+        f"{name} {mean_pm_std(avgpr[learned], std.get(learned))}",
+        f"untrained {untrained} {avgpr[untrained]:.4f}; random {avgpr['random']:.4f}",
+        "-",
+        "best learned scorer above untrained word matching: " + met(avgpr[learned] > avgpr[untrained]),
+        LINK,
+    )
 
 
 if __name__ == "__main__":

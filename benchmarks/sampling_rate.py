@@ -38,7 +38,6 @@ shared the cores).
         --output benchmarks/results/sampling_rate_glove.json
 """
 
-import argparse
 import json
 import os
 import time
@@ -48,8 +47,9 @@ import numpy as np
 import tensorflow as tf
 
 from benchmarks.baselines import tuned_svm
+from benchmarks.benchmark import Arguments, seed_range
 from benchmarks.datasets import load_reuters
-from benchmarks.report import RESULTS, write_report
+from benchmarks.report import write_report
 from benchmarks.seeds import seed_summary
 from benchmarks.tables import markdown_table, mean_pm_std
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
@@ -68,11 +68,9 @@ RATES = ("0.1", "0.25", "0.5", "1.0")
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Arguments("sampling_rate", __doc__, seeds=3, epochs=8, batch_size=32)
     p.add_argument("--datasets", default="reuters,newsgroups")
     p.add_argument("--rates", default=",".join(RATES))
-    p.add_argument("--epochs", type=int, default=8)
-    p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--learning-rate", type=float, default=2e-3)
     p.add_argument("--max-tokens", type=int, default=200)
     p.add_argument("--label-words", type=int, default=12)
@@ -83,14 +81,10 @@ def parse_args(argv=None):
     add_word_vector_arguments(p)
     p.add_argument("--validation-fraction", type=float, default=0.1)
     p.add_argument("--max-train", type=int, default=None, help="use at most this many training documents")
-    p.add_argument("--seed", type=int, default=0, help="seed of the validation split")
-    p.add_argument("--seeds", default="0,1,2", help="training seeds (initialisation, shuffling, sampling)")
     p.add_argument("--merge", action="store_true", help="keep the other datasets' results already in --output")
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--output", default=str(RESULTS / "sampling_rate.json"))
     args = p.parse_args(argv)
     if args.quick:
-        args.epochs, args.max_train, args.seeds = 1, 600, "0"
+        args.epochs, args.max_train, args.seeds = 1, 600, 1
     if args.word_vectors == "glove50":
         args.embedding_dim = 50
     return args
@@ -192,7 +186,7 @@ SEED_METRICS = ("micro_f1", "accuracy", "precision_at_1", "precision_at_5", "sec
 def train_seeds(setup, head, rate):
     """Trains one configuration once per seed; returns (mean ± sample std with every seed's run, seed 0's trainer)."""
     runs, trainers = [], []
-    for seed in [int(v) for v in setup.args.seeds.split(",")]:
+    for seed in seed_range(setup.args):
         result, trainer = train(setup, head, rate, seed)
         runs.append(result)
         trainers.append(trainer)

@@ -45,7 +45,6 @@ and runs the others; the results say which run gave which seeds. Each seed
 records the process's peak resident memory so far (`peak_rss_mb`).
 """
 
-import argparse
 import json
 import pathlib
 import resource
@@ -57,10 +56,11 @@ import numpy as np
 import tensorflow as tf
 
 from benchmarks.baselines import tuned_svm
+from benchmarks.benchmark import Arguments, seed_range
 from benchmarks.datasets import load_newsgroups, load_reuters
 from benchmarks.noise_rule import paired_comparison
-from benchmarks.report import RESULTS, VERSION_AT_START, command_line, recorded_config, write_report
-from benchmarks.tables import markdown_table
+from benchmarks.report import VERSION_AT_START, command_line, recorded_config, write_report
+from benchmarks.tables import claim, markdown_table, mean_pm_std, met
 from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import glove50
 from keras_labelemb.evaluation import choose_threshold, classification_report
@@ -84,12 +84,11 @@ NGRAM_GRID = ((1, 1), (1, 2), (1, 3))
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Arguments(
+        "seen_labels", __doc__, seeds=3, epochs=10, batch_size=32, data_dir="reuters21578 or 20newsgroups_bydate"
+    )
     p.add_argument("--dataset", default="reuters", choices=("reuters", "newsgroups"))
-    p.add_argument("--data-dir", default=None)
     p.add_argument("--models", default=",".join(MODELS), help=f"from {','.join(MODELS + JOINT)}")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--max-tokens", type=int, default=256)
     p.add_argument("--label-words", type=int, default=12)
     p.add_argument("--word-vectors", default="glove50", choices=("glove50", "ppmi"))
@@ -97,25 +96,18 @@ def parse_args(argv=None):
     p.add_argument("--word-dropout", type=float, default=0.1)
     p.add_argument("--recurrent-dropout", type=float, default=0.0)
     p.add_argument("--joint-dim", type=int, default=500)
-    p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--patience", type=int, default=3)
-    p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--learning-rate", type=float, default=2e-3)
     p.add_argument("--ema-momentum", type=float, default=0.99)
     p.add_argument("--wide-epochs", type=int, default=60)
     p.add_argument("--wide-learning-rate", type=float, default=0.01)
     p.add_argument("--wide-patience", type=int, default=5)
-    p.add_argument("--quick", action="store_true", help="1 seed, 1 epoch, small SVM grid: checks the script")
     p.add_argument("--resume", action="store_true", help="keep the seeds --output holds for this dataset and settings")
-    p.add_argument("--output", default=str(RESULTS / "seen_labels.json"))
     args = p.parse_args(argv)
-    unknown = sorted(set(args.models.split(",")) - set(MODELS + JOINT))
-    if unknown:
-        p.error(f"--models: unknown {unknown}; choose from {','.join(MODELS + JOINT)}")
+    p.check_choices(args, models=MODELS + JOINT)
     args.c_grid, args.ngram_grid = C_GRID, NGRAM_GRID
     if args.quick:
         args.seeds, args.epochs, args.wide_epochs, args.c_grid, args.ngram_grid = 1, 1, 2, (1.0,), ((1, 1),)
-        args.output = str(pathlib.Path(tempfile.gettempdir()) / "seen_labels_quick.json")
     return args
 
 
@@ -446,7 +438,7 @@ def main(argv=None):
     if earlier:
         runs, svm_runs = earlier["runs"], earlier["svm"]
     done = {r["seed"] for r in svm_runs}
-    for seed in range(args.seed, args.seed + args.seeds):
+    for seed in seed_range(args):
         if seed in done:
             print(f"\n== {args.dataset}, seed {seed}: kept from {earlier['command']} ==", flush=True)
             continue
@@ -541,7 +533,64 @@ def save(args, argv, task, runs, svm_runs, start, models, decision, earlier=None
         all_summary,
         tables(results, all_summary),
         start,
+        rows=rows,
     )
+
+
+TASKS = {
+    "reuters": ("Reuters-21578, 90 seen labels: micro-F1", "LSTM_reg 0.870 (Adhikari et al. 2019); CNLE 0.899"),
+    "newsgroups": ("20 Newsgroups (headers removed): test error", "oh-2LSTMp 13.32% (J&Z Table 3)"),
+}
+MODEL_NAMES = {
+    "wide": "wide path alone",
+    "bilstm_linear": "BiLSTM + linear head",
+    "bilstm_gile": "BiLSTM + GILE head",
+    "wide_bilstm_linear": "wide + BiLSTM + linear head, trained together",
+    "wide_bilstm_gile": "wide + BiLSTM + GILE head, trained together",
+    "blend_bilstm_linear": "wide + deep (BiLSTM + linear head), mix chosen on validation",
+    "blend_bilstm_gile": "wide + deep (BiLSTM + GILE head), mix chosen on validation",
+}
+
+
+def rows(report):
+    """One row per dataset: the best library model (chosen on validation) against the tuned SVM of the same
+    seeds, with the wide and deep paths alone beside it."""
+    out = []
+    for dataset, s in report["summary"].items():
+        runs = report["results"][dataset]["runs"]
+        key, error = s["metric"], s["metric"] == "error"
+
+        def cell(name):
+            values = [r[key] for r in runs[name]]
+            std = float(np.std(values, ddof=1)) if len(values) > 1 else None
+            if error:
+                return mean_pm_std(100 * np.mean(values), None if std is None else 100 * std, 2) + "%"
+            return mean_pm_std(float(np.mean(values)), std)
+
+        svm = [r[key] for r in report["results"][dataset]["svm"]]
+        svm_cell = f"{100 * np.mean(svm):.2f}%" if error else f"{np.mean(svm):.4f}"
+        others = [f"{MODEL_NAMES[n]} {cell(n)}" for n in ("wide", s.get("deep_model")) if n and n in runs]
+        rule = s.get("best_vs_svm")
+        verdict = "above the SVM (noise rule over seeds): " + (
+            met(rule["met"]) + f" ({rule['mean_gain']:+.4f}, p {rule['p_value']:.2g})" if rule else "one seed, no rule"
+        )
+        wide_deep = [s.get(f"wide_deep_vs_{n}") for n in ("wide", s.get("deep_model"))]
+        if all(wide_deep):
+            verdict += "; wide + deep above the wide and the deep path: " + met(all(c["met"] for c in wide_deep))
+        what, paper = TASKS[dataset]
+        vectors = {"glove50": "GloVe 50-d", "ppmi": "PPMI-SVD"}[report["config"].get("word_vectors", "glove50")]
+        out.append(
+            claim(
+                f"{what}, {s['seeds']} seeds ({vectors}){'' if s.get('complete', True) else ' (partial run)'}",
+                f"{MODEL_NAMES[s['best_model']]} {cell(s['best_model'])}",
+                f"tuned tf-idf SVM {svm_cell}; " + "; ".join(others),
+                paper,
+                verdict,
+                "[seen labels](pages/seen-labels.md)",
+                f"{what.replace(' (headers removed)', '')}, {s['seeds']} seeds ({vectors})",
+            )
+        )
+    return out
 
 
 if __name__ == "__main__":

@@ -36,7 +36,6 @@ Run time on 2 CPU cores: about 2.5 minutes per Reuters split and 40 s per AAPD s
 Writes benchmarks/results/zero_shot.json and .md.
 """
 
-import argparse
 import time
 
 import keras
@@ -44,12 +43,13 @@ import numpy as np
 import tensorflow as tf
 
 from benchmarks.baselines import random_ranking_expectation
+from benchmarks.benchmark import Arguments
 from benchmarks.datasets import aapd_zero_shot_labels, load_aapd, load_reuters
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.relabel import relabel
-from benchmarks.report import RESULTS, write_report
+from benchmarks.report import write_report
 from benchmarks.seeds import mean_std
-from benchmarks.zero_shot_tables import dataset_section
+from benchmarks.zero_shot_tables import dataset_section, fresh, hybrid_rows
 from keras_labelemb.datasets import remove_unseen_from_train, restrict_labels, zero_shot_split
 from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.layers import (
@@ -130,13 +130,15 @@ HYBRIDS = ("hybrid", "hybrid_lexical_interaction", "hybrid_standardized", "hybri
 
 def common_arguments(description, output):
     """The flags every zero-shot script shares; each adds its own to the parser returned."""
-    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Arguments(
+        output.removesuffix(".json"),
+        description,
+        splits=None,
+        epochs=2,
+        batch_size=64,
+        quick={"splits": 1, "epochs": 1},
+    )
     p.add_argument("--datasets", default="aapd,reuters", help=f"comma-separated, from {','.join(DATASETS)}")
-    p.add_argument("--splits", type=int, default=None, help="splits per dataset (default: Reuters 10, AAPD 5)")
-    p.add_argument("--first-split", type=int, default=0, help="the first split seed (fresh splits: 10 on)")
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--output", default=str(RESULTS / output))
     return p
 
 
@@ -333,8 +335,9 @@ def split_info(split, data):
     }
 
 
-def run_datasets(args, argv, run_split, summarise, benchmark, module, header):
-    """Runs `run_split(name, data, seed, args)` over each dataset's splits, summarises, writes the report."""
+def run_datasets(args, argv, run_split, summarise, benchmark, module, header, rows=None):
+    """Runs `run_split(name, data, seed, args)` over each dataset's splits, summarises, writes the report (with
+    the benchmark's `rows`)."""
     start = time.time()
     results, summary, tables = {}, {}, []
     for name in args.datasets.split(","):
@@ -350,8 +353,27 @@ def run_datasets(args, argv, run_split, summarise, benchmark, module, header):
         results[name] = [dict(info, reports=reports) for reports, info in splits]
         tables.append(table)
     text = "\n\n".join([header + " Verdicts: benchmarks.noise_rule (paired over splits).", *tables])
-    write_report(args.output, benchmark, module, args, argv, results, summary, text, start)
+    write_report(args.output, benchmark, module, args, argv, results, summary, text, start, rows=rows)
     print(text)
+
+
+# How the rows name each hybrid of `--heads` (the first of HYBRIDS in a run's heads is its row).
+HYBRID_NAMES = {
+    "hybrid": "hybrid head (GILE + lexical + interaction, trained end to end)",
+    "hybrid_lexical_interaction": "hybrid head (lexical + interaction, trained end to end)",
+    "hybrid_standardized": "standardised hybrid head (lexical + embedding match + interaction + GILE, trained end "
+    "to end)",
+    "hybrid_fusion": "fusion trained end to end (z-scored tf-idf and word-vector matching, weighed)",
+    "hybrid_fusion_interaction": "fusion trained end to end with the word interaction beside it (starting at weight 0)",
+}
+
+
+def rows(report):
+    """The run's first hybrid against untrained matching and its components, over the splits."""
+    config = report["config"]
+    hybrid = next(h for h in HYBRIDS if h in config["heads"].split(","))
+    what = HYBRID_NAMES[hybrid] + fresh(report, config["first_split"])
+    return hybrid_rows(report, hybrid, what, brief="hybrid head over GloVe" if hybrid == "hybrid" else None)
 
 
 def summarise(name, splits):
@@ -383,7 +405,7 @@ def main(argv=None):
     )
     run_datasets(
         args, argv, run_split, summarise, "zero-shot over splits: lexical, interaction and hybrid heads",
-        "benchmarks.zero_shot", header,
+        "benchmarks.zero_shot", header, rows=rows,
     )  # fmt: skip
 
 

@@ -49,7 +49,7 @@ from benchmarks.zero_shot import (
     split_info,
     untrained_scores,
 )
-from benchmarks.zero_shot_tables import dataset_section
+from benchmarks.zero_shot_tables import dataset_section, hybrid_rows
 from keras_labelemb.evaluation import ranking_report
 
 HEAD = hybrid_of("lexical", "embedding", "interaction", "gile", standardize=True)
@@ -159,7 +159,12 @@ def main(argv=None):
         "zero-shot, hybrid blend fitted on a zero-shot episode",
         "benchmarks.zero_shot_episodic",
         header,
+        rows=rows,
     )
+
+
+def rows(report):
+    return hybrid_rows(report, "hybrid_episodic", "standardised hybrid, blend fitted on a zero-shot episode")
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@ import subprocess
 
 import pytest
 
-from benchmarks import readme, seen_labels
+from benchmarks import readme, reuters, seen_labels
 from benchmarks.report import REPO, results_header
+from benchmarks.tables import claim
 
 # Every results file of the benchmarks and the searches, JSON and Markdown.
 RESULT_FILES = sorted([*readme.RESULTS.glob("*.*"), *readme.TUNING_RESULTS.glob("*.*")])
@@ -31,28 +32,44 @@ def test_generated_parts_match_the_results():
     assert not stale, f"run `python -m benchmarks.readme`: {stale} differ from benchmarks/results/"
 
 
-def test_every_results_table_is_embedded_and_every_embedded_table_exists():
-    text = readme.BENCHMARKS_README.read_text()
-    embedded = {m.group("name") for m in readme.RESULTS_BLOCK.finditer(text)}
-    assert embedded, "benchmarks/README.md embeds no results table"
+def test_every_results_table_is_embedded_in_a_page_and_every_embedded_table_exists():
+    embedded = [
+        m.group("name") for page in readme.PAGES.glob("*.md") for m in readme.RESULTS_BLOCK.finditer(page.read_text())
+    ]
     on_disk = {p.name for p in readme.RESULTS.glob("*.md")}
-    assert embedded <= on_disk
-    # Every results table appears in the write-ups.
-    assert on_disk == embedded
+    assert set(embedded) == on_disk and len(embedded) == len(set(embedded)), "each results table on one page"
 
 
-def test_summary_marks_a_missed_target(monkeypatch):
-    row = readme.reuters_zero_shot_row(
+def test_a_missed_target_is_marked():
+    row = reuters.zero_shot_row(
         {
             "zeroshot_avgpr": {"gile": 0.5, "tfidf_match": 0.66, "embedding_cosine": 0.3, "random": 0.2},
             "zeroshot_avgpr_std": {"gile": 0.01},
         },
         "GloVe 50-d",
     )
-    assert row[0].endswith("(GloVe 50-d)")
-    assert row[1] == "gile head 0.5000 ± 0.0100"
-    assert "tfidf_match 0.6600" in row[2]
-    assert row[4].endswith("**not met**")
+    assert row["task"].endswith("(GloVe 50-d)")
+    assert row["ours"] == "gile head 0.5000 ± 0.0100"
+    assert "tfidf_match 0.6600" in row["baseline"]
+    assert row["verdict"].endswith("**not met**")
+
+
+def test_the_stored_rows_are_what_each_benchmark_computes_today():
+    """A rows function changed without `python -m benchmarks.readme --rows` fails here, naming the files."""
+    stale = [
+        p.name for p, report in readme.results_files().items() if readme.recompute_rows(p, report) != report.get("rows")
+    ]
+    assert not stale, f"run `python -m benchmarks.readme --rows`: {stale}"
+
+
+def test_every_benchmark_page_is_in_the_index_and_every_claim_links_a_page():
+    index = readme.BENCHMARKS_README.read_text()
+    for page in readme.PAGES.glob("*.md"):
+        assert f"](pages/{page.name})" in index, page.name
+    links = {r["link"] for report in readme.results_files().values() for r in report.get("rows", [])}
+    for link in links:
+        target = re.search(r"\]\(([^)#]+)", link).group(1)
+        assert (readme.BENCHMARKS_README.parent / target).exists(), link
 
 
 def test_results_record_no_machine_path():
@@ -92,44 +109,13 @@ def test_every_results_table_stands_under_the_header_its_json_gives(path):
 
 
 def test_the_seen_label_tables_are_rebuilt_from_their_json():
-    report = readme.load("seen_labels")
+    report = json.loads(readme.RESULTS.joinpath("seen_labels.json").read_text())
     text = readme.RESULTS.joinpath("seen_labels.md").read_text()
     assert text == f"{results_header(report)}\n\n{seen_labels.tables(report['results'], report['summary'])}\n"
 
 
-def test_the_front_page_has_four_columns_and_searches_live_in_the_write_ups():
-    row = [
-        "Task: F1",
-        "ours 0.9",
-        "SVM 0.8",
-        "0.95 (Table 2)",
-        "above the SVM (noise rule): met (+0.1, p 0.01)",
-        "[x](y)",
-    ]
-    assert readme.four_columns(row) == [
-        "Task: F1 ([x](y))",
-        "ours 0.9; against SVM 0.8",
-        "above the SVM (noise rule) (paper: 0.95 (Table 2))",
-        "met (+0.1, p 0.01)",
-    ]
-    front_page = readme.FRONT_PAGE.read_text()
-    header = "| task: measure | ours against the baseline (same run) | target | met |"
-    assert header in front_page and "found by KerasTuner" not in front_page
-    assert "found by KerasTuner" in readme.BENCHMARKS_README.read_text()
-
-
-def test_the_front_page_shows_the_zero_shot_protocol_run_and_the_sentence_encoder_the_write_ups_every_other():
-    front, claims, attempts = readme.summary_table(), readme.claims_table(), readme.zero_shot_attempts_table()
-    assert "10 splits (seeds 0-9)" in claims and "10 splits (seeds 50-59)" in claims  # the protocol run, attempt 7
-    assert "MiniLM" in front and "(seeds 50-59)" not in attempts and "encoder fine-tuned" in attempts  # 7 and 8
-    assert "(seeds 10-19)" not in claims and "(seeds 10-19)" in attempts
-    assert "fresh splits" in attempts and "learned word interaction" in attempts
-    assert "hybrid head (GILE + lexical + interaction" in claims and "hybrid head (GILE + lexical" not in attempts
-    assert "](#zero-shot-over-many-splits" in attempts and "](#zero-shot-over-many-splits" in claims
-
-
-def test_the_front_page_keeps_one_short_line_per_cell_and_the_write_ups_the_full_row():
-    row = [
+def test_a_claim_in_four_columns_and_in_the_short_cells_of_the_recipes():
+    row = claim(
         "Task: F1 (vectors)",
         "ours 0.9 (3 seeds; std 0.1)",
         "SVM 0.8 (C 10); linear 0.85",
@@ -137,6 +123,12 @@ def test_the_front_page_keeps_one_short_line_per_cell_and_the_write_ups_the_full
         "above the SVM (noise rule): **not met** (+0.1, p 0.2); level: met",
         "[x](y)",
         "Task: F1",
+    )
+    assert readme.four_columns(row) == [
+        "Task: F1 (vectors) ([x](y))",
+        "ours 0.9 (3 seeds; std 0.1); against SVM 0.8 (C 10); linear 0.85",
+        "above the SVM (noise rule) (paper: 0.95 (Table 2))",
+        "**not met** (+0.1, p 0.2); level: met",
     ]
     assert readme.brief_columns(row) == [
         "Task: F1 ([x](y))",
@@ -144,8 +136,12 @@ def test_the_front_page_keeps_one_short_line_per_cell_and_the_write_ups_the_full
         "above the SVM",
         "**not met**",
     ]
-    assert readme.four_columns(row)[1] == "ours 0.9 (3 seeds; std 0.1); against SVM 0.8 (C 10); linear 0.85"
-    rows = readme.summary_rows()
-    front = readme.summary_table().splitlines()[2:]
-    assert len(front) == len(rows) and all(len(line) < 300 for line in front)
-    assert readme.claims_table() in readme.BENCHMARKS_README.read_text()
+
+
+def test_the_front_page_holds_the_presets_rows_and_the_index_every_claim():
+    recipes, index = readme.recipes_table(), readme.index_table()
+    assert "`wide_deep`" in recipes and "`cnle`" in recipes and "found by KerasTuner" not in recipes
+    assert "10 splits (seeds 0-9)" in index and "10 splits (seeds 50-59)" in index  # the protocol run, attempt 7
+    assert "encoder fine-tuned" in index and "learned word interaction" in index
+    assert "found by KerasTuner" in readme.search_table() and "found by KerasTuner" not in index
+    assert all(len(line) < 400 for line in recipes.splitlines())

@@ -5,7 +5,7 @@ import types
 
 import pytest
 
-from benchmarks import readme, seen_labels
+from benchmarks import seen_labels
 
 
 def report(svm, wide, deep, blend):
@@ -25,15 +25,15 @@ def test_summary_keys_and_a_met_verdict():
     assert {"svm", "wide", "deep", "wide_deep", "best", "best_model", "best_vs_svm"} <= set(summary)
     assert summary["best_model"] == "blend_bilstm_linear" and summary["best_vs_svm"]["met"]
     assert summary["wide_deep_vs_wide"]["met"] and summary["wide_deep_vs_bilstm_linear"]["met"]
-    row = readme.seen_labels_rows(full)[0]
-    assert "0.8923 ± 0.0015" in row[1] and "tuned tf-idf SVM 0.8863" in row[2]
-    assert "above the SVM (noise rule over seeds): met" in row[4]
+    row = seen_labels.rows({**full, "config": {"word_vectors": "glove50"}})[0]
+    assert "0.8923 ± 0.0015" in row["ours"] and "tuned tf-idf SVM 0.8863" in row["baseline"]
+    assert "above the SVM (noise rule over seeds): met" in row["verdict"]
 
 
 def test_a_gain_on_one_seed_of_three_is_not_met():
     summary, full = report([0.884, 0.889, 0.886], [0.881, 0.886, 0.884], [0.882, 0.880, 0.881], [0.890, 0.884, 0.883])
     assert not summary["best_vs_svm"]["met"]
-    assert "**not met**" in readme.seen_labels_rows(full)[0][4]
+    assert "**not met**" in seen_labels.rows({**full, "config": {"word_vectors": "glove50"}})[0]["verdict"]
 
 
 def test_resume_keeps_the_seeds_of_a_run_with_the_same_settings(tmp_path):

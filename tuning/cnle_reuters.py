@@ -31,7 +31,6 @@ the models).
 Writes tuning/results/cnle_reuters.json and .md.
 """
 
-import argparse
 import json
 import time
 
@@ -41,21 +40,18 @@ import numpy as np
 import tensorflow as tf
 
 from benchmarks import cnle as cnle_benchmark
-from benchmarks.report import REPO, RESULTS
+from benchmarks.report import RESULTS
 from benchmarks.search_budget import search_budget
-from benchmarks.tables import markdown_table
+from benchmarks.tables import claim, markdown_table, met
 from keras_labelemb.training.decoded_validation import decoded_set_scores
 from keras_labelemb.tuning import CNLEHyperModel
 from tuning.search_arguments import floats, ints
-from tuning.search_report import report_search, trial_table
-from tuning.tuners import add_tuner_arguments, make_tuner
+from tuning.search_report import benchmark_summary, hyperparameters_text, report_search, trial_table
+from tuning.tuners import SearchArguments, make_tuner
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_tuner_arguments(p)  # --trials, --tuner, --hyperband-factor
-    p.add_argument("--epochs", type=int, default=3, help="per trial")
-    p.add_argument("--final-epochs", type=int, default=8, help="retraining of the best configuration")
+    p = SearchArguments("cnle_reuters", __doc__, epochs=3, final_epochs=8, batch_size=32)
     p.add_argument("--patience", type=int, default=3, help="epochs without a better decoded validation micro-F1")
     p.add_argument("--model-dims", default="128,256", help="encoder width d, choices (even)")
     p.add_argument("--num-heads", default="1,2,3", help="attention heads, choices")
@@ -65,11 +61,7 @@ def parse_args(argv=None):
     p.add_argument("--warmup-steps", type=int, default=800)
     p.add_argument("--word-vectors", default="ppmi", choices=cnle_benchmark.WORD_VECTORS, help="frozen")
     p.add_argument("--max-tokens", type=int, default=150, help="text length m")
-    p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--max-train", type=int, default=None, help="use only this many training documents")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--quick", action="store_true", help="tiny data and models, 2 trials x 1 epoch: checks the script")
-    p.add_argument("--output", default=str(REPO / "tuning" / "results" / "cnle_reuters.json"))
     args = p.parse_args(argv)
     if args.quick:
         args.trials, args.epochs, args.final_epochs, args.warmup_steps = 2, 1, 1, 20
@@ -203,8 +195,38 @@ def main(argv=None):
         "benchmark_test_micro_f1": (bar or {}).get("test_micro_f1"),
     }
     report_search(
-        args, argv, "reuters21578 ModApte-90, CNLE search", "tuning.cnle_reuters", results, summary, lines, start
+        args, argv, "reuters21578 ModApte-90, CNLE search", "tuning.cnle_reuters", results, summary, lines, start, rows
     )
+
+
+def rows(report):
+    """The search's CNLE beside the benchmark's CNLE (same vectors) and the tuned SVM of benchmarks/results/cnle."""
+    s, config = report["summary"], report["config"]
+    bar = report["results"].get("benchmark_cnle") or {}
+    svm = (benchmark_summary("cnle") or {}).get("reuters_micro_f1", {}).get("svm")
+    baselines = []
+    if bar:
+        baselines.append(
+            f"CNLE of the benchmark, same vectors: validation {bar['val_micro_f1']:.4f}, "
+            f"test {bar['test_micro_f1']:.4f}"
+        )
+    if svm:
+        baselines.append(f"tuned tf-idf SVM {svm:.4f}")
+    target = "search at least as good on validation as the benchmark's CNLE: " + (
+        met(s["val_decoded_micro_f1"] >= bar["val_micro_f1"]) if bar.get("val_micro_f1") else "no benchmark result"
+    )
+    return [
+        claim(
+            f"Reuters-21578: CNLE found by KerasTuner ({search_budget(config)} on validation, "
+            f"then {config['final_epochs']} epochs; frozen {config['word_vectors']} vectors; one seed)",
+            f"decoded test micro-F1 {s['test_decoded_micro_f1']:.4f}, validation {s['val_decoded_micro_f1']:.4f} "
+            f"({hyperparameters_text(s['best'])})",
+            "; ".join(baselines) or "-",
+            "-",
+            target,
+            "[tuning](../tuning/results/cnle_reuters.md)",
+        )
+    ]
 
 
 if __name__ == "__main__":

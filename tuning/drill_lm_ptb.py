@@ -30,7 +30,6 @@ the cores).
 Writes tuning/results/drill_lm_ptb.json and .md.
 """
 
-import argparse
 import json
 import time
 
@@ -39,21 +38,18 @@ import keras_tuner
 import tensorflow as tf
 
 from benchmarks.datasets import load_ptb
-from benchmarks.report import REPO, RESULTS
+from benchmarks.report import RESULTS
 from benchmarks.search_budget import search_budget
-from benchmarks.tables import markdown_table
+from benchmarks.tables import claim, markdown_table, met
 from keras_labelemb.training import ResetStates
 from keras_labelemb.tuning import DrillLanguageModelHyperModel
 from tuning.search_arguments import floats, ints
-from tuning.search_report import report_search, trial_table
-from tuning.tuners import add_tuner_arguments, make_tuner
+from tuning.search_report import hyperparameters_text, report_search, trial_table
+from tuning.tuners import SearchArguments, make_tuner
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_tuner_arguments(p)  # --trials, --tuner, --hyperband-factor
-    p.add_argument("--epochs", type=int, default=2, help="per trial (the benchmark: 2)")
-    p.add_argument("--final-epochs", type=int, default=2, help="retraining of the best configuration")
+    p = SearchArguments("drill_lm_ptb", __doc__, epochs=2, final_epochs=2, batch_size=32)
     p.add_argument("--depths", default="1,2,3,4", help="DRILL depths k, choices")
     p.add_argument("--head-dropout", default="0.1,0.6", help="min,max (or one value)")
     p.add_argument("--dropout-types", default="variational,standard")
@@ -62,17 +58,11 @@ def parse_args(argv=None):
     p.add_argument("--units", type=int, default=128)
     p.add_argument("--layers", type=int, default=1)
     p.add_argument("--dropout", type=float, default=0.3, help="on word vectors and LSTM outputs")
-    p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--bptt", type=int, default=35)
     p.add_argument("--eval-batch-size", type=int, default=10, help="rows of the final validation / test streams")
     p.add_argument("--max-steps", type=int, default=None, help="cap on training batches per epoch")
     p.add_argument("--max-eval-batches", type=int, default=None, help="cap on evaluation batches per split")
     p.add_argument("--no-jit", dest="jit", action="store_false", help="graph mode instead of XLA")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument(
-        "--quick", action="store_true", help="tiny model, a few steps, 2 trials x 1 epoch: checks the script"
-    )
-    p.add_argument("--output", default=str(REPO / "tuning" / "results" / "drill_lm_ptb.json"))
     args = p.parse_args(argv)
     if args.quick:
         args.trials, args.epochs, args.final_epochs, args.jit = 2, 1, 1, False
@@ -218,8 +208,37 @@ def main(argv=None):
         "benchmark_best_drill_val_ppl": (bar or {}).get("val_ppl"),
     }
     report_search(
-        args, argv, "Penn Treebank, DRILL output-layer search", "tuning.drill_lm_ptb", results, summary, lines, start
+        args,
+        argv,
+        "Penn Treebank, DRILL output-layer search",
+        "tuning.drill_lm_ptb",
+        results,
+        summary,
+        lines,
+        start,
+        rows,
     )
+
+
+def rows(report):
+    """The search's DRILL layer beside the benchmark's hand-picked DRILL, on validation."""
+    s, config = report["summary"], report["config"]
+    bar = s.get("benchmark_best_drill_val_ppl")
+    bar_test = (report["results"].get("benchmark_best_drill") or {}).get("test_ppl")
+    return [
+        claim(
+            f"Penn Treebank: DRILL layer found by KerasTuner ({search_budget(config)} on validation, "
+            f"then {config['final_epochs']} epochs; one seed)",
+            f"test {s['test_ppl']:.1f}, validation {s['val_ppl']:.1f} ({hyperparameters_text(s['best'])})",
+            f"hand-picked DRILL of the benchmark (mean over its seeds): validation {bar:.1f}, test {bar_test:.1f}"
+            if bar
+            else "-",
+            "-",
+            "search at least as good on validation as the hand-picked layer: "
+            + (met(s["val_ppl"] <= bar) if bar else "no benchmark result"),
+            "[tuning](../tuning/results/drill_lm_ptb.md)",
+        )
+    ]
 
 
 if __name__ == "__main__":

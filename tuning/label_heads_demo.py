@@ -22,7 +22,6 @@ to `--tuner-dir`; the best configuration and the trial table to `--output`
     python -m tuning.label_heads_demo --quick --output /tmp/label_heads_demo.json   # a check of the script
 """
 
-import argparse
 import time
 import warnings
 
@@ -30,7 +29,7 @@ import keras
 import keras_tuner
 import tensorflow as tf
 
-from benchmarks.report import REPO, write_report
+from benchmarks.report import write_report
 from benchmarks.search_budget import search_budget
 from benchmarks.tables import markdown_table
 from keras_labelemb.datasets import load_demo, remove_unseen_from_train, restrict_labels
@@ -39,23 +38,15 @@ from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
 from keras_labelemb.tuning import LabelHeadHyperModel
 from tuning.search_report import trial_table
-from tuning.tuners import add_tuner_arguments, make_tuner
+from tuning.tuners import SearchArguments, make_tuner
 
 SENTENCES, WORDS, LABEL_WORDS, DIM = 12, 24, 16, 64
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_tuner_arguments(p)  # --trials, --tuner, --hyperband-factor
-    p.add_argument("--seed", type=int, default=0, help="of the tuner")
-    p.add_argument("--epochs", type=int, default=4, help="per trial")
+    p = SearchArguments("label_heads_demo", __doc__, epochs=4, quick={"trials": 2, "epochs": 2})
     p.add_argument("--tuner-dir", default="artifacts/tune_label_head", help="KerasTuner's working files")
-    p.add_argument("--quick", action="store_true", help="2 trials x 2 epochs: checks the script end to end")
-    p.add_argument("--output", default=str(REPO / "tuning" / "results" / "label_heads_demo.json"))
-    args = p.parse_args(argv)
-    if args.quick:
-        args.trials, args.epochs = 2, 2
-    return args
+    return p.parse_args(argv)
 
 
 def main(argv=None):

@@ -31,7 +31,6 @@ the cores).
 Writes tuning/results/region_lstm_newsgroups.json and .md.
 """
 
-import argparse
 import json
 import time
 
@@ -41,20 +40,17 @@ import numpy as np
 import tensorflow as tf
 
 from benchmarks import newsgroups
-from benchmarks.report import REPO, RESULTS
+from benchmarks.report import RESULTS
 from benchmarks.search_budget import search_budget
-from benchmarks.tables import markdown_table
+from benchmarks.tables import claim, markdown_table, met
 from keras_labelemb.tuning import RegionLSTMHyperModel
 from tuning.search_arguments import floats, ints
-from tuning.search_report import report_search, trial_table
-from tuning.tuners import add_tuner_arguments, make_tuner
+from tuning.search_report import benchmark_summary, hyperparameters_text, report_search, trial_table
+from tuning.tuners import SearchArguments, make_tuner
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_tuner_arguments(p)  # --trials, --tuner, --hyperband-factor
-    p.add_argument("--epochs", type=int, default=3, help="per trial")
-    p.add_argument("--final-epochs", type=int, default=6, help="retraining of the best configuration")
+    p = SearchArguments("region_lstm_newsgroups", __doc__, epochs=3, final_epochs=6, batch_size=50)
     p.add_argument("--units", default="100,150,300", help="LSTM units per direction, choices")
     p.add_argument("--chop-sizes", default="25,50,100", help="segment lengths, choices (0: no chopping)")
     p.add_argument("--num-regions", default="5,10", help="pooling regions, choices")
@@ -63,13 +59,9 @@ def parse_args(argv=None):
     p.add_argument("--dropout", default="0.2,0.6", help="min,max (or one value)")
     p.add_argument("--learning-rate", default="1e-3,1e-2", help="min,max, log-uniform (or one value)")
     p.add_argument("--max-length", type=int, default=400, help="tokens per document")
-    p.add_argument("--batch-size", type=int, default=50)
     p.add_argument("--max-train", type=int, default=None, help="use only this many training documents")
     p.add_argument("--max-test", type=int, default=None, help="use only this many test documents")
     p.add_argument("--no-jit", dest="jit", action="store_false", help="graph mode instead of XLA")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--quick", action="store_true", help="tiny data and models, 2 trials x 1 epoch: checks the script")
-    p.add_argument("--output", default=str(REPO / "tuning" / "results" / "region_lstm_newsgroups.json"))
     args = p.parse_args(argv)
     if args.quick:
         args.trials, args.epochs, args.final_epochs, args.jit = 2, 1, 1, False
@@ -206,7 +198,27 @@ def main(argv=None):
         summary,
         lines,
         start,
+        rows,
     )
+
+
+def rows(report):
+    """The search's oh-2LSTMp beside the benchmark's network and its tuned SVM (benchmarks/results/newsgroups)."""
+    s, config = report["summary"], report["config"]
+    newsgroups = benchmark_summary("newsgroups")
+    svm = min(newsgroups["error"]["svm_bow"], newsgroups["error"]["svm_123gram"])
+    bar = s.get("benchmark_test_error")
+    return [
+        claim(
+            f"20 Newsgroups: oh-2LSTMp found by KerasTuner ({search_budget(config)} on validation, "
+            f"then {config['final_epochs']} epochs; one seed)",
+            f"test error {100 * s['test_error']:.2f}% ({hyperparameters_text(s['best'])})",
+            (f"oh-2LSTMp of the benchmark {100 * bar:.2f}%; " if bar else "") + f"tuned tf-idf SVM {100 * svm:.2f}%",
+            "-",
+            "below the SVM: " + met(s["test_error"] < svm),
+            "[tuning](../tuning/results/region_lstm_newsgroups.md)",
+        )
+    ]
 
 
 if __name__ == "__main__":

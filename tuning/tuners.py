@@ -12,12 +12,27 @@ configurations than a fixed number of full trials would.
 
 import tempfile
 
+from benchmarks.benchmark import TUNING_RESULTS, Arguments
 from benchmarks.search_budget import bayesian_initial_points
 
 TUNERS = ("random", "bayesian", "hyperband")
 
 
+class SearchArguments(Arguments):
+    """The flags of a search script: the benchmarks' shared ones (`--output` in `tuning/results/`, `--quick`,
+    `--seed`, `--epochs` per trial, ...) and the tuner's `--trials`, `--tuner`, `--hyperband-factor`."""
+
+    def __init__(self, name, description, *, epochs, final_epochs=None, trials=6, **shared):
+        super().__init__(name, description, epochs=epochs, results=TUNING_RESULTS, **shared)
+        add_tuner_arguments(self, trials=trials)
+        if final_epochs is not None:
+            self.add_argument(
+                "--final-epochs", type=int, default=final_epochs, help="retraining of the best configuration"
+            )
+
+
 def add_tuner_arguments(parser, default="random", trials=6):
+    """`--trials`, `--tuner` and `--hyperband-factor` on `parser`."""
     parser.add_argument("--trials", type=int, default=trials, help="random search and Bayesian optimisation")
     parser.add_argument(
         "--tuner",
