@@ -3,7 +3,7 @@
 Shared pieces live beside the scripts: `report` (what every result file records),
 `timing` (round-robin step timing, epoch timing), `baselines` (tuned tf-idf SVM,
 untrained zero-shot scorers), `seeds` (mean ± sample std over seeds), `tables`
-(Markdown tables).
+(Markdown tables and claim rows), `benchmark` (the shared flags; how a new benchmark is written).
 """
 
 import os

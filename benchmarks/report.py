@@ -1,8 +1,8 @@
 """What every benchmark writes beside its numbers: command, code version, machine, library versions, wall time.
 
 A result file is `<name>.json` (everything) and `<name>.md` (its tables under the command and code
-version that made them); `benchmarks/README.md` embeds the `.md` files and a test checks that it
-still matches them. Paths are written relative to the repository, never as the running machine's.
+version that made them); the pages in `benchmarks/pages/` embed the `.md` files and a test checks that they
+still match them. Paths are written relative to the repository, never as the running machine's.
 """
 
 import json

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from benchmarks import cnle, readme
+from benchmarks import cnle
 
 
 def model_run(score, metric):
@@ -84,14 +84,14 @@ def test_table_shows_every_model_with_its_paper_figure_and_the_timing():
 
 def test_readme_rows_mark_targets_and_wait_for_unfinished_models():
     summary = cnle.summary(results())
-    reuters_row, newsgroups_row = readme.cnle_rows(summary)
-    assert reuters_row[1] == "CNLE 0.8500 (epoch time 6.5× GILE-HAN's)"
-    assert reuters_row[4] == "CNLE above both ablations and the SVM: **not met**"  # 0.85 < SVM 0.88
-    assert newsgroups_row[4] == "above the SVM: **not met**"
+    reuters_row, newsgroups_row = cnle.rows({"summary": summary})
+    assert reuters_row["ours"] == "CNLE 0.8500 (epoch time 6.5× GILE-HAN's)"
+    assert reuters_row["verdict"] == "CNLE above both ablations and the SVM: **not met**"  # 0.85 < SVM 0.88
+    assert newsgroups_row["verdict"] == "above the SVM: **not met**"
     summary["reuters_micro_f1"]["cnle"] = 0.9
-    assert readme.cnle_rows(summary)[0][4].endswith(": met")
+    assert cnle.rows({"summary": summary})[0]["verdict"].endswith(": met")
     del summary["newsgroups_accuracy"]["cnle"]  # still training: no row
-    assert len(readme.cnle_rows(summary)) == 1
+    assert len(cnle.rows({"summary": summary})) == 1
 
 
 def test_arguments_are_checked():
@@ -112,8 +112,8 @@ def test_a_gpu_run_without_gile_han_or_a_part_without_the_svm_still_reports():
         "code_version": "b",
         "reason": "r",
     }
-    reuters_row = readme.cnle_rows(cnle.summary(runs))[0]
-    assert reuters_row[2].startswith("tuned tf-idf SVM 0.8800; w/o label embedding 0.8400")
+    reuters_row = cnle.rows({"summary": cnle.summary(runs)})[0]
+    assert reuters_row["baseline"].startswith("tuned tf-idf SVM 0.8800; w/o label embedding 0.8400")
     text = cnle.table(runs)
     assert "CNLE rerun by itself: `python -m x --part reuters:cnle` at code version b (r)." in text
     del runs["newsgroups"]["svm"]  # a part of --jobs that trained one model

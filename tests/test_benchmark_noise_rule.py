@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from benchmarks import language_model
 from benchmarks.noise_rule import level_with, paired_comparison
-from benchmarks.readme import language_model_row, reuters_seen_row, zero_shot_rows
+from benchmarks.reuters import seen_row
+from benchmarks.zero_shot_tables import hybrid_rows
 
 
 def test_met_needs_a_positive_mean_a_small_p_and_a_clear_majority():
@@ -47,28 +49,29 @@ def report(hybrid_gains):
 
 
 def test_zero_shot_rows_apply_the_rule_against_every_bar():
-    assert "met" in zero_shot_rows(report([0.05, 0.06, 0.04, 0.05]), "hybrid", "h")[0][4]
-    assert "**not met**" not in zero_shot_rows(report([0.05, 0.06, 0.04, 0.05]), "hybrid", "h")[0][4]
-    row = zero_shot_rows(report([0.05, 0.01, 0.04, 0.03]), "hybrid", "h")[0][4]  # below the fusion on 3 of 4
+    assert "met" in hybrid_rows(report([0.05, 0.06, 0.04, 0.05]), "hybrid", "h")[0]["verdict"]
+    assert "**not met**" not in hybrid_rows(report([0.05, 0.06, 0.04, 0.05]), "hybrid", "h")[0]["verdict"]
+    row = hybrid_rows(report([0.05, 0.01, 0.04, 0.03]), "hybrid", "h")[0]["verdict"]  # below the fusion on 3 of 4
     assert "**not met**" in row and "untrained_fusion" in row
 
 
 def test_aapd_rows_judge_the_issues_aapd_target_and_say_the_reuters_bars_beside_it():
     aapd = {"results": {"aapd": report([0.05, 0.01, 0.04, 0.03])["results"]["reuters"]}}  # below the fusion
-    verdict = zero_shot_rows(aapd, "hybrid", "h")[0][4]
+    verdict = hybrid_rows(aapd, "hybrid", "h")[0]["verdict"]
     assert verdict.startswith("above tf-idf and random (")
     assert ": met; as on Reuters" in verdict and "**not met** (not above untrained_fusion)" in verdict
     below_tfidf = {"results": {"aapd": report([0.01, -0.02, 0.0, -0.01])["results"]["reuters"]}}
-    assert ": **not met**; as on Reuters" in zero_shot_rows(below_tfidf, "hybrid", "h")[0][4]
+    assert ": **not met**; as on Reuters" in hybrid_rows(below_tfidf, "hybrid", "h")[0]["verdict"]
 
 
 def test_seen_and_language_model_rows_pair_by_seed():
     summary = {"gile_han_micro_f1": 0.843, "han_linear_micro_f1": 0.844, "svm_micro_f1": 0.884}
     seen = {m: {"seeds": [{"seed": k, "micro_f1": v} for k, v in enumerate(vals)]}
             for m, vals in (("gile_han", [0.843, 0.844, 0.842]), ("han_linear", [0.845, 0.840, 0.846]))}  # fmt: skip
-    assert "(level: yes; above the SVM: no)" in reuters_seen_row(summary, "v", seen)[4]
+    assert "(level: yes; above the SVM: no)" in seen_row(summary, "v", seen)["verdict"]
     ppl = {"drill_k1": [160.0, 161.0, 162.0], "tied": [180.0, 182.0, 181.0], "bilinear": [161.0, 160.5, 163.0]}
     runs = {n: {"seeds": [{"seed": k, "test_ppl": v} for k, v in enumerate(vals)]} for n, vals in ppl.items()}
     s = {"test_ppl": {n: float(np.mean(v)) for n, v in ppl.items()}, "drill": "drill_k1"}
-    row = language_model_row(s, 3, runs)[4]
+    report = {"summary": s, "config": {"seeds": 3, "epochs": 2, "batch_size": 32}, "results": {"ptb": runs}}
+    row = language_model.rows(report)[0]["verdict"]
     assert row.startswith("below tying (noise rule over seeds): met") and "below bilinear: **not met**" in row
