@@ -126,6 +126,15 @@ def tuned_svm(train_texts, y_train, val_texts, y_val, test_texts, y_test, multi_
     return decision, report
 
 
+def svm_on(data, multi_label, **grid):
+    """`tuned_svm` on a `TextClassificationData` with a validation split (`data.validation_split(...)`):
+    multi-hot targets when `multi_label`, else each document's (one) label id. Returns `(decision, report)`."""
+    splits = ("train", "val", "test")
+    texts = [getattr(data, f"{split}_texts") for split in splits]
+    y = [data.multi_hot(split) if multi_label else data.multi_hot(split).argmax(axis=1) for split in splits]
+    return tuned_svm(texts[0], y[0], texts[1], y[1], texts[2], y[2], multi_label, **grid)
+
+
 def tfidf_match_scores(fit_texts, documents, label_descriptions):
     """Untrained lexical zero-shot scores: tf-idf cosine between each document and each label description.
 

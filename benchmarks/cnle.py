@@ -61,7 +61,7 @@ from types import SimpleNamespace
 import keras
 import numpy as np
 
-from benchmarks.baselines import tuned_svm
+from benchmarks.baselines import svm_on
 from benchmarks.benchmark import Arguments
 from benchmarks.datasets import load_newsgroups, load_reuters
 from benchmarks.report import code_version, command_line, results_header, write_report
@@ -332,10 +332,7 @@ class TimeLimit(keras.callbacks.Callback):
 
 def run_svm(setup):
     """The tuned tf-idf LinearSVC: C and n-gram range chosen on validation (threshold too on Reuters)."""
-    d = setup.data
-    y = {s: setup.y[s] if setup.multi_label else setup.y[s].argmax(axis=1) for s in ("train", "val", "test")}
-    texts = (d.train_texts, y["train"], d.val_texts, y["val"], d.test_texts, y["test"])
-    return tuned_svm(*texts, setup.multi_label)[1]
+    return svm_on(setup.data, setup.multi_label)[1]
 
 
 def run_gile_han(args):

@@ -71,7 +71,7 @@ import keras
 import numpy as np
 from keras import ops
 
-from benchmarks.baselines import tuned_svm
+from benchmarks.baselines import svm_on
 from benchmarks.benchmark import Arguments
 from benchmarks.datasets import load_newsgroups
 from benchmarks.report import relative, write_report
@@ -246,25 +246,10 @@ class Setup:
 
 def run_svm(setup, results):
     """The paper's two SVM baselines, each with C chosen on the validation split."""
-    data = setup.data
-    y = {
-        split: np.array([labels[0] for labels in getattr(data, f"{split}_labels")])
-        for split in ("train", "val", "test")
-    }
     c_grid = tuple(float(v) for v in setup.args.svm_c.split(","))
     for name, ngrams in (("svm_bow", (1, 1)), ("svm_123gram", (1, 3))):
         print(f"\n== LinearSVC, tf-idf {ngrams} ==", flush=True)
-        _, report = tuned_svm(
-            data.train_texts,
-            y["train"],
-            data.val_texts,
-            y["val"],
-            data.test_texts,
-            y["test"],
-            multi_label=False,
-            c_grid=c_grid,
-            ngram_grid=(ngrams,),
-        )
+        _, report = svm_on(setup.data, False, c_grid=c_grid, ngram_grid=(ngrams,))
         results["svm"][name] = {"error": report["error"], "val_error": 1.0 - report["val_score"], **report}
         print({k: v for k, v in results["svm"][name].items() if k != "grid"}, flush=True)
 

@@ -45,8 +45,8 @@ from benchmarks.baselines import (
     choose_blend_weight,
     embedding_cosine_scores,
     random_ranking_expectation,
+    svm_on,
     tfidf_match_scores,
-    tuned_svm,
 )
 from benchmarks.benchmark import Arguments
 from benchmarks.datasets import load_reuters
@@ -228,9 +228,7 @@ def run_svm(setup, data):
     grid = {} if setup.args.svm_c_grid is None else {"c_grid": setup.args.svm_c_grid}
     if setup.args.quick:
         grid["ngram_grid"] = ((1, 1),)
-    split = ("train", "val", "test")
-    texts, targets = [getattr(data, f"{s}_texts") for s in split], [data.multi_hot(s) for s in split]
-    return tuned_svm(texts[0], targets[0], texts[1], targets[1], texts[2], targets[2], True, **grid)[1]
+    return svm_on(data, True, **grid)[1]
 
 
 def run_seen(setup, results):

@@ -46,7 +46,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from benchmarks.baselines import tuned_svm
+from benchmarks.baselines import svm_on
 from benchmarks.benchmark import Arguments, seed_range
 from benchmarks.datasets import load_reuters
 from benchmarks.report import write_report
@@ -199,10 +199,7 @@ def run_svm(setup):
     data = setup.data
     y_test = data.multi_hot("test")
     multi_label = setup.name == "reuters"
-    y = {s: data.multi_hot(s) if multi_label else data.multi_hot(s).argmax(axis=1) for s in ("train", "val", "test")}
-    decision, report = tuned_svm(
-        data.train_texts, y["train"], data.val_texts, y["val"], data.test_texts, y["test"], multi_label
-    )
+    decision, report = svm_on(data, multi_label)
     top = decision(data.test_texts).argmax(axis=1)
     report["accuracy"] = float(np.mean(y_test[np.arange(len(y_test)), top] > 0))
     report["precision_at_1"] = report["accuracy"]
