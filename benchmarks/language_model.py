@@ -55,7 +55,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from benchmarks.benchmark import Arguments
+from benchmarks.benchmark import Arguments, seed_range
 from benchmarks.datasets import load_ptb, load_wikitext2
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.report import write_report
@@ -232,7 +232,7 @@ def run_ptb(args, data, results, state, report):
     results["ptb"] = results.get("ptb", {})
     for name in args.configs.split(","):
         runs, test_ce = [], []
-        for seed in range(args.seed, args.seed + args.seeds):
+        for seed in seed_range(args):
             print(f"\n== PTB: {LABELS[name]} ({name}), seed {seed} ==", flush=True)
             result, model, test = train(args, data, name, args.epochs, steps, seed)
             runs.append({**result, "seed": seed})

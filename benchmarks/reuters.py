@@ -48,7 +48,7 @@ from benchmarks.baselines import (
     svm_on,
     tfidf_match_scores,
 )
-from benchmarks.benchmark import Arguments
+from benchmarks.benchmark import Arguments, seed_range
 from benchmarks.datasets import load_reuters
 from benchmarks.noise_rule import level_with, paired_comparison
 from benchmarks.report import write_report
@@ -302,7 +302,7 @@ def run_zero_shot(setup, results):
     blends = {}
     for head in setup.args.zero_shot_heads.split(","):
         runs = []
-        for seed in range(setup.args.seed, setup.args.seed + setup.args.seeds):
+        for seed in seed_range(setup.args):
             print(f"\n== zero-shot: {head}, seed {seed} ==", flush=True)
             model, info = train(
                 setup, train_data, head, setup.label_ids[seen], vectors, joint_dim=dims.get(head), seed=seed

@@ -43,7 +43,7 @@ from scipy.optimize import minimize
 
 from benchmarks import reuters
 from benchmarks.baselines import tfidf_match_scores
-from benchmarks.benchmark import Arguments
+from benchmarks.benchmark import Arguments, seed_range
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.report import write_report
 from benchmarks.seeds import mean_std
@@ -191,7 +191,7 @@ SELECTIONS = {
 def main(argv=None):
     args = parse_args(argv)
     start = time.time()
-    splits = [run_split(args.word_vectors, seed) for seed in range(args.seed, args.seed + args.seeds)]
+    splits = [run_split(args.word_vectors, seed) for seed in seed_range(args)]
     names = list(splits[0][0])
     learned = [name for name in names if name.startswith("learned")]
     tfidf = "tf-idf cosine (untrained)"
