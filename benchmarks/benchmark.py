@@ -34,7 +34,7 @@ import argparse
 import pathlib
 import tempfile
 
-from benchmarks.report import REPO, RESULTS
+from benchmarks.report import REPO, RESULTS, relative
 
 TUNING_RESULTS = REPO / "tuning" / "results"
 
@@ -45,7 +45,8 @@ class Arguments(argparse.ArgumentParser):
     Args:
         name: the results file's stem (`benchmarks/results/<name>.json`).
         description: the module's docstring (shown by `--help`).
-        seeds: add `--seed` (0) and `--seeds` with this default count; `None`: `--seed` alone.
+        seeds: add `--seed` (0) and `--seeds` with this default count; `None`: `--seed` alone (always there
+            unless `splits` is given).
         splits: add `--first-split` and `--splits` with this default (`None` as the default is allowed:
             the benchmark's own per-dataset counts); given, no `--seed`.
         first_split: the default of `--first-split` (`None`: the benchmark's own per-dataset seeds).
@@ -53,7 +54,6 @@ class Arguments(argparse.ArgumentParser):
         data_dir: add `--data-dir`, naming the folder under `$KERAS_LABELEMB_DATA` it defaults to (`""`: the
             folder of the datasets' folders, for a benchmark of several datasets).
         results: the folder of the results file (`TUNING_RESULTS` for a search).
-        seed: whether to add `--seed` when `seeds` and `splits` are not given.
         quick: `{option: value}` that `--quick` sets (a benchmark with more to shrink does it after parsing).
     """
 
@@ -71,17 +71,16 @@ class Arguments(argparse.ArgumentParser):
         batch_size=None,
         data_dir=None,
         results=RESULTS,
-        seed=True,
         quick=None,
     ):
         super().__init__(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
         self.name, self.results, self.quick = name, pathlib.Path(results), dict(quick or {})
-        self.add_argument("--output", default=None, help=f"JSON path (default {self._relative(self.default_output)})")
+        self.add_argument("--output", default=None, help=f"JSON path (default {relative(self.default_output)})")
         self.add_argument("--quick", action="store_true", help="tiny sizes: checks the script end to end")
         if splits is not Arguments.NO_SPLITS:
             self.add_argument("--first-split", type=int, default=first_split, help="the first split's seed")
             self.add_argument("--splits", type=int, default=splits, help="label splits: first-split, + 1, ...")
-        elif seeds is not None or seed:
+        else:
             self.add_argument("--seed", type=int, default=0, help="the first seed (data split, initialisation)")
         if seeds is not None:
             self.add_argument("--seeds", type=int, default=seeds, help="runs: seed, seed + 1, ... (mean ± std)")
@@ -97,13 +96,6 @@ class Arguments(argparse.ArgumentParser):
     @property
     def default_output(self):
         return self.results / f"{self.name}.json"
-
-    @staticmethod
-    def _relative(path):
-        try:
-            return path.relative_to(REPO)
-        except ValueError:
-            return path
 
     def parse_args(self, args=None, namespace=None):
         parsed = super().parse_args(args, namespace)

@@ -48,7 +48,7 @@ def module_of(report):
     return report["command"].split()[2]
 
 
-def recompute_rows(path, report):
+def recompute_rows(report):
     """`rows(report)` of the report's module (None when the module has none); imports the module."""
     module = importlib.import_module(module_of(report))
     return module.rows(report) if hasattr(module, "rows") else None
@@ -58,7 +58,7 @@ def write_rows():
     """Stores each results file's rows as its module computes them today; returns the files that changed."""
     changed = []
     for path, report in results_files().items():
-        rows = recompute_rows(path, report)
+        rows = recompute_rows(report)
         if rows is not None and report.get("rows") != rows:
             report["rows"] = rows
             path.write_text(json.dumps(report, indent=2) + "\n")
@@ -66,26 +66,26 @@ def write_rows():
     return changed
 
 
-def index_table():
+def index_table(reports):
     """One line per claim of every benchmark results file, under the file (its tables) and its page."""
     lines = []
-    for path, report in results_files().items():
+    for path, report in reports.items():
         if path.parent != RESULTS:
             continue
         for row in report.get("rows", []):
-            lines.append([f"[{path.stem}](results/{path.stem}.md)", *relinked(four_columns(row))])
+            lines.append([f"[{path.stem}](results/{path.stem}.md)", *four_columns(row)])
     return markdown_table(["results", *HEADER], lines)
 
 
-def unclaimed():
+def unclaimed(reports):
     """The benchmark results files with no claim row (measurements without a target), for the index."""
-    return [p.stem for p, r in results_files().items() if p.parent == RESULTS and not r.get("rows")]
+    return [p.stem for p, r in reports.items() if p.parent == RESULTS and not r.get("rows")]
 
 
-def recipes_table():
+def recipes_table(reports):
     """The README's recipes: each measured preset against the strongest baseline of the same run."""
     lines = []
-    for report in results_files().values():
+    for report in reports.values():
         for row in report.get("rows", []):
             if row.get("preset"):
                 link = row["link"].replace("](pages/", "](benchmarks/pages/")
@@ -93,11 +93,9 @@ def recipes_table():
     return markdown_table(["preset", "task", "measured against the baseline (same run)", "target", "met"], lines)
 
 
-def search_table():
+def search_table(reports):
     """The searches: their best trial beside numbers of other runs (said in each row)."""
-    rows = [
-        r for path, report in results_files().items() if path.parent == TUNING_RESULTS for r in report.get("rows", [])
-    ]
+    rows = [r for path, report in reports.items() if path.parent == TUNING_RESULTS for r in report.get("rows", [])]
     header = ["search: measure", "best trial", "compared with (the run it comes from)", "target", "details"]
     return markdown_table(
         header, [[r["task"], r["ours"], r["baseline"], *r["verdict"].rsplit(": ", 1), r["link"]] for r in rows]
@@ -149,11 +147,6 @@ def _without_asides(text):
         text = shorter
 
 
-def relinked(cells):
-    """Cells written for the front page, their links re-rooted at benchmarks/README.md."""
-    return [cell.replace("](benchmarks/README.md#", "](#") for cell in cells]
-
-
 def fill(text, block, body_of):
     return block.sub(lambda m: m.group(1) + body_of(m) + m.group(len(m.groups())), text)
 
@@ -168,18 +161,18 @@ def embedded(match):
 
 def generated():
     """`{path: text}` of every file with a generated part, rebuilt from the results."""
-    out = {}
+    out, reports = {}, results_files()  # each results file read once
     for page in sorted(PAGES.glob("*.md")):
         text = fill(page.read_text(), RESULTS_BLOCK, embedded)
-        out[page] = fill(text, SEARCH_BLOCK, lambda m: search_table() + "\n")
+        out[page] = fill(text, SEARCH_BLOCK, lambda m: search_table(reports) + "\n")
     index = (
-        index_table()
+        index_table(reports)
         + "\n\nMeasurements without a target (their tables only): "
-        + ", ".join(f"[{name}](results/{name}.md)" for name in unclaimed())
+        + ", ".join(f"[{name}](results/{name}.md)" for name in unclaimed(reports))
         + ".\n"
     )
     out[BENCHMARKS_README] = fill(BENCHMARKS_README.read_text(), INDEX_BLOCK, lambda m: index)
-    out[FRONT_PAGE] = fill(FRONT_PAGE.read_text(), RECIPES_BLOCK, lambda m: recipes_table() + "\n")
+    out[FRONT_PAGE] = fill(FRONT_PAGE.read_text(), RECIPES_BLOCK, lambda m: recipes_table(reports) + "\n")
     return out
 
 

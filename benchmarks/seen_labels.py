@@ -578,7 +578,8 @@ def rows(report):
         if all(wide_deep):
             verdict += "; wide + deep above the wide and the deep path: " + met(all(c["met"] for c in wide_deep))
         what, paper = TASKS[dataset]
-        vectors = {"glove50": "GloVe 50-d", "ppmi": "PPMI-SVD"}[report["config"].get("word_vectors", "glove50")]
+        config = report["results"][dataset].get("config", report["config"])  # a file holds the datasets of 2 runs
+        vectors = {"glove50": "GloVe 50-d", "ppmi": "PPMI-SVD"}[config.get("word_vectors", "glove50")]
         out.append(
             claim(
                 f"{what}, {s['seeds']} seeds ({vectors}){'' if s.get('complete', True) else ' (partial run)'}",

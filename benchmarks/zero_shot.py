@@ -372,7 +372,7 @@ def rows(report):
     """The run's first hybrid against untrained matching and its components, over the splits."""
     config = report["config"]
     hybrid = next(h for h in HYBRIDS if h in config["heads"].split(","))
-    what = HYBRID_NAMES[hybrid] + fresh(report, config["first_split"])
+    what = HYBRID_NAMES[hybrid] + fresh(config["first_split"])
     return hybrid_rows(report, hybrid, what, brief="hybrid head over GloVe" if hybrid == "hybrid" else None)
 
 

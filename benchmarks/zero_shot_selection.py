@@ -184,7 +184,7 @@ def main(argv=None):
 
 def rows(report):
     what = "scorer chosen on held-out seen labels (untrained matching or a trained standardised hybrid)"
-    return hybrid_rows(report, "selected", what + fresh(report, report["config"]["first_split"]))
+    return hybrid_rows(report, "selected", what + fresh(report["config"]["first_split"]))
 
 
 if __name__ == "__main__":

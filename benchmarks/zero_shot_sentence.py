@@ -175,7 +175,7 @@ def rows(report):
     untrained fusion."""
     config = report["config"]
     what = "hybrid of word-piece tf-idf and MiniLM sentence cosine (encoder frozen, blend trained)" + fresh(
-        report, config["first_split"]
+        config["first_split"]
     )
     if config["datasets"] == "aapd":  # the run that confirmed the AAPD target on fresh splits
         what += " confirming the AAPD target"

@@ -49,7 +49,7 @@ FROZEN = "hybrid_sentence"
 LINK = "[zero-shot](pages/zero-shot.md)"
 
 
-def fresh(report, first_split):
+def fresh(first_split):
     """`, fresh splits` when the run's first split is past the exploration splits 0-9."""
     return ", fresh splits" if first_split >= 10 else ""
 

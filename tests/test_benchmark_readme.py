@@ -57,7 +57,7 @@ def test_a_missed_target_is_marked():
 def test_the_stored_rows_are_what_each_benchmark_computes_today():
     """A rows function changed without `python -m benchmarks.readme --rows` fails here, naming the files."""
     stale = [
-        p.name for p, report in readme.results_files().items() if readme.recompute_rows(p, report) != report.get("rows")
+        p.name for p, report in readme.results_files().items() if readme.recompute_rows(report) != report.get("rows")
     ]
     assert not stale, f"run `python -m benchmarks.readme --rows`: {stale}"
 
@@ -139,9 +139,10 @@ def test_a_claim_in_four_columns_and_in_the_short_cells_of_the_recipes():
 
 
 def test_the_front_page_holds_the_presets_rows_and_the_index_every_claim():
-    recipes, index = readme.recipes_table(), readme.index_table()
+    reports = readme.results_files()
+    recipes, index = readme.recipes_table(reports), readme.index_table(reports)
     assert "`wide_deep`" in recipes and "`cnle`" in recipes and "found by KerasTuner" not in recipes
     assert "10 splits (seeds 0-9)" in index and "10 splits (seeds 50-59)" in index  # the protocol run, attempt 7
     assert "encoder fine-tuned" in index and "learned word interaction" in index
-    assert "found by KerasTuner" in readme.search_table() and "found by KerasTuner" not in index
+    assert "found by KerasTuner" in readme.search_table(reports) and "found by KerasTuner" not in index
     assert all(len(line) < 400 for line in recipes.splitlines())
