@@ -21,9 +21,9 @@ The protocol, fixed in this docstring before the script produced a test number (
   every seen one); `glued`: `linear` for the seen labels and the untrained fusion for the unseen, each z-scored over
   its own labels per document, the unseen ones shifted by `gamma` (calibrated stacking, Chao et al. 2016), `gamma`
   chosen on the inner split by harmonic mean from -4 to 4 in steps of 0.25 (ties to the shift nearest 0; widened by
-  4 while the choice is at an edge, at most 5 times); `one_model`: the library's one head, `HybridHead([word-piece tf-idf, cosine, LinearHead], standardize=True)`
-  trained end to end on the seen labels, which scores new labels from their descriptions (its `LinearHead` drops out
-  for them) and needs no rule to be glued.
+  4 while the choice is at an edge, at most 5 times); `one_model`: the library's one head,
+  `HybridHead([word-piece tf-idf, cosine, LinearHead], standardize=True)` trained end to end on the seen labels,
+  which scores new labels from their descriptions (its `LinearHead` drops out for them) and needs no rule to be glued.
 - Selection data (for `gamma` only): the split's seen labels are split again (`benchmarks.zero_shot.Split.inner`'s
   rule: as many seen labels held out, in proportion, outside the most frequent), the kept training documents that
   carry one of them plus a fifth of the others (drawn with the split's seed) are its test documents, the rest its
