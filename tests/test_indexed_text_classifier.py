@@ -30,6 +30,13 @@ def test_top_k_from_raw_text_equals_the_model_s_exact_top_k(vectorizer, tmp_path
     assert names[0] == [LABELS[i] for i in exact_indices[0]]
     with pytest.raises(ValueError, match="at most"):
         served.top_k(TEXTS, k=8)
+    with pytest.raises(ValueError, match="not one string"):
+        served.top_k("wheat", k=3)
+    with pytest.raises(ValueError, match=r"texts\[1\]"):
+        served.top_k(["wheat", 3], k=3)
+    all_names, _ = served.top_k(["wheat"], k=len(LABELS))  # every label: no empty slot, no name repeated
+    assert sorted(all_names[0]) == sorted(LABELS)
+    assert served.top_k([], k=3)[0] == []
 
 
 def test_a_saved_model_without_query_vectors_is_refused(monkeypatch, tmp_path):

@@ -176,3 +176,21 @@ def test_an_ivf_index_with_a_graph_over_its_lists_searches_them_all_exactly_and_
     np.testing.assert_array_equal(restored.search(DOCUMENTS, 5)[0], indices)
     with pytest.raises(ValueError, match="coarse"):
         LabelIndex(model, kind="ivf", coarse="kmeans", verbose=0)
+
+
+@pytest.mark.parametrize("kind, options", [("ivf", {"nlist": 8, "nprobe": 1}), ("hnsw", {"ef_search": 1})])
+def test_an_approximate_index_fills_every_slot_when_k_is_large(built_models, kind, options):
+    """One IVF list of 8, or an `efSearch` of 1, holds fewer than k = 300 of 600 labels: faiss leaves -1 slots,
+    and the search widens until each slot holds a distinct label with its own score; the settings come back."""
+    model = built_models["gile"]
+    index = LabelIndex(model, kind=kind, verbose=0, **options)
+    indices, scores = index.search(DOCUMENTS[:4], 300, batch_size=4)
+    assert (indices >= 0).all() and np.isfinite(scores).all()
+    assert all(len(set(row)) == 300 for row in indices.tolist())
+    full = model.predict(DOCUMENTS[:4], verbose=0)
+    np.testing.assert_allclose(np.take_along_axis(full, indices, axis=1), scores, rtol=1e-4, atol=1e-4)
+    assert (index.nprobe, index.ef_search) == (options.get("nprobe", 32), options.get("ef_search", index.ef_search))
+    settings = (
+        index.index.hnsw.efSearch if kind == "hnsw" else __import__("faiss").extract_index_ivf(index.index).nprobe
+    )
+    assert settings == 1

@@ -296,11 +296,43 @@ def search_index(index, kind, max_norm, queries, k):
     An IVF index holds the transformed label vectors (padded with zero columns for `ivf_pq`): the queries get
     zeros there, and the distances found are turned back into inner products, `(|q|^2 + M^2 - d) / 2`; flat and
     HNSW indexes search inner products.
+
+    An approximate index can find fewer than k labels (the IVF lists probed, or HNSW's `efSearch` below k, hold
+    fewer); faiss marks those slots -1. The rows that have one are searched again with 4 times the lists (up to all
+    of them) or an `efSearch` of at least 2k, until every slot holds a label; a slot still empty after an
+    exhaustive search stays -1 with the score `-inf` (the search settings are restored after).
     """
     queries = np.ascontiguousarray(queries, "float32")
+    indices, scores = _search(index, kind, max_norm, queries, k)
+    missing = (indices < 0).any(axis=1)
+    if not missing.any():
+        return indices, scores
+    if kind in EUCLIDEAN_KINDS:
+        settings, name = _faiss().extract_index_ivf(index), "nprobe"
+        widths = lambda width: min(4 * width, settings.nlist)  # noqa: E731
+        widest = settings.nlist
+    elif kind == "hnsw":
+        settings, name = index.hnsw, "efSearch"
+        widths = lambda width: max(2 * k, 4 * width)  # noqa: E731
+        widest = 16 * max(2 * k, settings.efSearch)
+    else:  # a flat index scans every label
+        return indices, np.where(indices < 0, -np.inf, scores).astype("float32")
+    saved = getattr(settings, name)
+    try:
+        while missing.any() and getattr(settings, name) < widest:
+            setattr(settings, name, min(widths(getattr(settings, name)), widest))
+            rows = np.flatnonzero(missing)
+            indices[rows], scores[rows] = _search(index, kind, max_norm, queries[rows], k)
+            missing = (indices < 0).any(axis=1)
+    finally:
+        setattr(settings, name, saved)
+    return indices, np.where(indices < 0, -np.inf, scores).astype("float32")
+
+
+def _search(index, kind, max_norm, queries, k):
     if kind not in EUCLIDEAN_KINDS:
         scores, indices = index.search(queries, k)
-        return indices.astype("int32"), scores
+        return indices.astype("int32"), scores.astype("float32")
     padding = np.zeros((len(queries), index.d - queries.shape[1]), "float32")
     distances, indices = index.search(np.ascontiguousarray(np.hstack([queries, padding])), k)
     squared = np.einsum("ij,ij->i", queries, queries)[:, None]

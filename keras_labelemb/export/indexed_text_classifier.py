@@ -8,6 +8,7 @@ import tensorflow as tf
 from keras_labelemb.argument_checks import check_positive_int
 from keras_labelemb.evaluation.label_index import META_FILE, read_index, search_index
 from keras_labelemb.export.text_classifier_export import load_text_classifier
+from keras_labelemb.tasks.label_classifier_preprocessor import check_texts
 
 
 class IndexedTextClassifier:
@@ -48,12 +49,18 @@ class IndexedTextClassifier:
             )
 
     def top_k(self, texts, k=5):
-        """`(indices (B, k) int32, scores (B, k) float32)`, or `(names, scores)` with `label_names`."""
+        """`(indices (B, k) int32, scores (B, k) float32)`, or `(names, scores)` with `label_names`.
+
+        `texts` is a list of strings (one string is refused: it would be read as one text per character). Slots an
+        approximate index could not fill even when searched exhaustively (`search_index`) hold -1, `-inf` and,
+        with names, None.
+        """
+        texts = check_texts(texts)
         k = check_positive_int("k", k)
         if k > self.index.ntotal:
             raise ValueError(f"`k` must be at most the number of labels ({self.index.ntotal}). Received: k={k}")
-        queries = self.model.query_vectors(tf.constant(list(texts), tf.string))["query_vectors"].numpy()
+        queries = self.model.query_vectors(tf.constant(texts, tf.string))["query_vectors"].numpy()
         indices, scores = search_index(self.index, self.settings["kind"], self.settings["max_norm"], queries, k)
         if self.label_names is not None:
-            return [[self.label_names[i] for i in row] for row in indices], scores
+            return [[self.label_names[i] if i >= 0 else None for i in row] for row in indices], scores
         return indices, scores
