@@ -23,13 +23,18 @@ The protocol, fixed in this docstring before the script produced a test number (
   chosen on the inner split by harmonic mean from -4 to 4 in steps of 0.25 (ties to the shift nearest 0; widened by
   4 while the choice is at an edge, at most 5 times); `one_model`: the library's one head,
   `HybridHead([word-piece tf-idf, cosine, LinearHead], standardize=True)` trained end to end on the seen labels,
-  which scores new labels from their descriptions (its `LinearHead` drops out for them) and needs no rule to be glued.
+  which scores new labels from their descriptions (its `LinearHead` drops out for them) and needs no rule to be glued;
+  `one_model_dropout`, the same with `per_label_dropout=0.25` (in training a quarter of the labels are scored as new
+  ones, and the offset of labels scored without their `LinearHead` is learned). Amended on 2026-12-03, before a
+  number of a split seed >= 1000 had been read (a run that had started was stopped): a check on AAPD splits 0-1 at
+  one epoch showed `one_model` ranking new labels above seen ones. `one_model_dropout` is the library's candidate
+  (the verdict rows); `one_model` is its ablation.
 - Selection data (for `gamma` only): the split's seen labels are split again (`benchmarks.zero_shot.Split.inner`'s
   rule: as many seen labels held out, in proportion, outside the most frequent), the kept training documents that
   carry one of them plus a fifth of the others (drawn with the split's seed) are its test documents, the rest its
   training documents. No unseen label and no test document is read by the selection.
-- Verdicts: `benchmarks.noise_rule.paired_comparison` over the 10 splits: `one_model` against `glued` in harmonic
-  mean, and against `untrained_fusion` on unseen labels (level: `noise_rule.level_with`).
+- Verdicts: `benchmarks.noise_rule.paired_comparison` over the 10 splits: `one_model_dropout` against `glued` in
+  harmonic mean, and against `untrained_fusion` on unseen labels (level: `noise_rule.level_with`).
 
 Run time on 2 CPU cores, after the encoder's cache exists: about a minute per split.
 
@@ -144,7 +149,10 @@ def fit(model, x, y, args):
     return model
 
 
-def one_model(state, pieces, seen, train, targets, args, seed):
+CANDIDATE = "one_model_dropout"
+
+
+def one_model(state, pieces, seen, train, targets, args, seed, per_label_dropout=0.0):
     """The library's one head over the frozen encoder's outputs, trained on the `seen` labels; as a classifier."""
     keras.utils.set_random_seed(seed)
     encoder = state["encoder"]
@@ -153,7 +161,7 @@ def one_model(state, pieces, seen, train, targets, args, seed):
         SentenceMatchHead(encoder, name="sentence"),
         LinearHead(len(seen), bias_initializer=prior_bias(len(seen)), name="linear"),
     ]
-    head = HybridHead(components, label_ids=pieces[seen], standardize=True)
+    head = HybridHead(components, label_ids=pieces[seen], standardize=True, per_label_dropout=per_label_dropout)
     inputs = {
         "pooled": keras.Input((encoder.output_dim,), name="pooled"),
         "token_ids": keras.Input((DOCUMENT_PIECES,), dtype="int32", name="token_ids"),
@@ -260,9 +268,10 @@ def run_split(name, data, seed, args, state):
     scores["linear"] = only
     gamma, curve = selection_gamma(name, state, pieces, seen, train, train_targets, args, seed)
     scores["glued"] = glue(seen_logits, scores["untrained_fusion"], seen, gamma)
-    model = one_model(state, pieces, seen, train, train_targets, args, 1000 * seed + 1)
-    model.set_labels([f"label_{j}" for j in range(len(pieces))], label_ids=pieces)
-    scores["one_model"] = head_scores(model.head, test)["total"]
+    for offset, (scorer, rate) in enumerate({"one_model": 0.0, CANDIDATE: 0.25}.items()):
+        model = one_model(state, pieces, seen, train, train_targets, args, 1000 * seed + 1 + offset, rate)
+        model.set_labels([f"label_{j}" for j in range(len(pieces))], label_ids=pieces)
+        scores[scorer] = head_scores(model.head, test)["total"]
     reports = {"random": random_generalized(y_true, seen)}
     reports.update({scorer: generalized(y_true, value, seen) for scorer, value in scores.items()})
     if "before" not in state:
@@ -292,15 +301,15 @@ def summarise(name, splits):
     for part, key in zip(PARTS, ("seen_avgpr", "unseen_avgpr", "all_avgpr", "harmonic")):
         summary[key] = {s: float(np.mean(v)) for s, v in values[part].items()}
     keys = ("mean_gain", "p_value", "positive_splits", "met")
+    ours = CANDIDATE
+    summary["best"] = ours
     summary["best_vs_glued"] = {
-        k: paired_comparison(values["harmonic"]["one_model"], values["harmonic"]["glued"])[k] for k in keys
+        k: paired_comparison(values["harmonic"][ours], values["harmonic"]["glued"])[k] for k in keys
     }
     summary["best_vs_untrained_fusion"] = {
-        k: paired_comparison(values["unseen"]["one_model"], values["unseen"]["untrained_fusion"])[k] for k in keys
+        k: paired_comparison(values["unseen"][ours], values["unseen"]["untrained_fusion"])[k] for k in keys
     }
-    summary["unseen_level_with_fusion"] = bool(
-        level_with(values["unseen"]["one_model"], values["unseen"]["untrained_fusion"])
-    )
+    summary["unseen_level_with_fusion"] = bool(level_with(values["unseen"][ours], values["unseen"]["untrained_fusion"]))
     overlap = [info["held_out_before"] for _, info in splits]
     table = markdown_table(
         ["scorer", "seen AP", "unseen AP", "all AP", "harmonic"],
@@ -311,8 +320,8 @@ def summarise(name, splits):
     text = (
         f"### {name}: {len(splits)} splits (seeds {splits[0][1]['seed']}-{splits[-1][1]['seed']}); held-out labels "
         f"already held out by an earlier split: {np.mean(overlap):.0%} on average\n\n{table}\n\n"
-        f"one_model - glued, harmonic: {gain['mean_gain']:+.4f}, p {gain['p_value']:.3f}, ahead on "
-        f"{gain['positive_splits']}: {met(gain['met'])}. one_model - untrained_fusion, unseen: "
+        f"{ours} - glued, harmonic: {gain['mean_gain']:+.4f}, p {gain['p_value']:.3f}, ahead on "
+        f"{gain['positive_splits']}: {met(gain['met'])}. {ours} - untrained_fusion, unseen: "
         f"{fusion['mean_gain']:+.4f}, p {fusion['p_value']:.3f}, ahead on {fusion['positive_splits']}; level: "
         f"{met(summary['unseen_level_with_fusion'])}. gamma per split: {[info['gamma'] for _, info in splits]}"
     )
@@ -327,7 +336,7 @@ def rows(report):
         out.append(
             claim(
                 f"{name}, generalized zero-shot ({s['splits']} fresh splits): harmonic mean of seen and unseen AP",
-                f"one model {s['harmonic']['one_model']:.4f}",
+                f"one hybrid head with per-label dropout {s['harmonic'][CANDIDATE]:.4f}",
                 f"glued LinearHead + untrained fusion {s['harmonic']['glued']:.4f}; untrained fusion "
                 f"{s['harmonic']['untrained_fusion']:.4f}",
                 "-",

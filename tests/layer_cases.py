@@ -592,6 +592,26 @@ def hybrid_head(rng):
     )
 
 
+def hybrid_head_per_label_dropout(rng):
+    """Lexical match beside a linear component that drops out for half the labels in training; the offset of the
+    labels scored without it is learned (the one-hot seed makes a step drop some label)."""
+    import keras
+
+    from keras_labelemb.layers import HybridHead, LexicalMatchHead, LinearHead
+
+    def init_kwargs():
+        keras.utils.set_random_seed(3)
+        components = [LexicalMatchHead(vocabulary_size=16, name="lexical"), LinearHead(4, name="linear")]
+        return {"components": components, "label_ids": GILE_LABELS, "standardize": True, "per_label_dropout": 0.5}
+
+    return HybridHead, dict(
+        init_kwargs=init_kwargs,
+        input_data=document_dict(rng),
+        expected_output_shape=(3, 4),
+        frozen_weights=("lexical/bias",),
+    )
+
+
 def tiny_bert(vocabulary_size=16, width=8, length=6):
     """A one-layer randomly initialised keras-hub BERT, the pretrained encoder's stand-in in the tests."""
     import keras_hub
@@ -651,6 +671,7 @@ CASES = {
     "word_interaction_head_states": word_interaction_head_states,
     "embedding_match_head": embedding_match_head,
     "hybrid_head": hybrid_head,
+    "hybrid_head_per_label_dropout": hybrid_head_per_label_dropout,
     "sentence_encoder": sentence_encoder,
     "sentence_match_head": sentence_match_head,
     **{f"drill_head_{v}": _drill_head_baseline(v) for v in ("bilinear", "dual")},

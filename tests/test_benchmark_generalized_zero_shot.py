@@ -60,7 +60,7 @@ def test_gamma_ties_go_to_zero():
 
 def test_rows_read_the_summary():
     comparison = {"mean_gain": 0.01, "p_value": 0.02, "positive_splits": "8/10", "met": True}
-    summary = {"splits": 10, "harmonic": {"one_model": 0.5, "glued": 0.49, "untrained_fusion": 0.4}}
+    summary = {"splits": 10, "harmonic": {"one_model_dropout": 0.5, "glued": 0.49, "untrained_fusion": 0.4}}
     report = {"summary": {"aapd": dict(summary, best_vs_glued=comparison)}}
     (row,) = gzs.rows(report)["summary"]
     assert row["verdict"].startswith("above glued: met") and "0.5000" in row["ours"]

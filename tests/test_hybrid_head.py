@@ -383,3 +383,87 @@ def test_a_label_encoder_given_twice_or_read_by_no_component_is_refused():
         HybridHead([LexicalMatchHead(embedding, name="lexical")], label_ids=LABELS, label_encoder=WeightedMean())
     with pytest.raises(ValueError, match="must be a layer"):
         HybridHead([GileHead(embedding, joint_dim=4)], label_ids=LABELS, label_encoder="mean")
+
+
+# ---------------------------------------------------------------------------
+# Per-label dropout: the labels scored without their per-label components, on one scale
+# ---------------------------------------------------------------------------
+
+
+def dropout_hybrid(rate):
+    keras.utils.set_random_seed(5)
+    embedding = keras.layers.Embedding(VOCAB, DIM, mask_zero=True)
+    components = [LexicalMatchHead(embedding, name="lexical"), LinearHead(len(LABELS), name="linear")]
+    head = HybridHead(components, label_ids=LABELS, standardize=True, per_label_dropout=rate)
+    head.build({"pooled": (None, POOLED), "token_ids": (None, T)})
+    for variable in head.trainable_weights:
+        variable.assign(RNG.normal(scale=0.7, size=variable.shape).astype("float32"))
+    return head
+
+
+def z(scores):
+    centred = scores - scores.mean(axis=1, keepdims=True)
+    return centred / (np.sqrt((centred**2).mean(axis=1, keepdims=True)) + 1e-6)
+
+
+def reference(head, present):
+    """NumPy: the z-scored components (the linear one 0 where a label is absent) weighed, plus the offset there."""
+    parts = numpy_of(head.component_logits(DOCUMENT))
+    linear = np.where(present, ops.convert_to_numpy(head.components[1](DOCUMENT["pooled"]))[:, :4], 0.0)
+    a, b = ops.convert_to_numpy(head.weights_by_component), float(ops.convert_to_numpy(head.bias))
+    offset = float(ops.convert_to_numpy(head.unseen_offset))
+    return a[0] * z(parts["lexical"]) + a[1] * z(linear) + b + offset * ~present
+
+
+def test_new_labels_get_the_learned_offset_and_seen_ones_do_not():
+    head = dropout_hybrid(0.5)
+    np.testing.assert_allclose(ops.convert_to_numpy(head(DOCUMENT)), reference(head, np.ones(4, bool)), atol=1e-5)
+    head.set_labels(RELABELLED)
+    present = np.array(SEEN_COLUMNS) >= 0
+    parts = numpy_of(head.component_logits(DOCUMENT))
+    a, b = ops.convert_to_numpy(head.weights_by_component), float(ops.convert_to_numpy(head.bias))
+    expected = a[0] * z(parts["lexical"]) + a[1] * z(parts["linear"]) + b
+    expected += float(ops.convert_to_numpy(head.unseen_offset)) * ~present
+    np.testing.assert_allclose(ops.convert_to_numpy(head(DOCUMENT)), expected, atol=1e-5)
+
+
+def test_in_training_dropped_labels_are_scored_as_new_ones():
+    head = dropout_hybrid(0.5)
+    outputs = [ops.convert_to_numpy(head(DOCUMENT, training=True)) for _ in range(12)]
+    patterns = set()
+    for output in outputs:  # each step: one of the 16 drop patterns, the same for every document
+        matches = [
+            p for p in np.ndindex(2, 2, 2, 2) if np.allclose(output, reference(head, np.array(p, bool)), atol=1e-5)
+        ]
+        assert matches, "a training step's scores match no drop pattern"
+        patterns.add(matches[0])
+    assert len(patterns) > 2  # labels are drawn again each step
+    np.testing.assert_allclose(ops.convert_to_numpy(head(DOCUMENT)), reference(head, np.ones(4, bool)), atol=1e-5)
+
+
+def test_the_offset_learns_only_from_dropped_labels():
+    head = dropout_hybrid(0.5)
+    y = np.zeros((3, 4), "float32")
+    y[:, 0] = 1
+    with tf.GradientTape() as tape:
+        loss = keras.losses.BinaryCrossentropy(from_logits=True)(y, head(DOCUMENT, training=True))
+    grads = dict(zip([w.path for w in head.trainable_weights], tape.gradient(loss, head.trainable_weights)))
+    offset = next(g for path, g in grads.items() if path.endswith("unseen_offset"))
+    assert offset is not None and np.isfinite(ops.convert_to_numpy(offset))
+    with tf.GradientTape() as tape:
+        loss = keras.losses.BinaryCrossentropy(from_logits=True)(y, head(DOCUMENT))
+    assert float(ops.convert_to_numpy(tape.gradient(loss, head.unseen_offset))) == 0.0  # no label absent
+
+
+@pytest.mark.parametrize("rate", [-0.1, 1.0, True, "0.2"])
+def test_per_label_dropout_is_a_probability(rate):
+    components = [LexicalMatchHead(vocabulary_size=VOCAB, name="lexical"), LinearHead(len(LABELS), name="linear")]
+    with pytest.raises(ValueError, match="per_label_dropout"):
+        HybridHead(components, label_ids=LABELS, per_label_dropout=rate)
+
+
+def test_per_label_dropout_needs_both_kinds_of_component():
+    with pytest.raises(ValueError, match="both kinds"):
+        HybridHead([LexicalMatchHead(vocabulary_size=VOCAB, name="lexical")], label_ids=LABELS, per_label_dropout=0.2)
+    config = dropout_hybrid(0.3).get_config()
+    assert config["per_label_dropout"] == 0.3

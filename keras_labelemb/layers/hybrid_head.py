@@ -160,6 +160,14 @@ class HybridHead(LabelHead):
             True`); a component shared with another model is fixed there too.
         weight_initializer: initial `a`. Default ones.
         bias_initializer: initial `b`. Default zeros.
+        per_label_dropout: in training, the probability that a label's
+            per-label components drop out for a step, as they do for a label
+            never seen (one draw per label and step). With it the hybrid
+            learns `unseen_offset`, a score added to every label scored
+            without its per-label components, so that new labels, scored from
+            descriptions alone, land on the seen labels' scale (generalized
+            zero-shot: one ranking over seen and new labels). Default 0 (no
+            offset weight). Needs a per-label and a description component.
         label_encoder: the layer that encodes each description for every
             component that encodes descriptions to one vector (GILE, DRILL,
             cosine), given once here. Default: one `LabelEncoder` (the mean
@@ -195,6 +203,7 @@ class HybridHead(LabelHead):
         standardize=False,
         num_labels=None,
         label_encoder=None,
+        per_label_dropout=0.0,
         **kwargs,
     ):
         if not isinstance(components, (list, tuple)) or not components:
@@ -224,6 +233,16 @@ class HybridHead(LabelHead):
                 "(or a vocabulary), unless every component has per-label weights and `num_labels` is given. "
                 f"Received: components {names}, num_labels={num_labels!r}"
             )
+        if isinstance(per_label_dropout, bool) or not isinstance(per_label_dropout, (int, float)):
+            raise ValueError(f"`per_label_dropout` must be a number in [0, 1). Received: {per_label_dropout!r}")
+        if not 0.0 <= per_label_dropout < 1.0:
+            raise ValueError(f"`per_label_dropout` must be in [0, 1). Received: per_label_dropout={per_label_dropout}")
+        if per_label_dropout and not (self.per_label_components and self._description_components()):
+            raise ValueError(
+                "`per_label_dropout` drops per-label components so that description components score those labels: "
+                f"the hybrid needs both kinds. Received: components {names}, per_label_dropout={per_label_dropout}"
+            )
+        self.per_label_dropout = float(per_label_dropout)
         if seen_label_ids is None and label_ids is not None and self.per_label_components:
             seen_label_ids = label_ids  # built for the labels it is constructed with
         if seen_label_ids is not None:
@@ -371,6 +390,9 @@ class HybridHead(LabelHead):
             name="component_weights", shape=(len(self.components),), initializer=self.weight_initializer
         )
         self.bias = self.add_weight(name="bias", shape=(), initializer=self.bias_initializer)
+        if self.per_label_dropout:
+            self.unseen_offset = self.add_weight(name="unseen_offset", shape=(), initializer="zeros")
+            self.seed_generator = keras.random.SeedGenerator(seed=None, name="per_label_dropout_seed")
 
     @property
     def trainable(self):
@@ -397,14 +419,23 @@ class HybridHead(LabelHead):
             return inputs
         return document_parts(inputs)["features" if component.reads_features else "pooled"]
 
-    def _component_logits(self, inputs, label_side, label_indices, training):
+    def _present(self, columns, training):
+        """`(L,)` bool: the labels scored with their per-label components (seen, and not dropped this step)."""
+        present = columns >= 0
+        if training and self.per_label_dropout:
+            draw = keras.random.uniform(ops.shape(columns), seed=self.seed_generator)
+            present = ops.logical_and(present, draw >= self.per_label_dropout)
+        return present
+
+    def _component_logits(self, inputs, label_side, label_indices, training, present=None):
         logits = {}
         for component in self.components:
             document = self._component_input(component, inputs)
             if component.has_per_label_parameters:
                 columns = label_side["columns"]
+                kept = columns >= 0 if present is None else present
                 scores = component.score_subset(document, ops.maximum(columns, 0), training=training)
-                scores = ops.where(ops.expand_dims(columns >= 0, 0), scores, ops.zeros_like(scores))
+                scores = ops.where(ops.expand_dims(kept, 0), scores, ops.zeros_like(scores))
             else:
                 side = label_side["components"][component.name]
                 scores = component.compute_logits(document, side, None, training)
@@ -419,10 +450,15 @@ class HybridHead(LabelHead):
     def compute_logits(self, inputs, label_embeddings, label_indices=None, training=None):
         weights = ops.cast(self.weights_by_component, self.compute_dtype)
         total = ops.cast(self.bias, self.compute_dtype)
-        for i, scores in enumerate(self._component_logits(inputs, label_embeddings, label_indices, training).values()):
+        present = self._present(label_embeddings["columns"], training) if self.per_label_components else None
+        parts = self._component_logits(inputs, label_embeddings, label_indices, training, present)
+        for i, scores in enumerate(parts.values()):
             if self.standardize:
                 scores = ops.cast(standardize_over_labels(scores), self.compute_dtype)
             total = total + weights[i] * scores
+        if self.per_label_dropout:
+            absent = ops.cast(ops.logical_not(present), self.compute_dtype)
+            total = total + ops.cast(self.unseen_offset, self.compute_dtype) * ops.expand_dims(absent, 0)
         return total
 
     def compute_output_spec(self, inputs, label_ids=None, label_embeddings=None, training=None, **kwargs):
@@ -445,6 +481,7 @@ class HybridHead(LabelHead):
             weight_initializer=keras.initializers.serialize(self.weight_initializer),
             bias_initializer=keras.initializers.serialize(self.bias_initializer),
             standardize=self.standardize,
+            per_label_dropout=self.per_label_dropout,
         )
         return config
 
