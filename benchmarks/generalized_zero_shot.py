@@ -67,7 +67,7 @@ from keras_labelemb.tasks import LabelClassifier
 
 GAMMAS = np.arange(-4.0, 4.001, 0.25)
 PARTS = ("seen", "unseen", "all", "harmonic")
-LINK = "[generalized zero-shot](benchmarks/pages/zero-shot.md)"
+LINK = "[generalized zero-shot](pages/generalized-zero-shot.md)"
 
 
 def parse_args(argv=None):
