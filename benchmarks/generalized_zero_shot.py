@@ -47,6 +47,7 @@ Writes benchmarks/results/generalized_zero_shot.json and .md.
 import glob
 import json
 import os
+import pathlib
 import time
 
 import keras
@@ -56,6 +57,7 @@ from sklearn.metrics import label_ranking_average_precision_score
 from benchmarks.baselines import random_ranking_expectation, tfidf_match_scores
 from benchmarks.encoded import Encoded
 from benchmarks.noise_rule import level_with, paired_comparison
+from benchmarks.report import results_header
 from benchmarks.seeds import mean_std
 from benchmarks.sentence_hybrid import DOCUMENT_PIECES, descriptions, head_scores, hybrid_head
 from benchmarks.tables import claim, markdown_table, mean_pm_std, met
@@ -348,7 +350,46 @@ def rows(report):
     return {"summary": out}
 
 
+def merge(paths, output):
+    """One report from the runs `paths` (chunks of splits, e.g. two at a time on 2 cores): the splits of each
+    dataset in seed order, summarised again, the commands and wall times of every chunk.
+
+        python -m benchmarks.generalized_zero_shot --merge a.json b.json --output generalized_zero_shot.json
+    """
+    reports = [json.load(open(path)) for path in paths]
+    versions = {r["code_version"] for r in reports}
+    if len(versions) != 1:
+        raise SystemExit(f"--merge: the runs come from different code versions {sorted(versions)}")
+    results, summary, tables = {}, {}, []
+    for name in DATASETS:
+        entries = sorted((e for r in reports for e in r["results"].get(name, [])), key=lambda e: e["seed"])
+        if not entries:
+            continue
+        splits = [(e["reports"], {k: v for k, v in e.items() if k != "reports"}) for e in entries]
+        summary[name], table = summarise(name, splits)
+        results[name] = entries
+        tables.append(table)
+    merged = dict(reports[0], results=results, summary=summary)
+    merged["command"] = "; ".join(r["command"] for r in reports)
+    merged["wall_seconds"] = round(sum(r["wall_seconds"] for r in reports), 1)
+    merged["rows"] = rows(merged)
+    output = pathlib.Path(output)
+    output.write_text(json.dumps(merged, indent=2) + "\n")
+    header = results_header(merged).replace("Command: ", "Commands (merged by `--merge`): ")
+    text = "\n\n".join([header, *tables])
+    output.with_suffix(".md").write_text(text + "\n")
+    print(text)
+
+
 def main(argv=None):
+    import sys
+
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--merge":
+        *paths, flag, output = argv[1:]
+        if flag != "--output":
+            raise SystemExit("usage: --merge A.json B.json ... --output MERGED.json")
+        return merge(paths, output)
     from keras_labelemb.layers import SentenceEncoder
     from keras_labelemb.text import load_minilm
 

@@ -64,3 +64,36 @@ def test_rows_read_the_summary():
     report = {"summary": {"aapd": dict(summary, best_vs_glued=comparison)}}
     (row,) = gzs.rows(report)["summary"]
     assert row["verdict"].startswith("above glued: met") and "0.5000" in row["ours"]
+
+
+def test_merge_summarises_the_splits_of_every_chunk(tmp_path):
+    import json
+
+    rng = np.random.default_rng(0)
+
+    def entry(seed):
+        reports = {
+            s: dict(zip(gzs.PARTS, rng.uniform(0.3, 0.7, 4))) for s in ("untrained_fusion", "glued", gzs.CANDIDATE)
+        }
+        return {"seed": seed, "held_out_before": 0.5, "gamma": 0.25, "reports": reports}
+
+    paths = []
+    for first in (1002, 1000):
+        report = {
+            "benchmark": "generalized zero-shot",
+            "command": f"python -m benchmarks.generalized_zero_shot --first-split {first} --splits 2",
+            "code_version": "abc1234",
+            "machine": {"cpu_count": 2},
+            "wall_seconds": 10.0,
+            "results": {"aapd": [entry(first), entry(first + 1)]},
+            "summary": {},
+        }
+        paths.append(tmp_path / f"part_{first}.json")
+        paths[-1].write_text(json.dumps(report))
+    gzs.main(["--merge", *map(str, paths), "--output", str(tmp_path / "merged.json")])
+    merged = json.loads((tmp_path / "merged.json").read_text())
+    assert [e["seed"] for e in merged["results"]["aapd"]] == [1000, 1001, 1002, 1003]
+    assert merged["summary"]["aapd"]["splits"] == 4 and merged["wall_seconds"] == 20.0
+    harmonic = [e["reports"][gzs.CANDIDATE]["harmonic"] for e in merged["results"]["aapd"]]
+    assert merged["summary"]["aapd"]["harmonic"][gzs.CANDIDATE] == pytest.approx(np.mean(harmonic))
+    assert merged["rows"]["summary"][0]["brief"] == "aapd generalized zero-shot"
