@@ -347,7 +347,7 @@ def rows(report):
                 brief=f"{name} generalized zero-shot",
             )
         )
-    return {"summary": out}
+    return out
 
 
 def merge(paths, output):
