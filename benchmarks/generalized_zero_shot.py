@@ -67,7 +67,10 @@ from keras_labelemb.layers.hybrid_head import standardize_over_labels
 from keras_labelemb.layers.label_head import prior_bias
 from keras_labelemb.tasks import LabelClassifier
 
+# The scorers that need no training; the strongest of them in harmonic mean is a bar beside the glued pair.
+UNTRAINED = ("tfidf_word", "tfidf_wordpiece", "bm25_wordpiece", "minilm_cosine", "untrained_fusion")
 GAMMAS = np.arange(-4.0, 4.001, 0.25)
+NAMES = {"reuters": "Reuters-21578", "aapd": "AAPD"}
 PARTS = ("seen", "unseen", "all", "harmonic")
 LINK = "[generalized zero-shot](pages/generalized-zero-shot.md)"
 
@@ -312,6 +315,12 @@ def summarise(name, splits):
         k: paired_comparison(values["unseen"][ours], values["unseen"]["untrained_fusion"])[k] for k in keys
     }
     summary["unseen_level_with_fusion"] = bool(level_with(values["unseen"][ours], values["unseen"]["untrained_fusion"]))
+    # Chosen by test mean, which only raises the bar: the untrained scorer a user would have done best with.
+    strongest = max(UNTRAINED, key=lambda u: summary["harmonic"][u])
+    summary["best_vs_strongest_untrained"] = dict(
+        {k: paired_comparison(values["harmonic"][ours], values["harmonic"][strongest])[k] for k in keys},
+        scorer=strongest,
+    )
     overlap = [info["held_out_before"] for _, info in splits]
     table = markdown_table(
         ["scorer", "seen AP", "unseen AP", "all AP", "harmonic"],
@@ -319,13 +328,16 @@ def summarise(name, splits):
     )
     gain = summary["best_vs_glued"]
     fusion = summary["best_vs_untrained_fusion"]
+    top = summary["best_vs_strongest_untrained"]
     text = (
         f"### {name}: {len(splits)} splits (seeds {splits[0][1]['seed']}-{splits[-1][1]['seed']}); held-out labels "
         f"already held out by an earlier split: {np.mean(overlap):.0%} on average\n\n{table}\n\n"
         f"{ours} - glued, harmonic: {gain['mean_gain']:+.4f}, p {gain['p_value']:.3f}, ahead on "
         f"{gain['positive_splits']}: {met(gain['met'])}. {ours} - untrained_fusion, unseen: "
         f"{fusion['mean_gain']:+.4f}, p {fusion['p_value']:.3f}, ahead on {fusion['positive_splits']}; level: "
-        f"{met(summary['unseen_level_with_fusion'])}. gamma per split: {[info['gamma'] for _, info in splits]}"
+        f"{met(summary['unseen_level_with_fusion'])}. {ours} - {strongest} (the strongest untrained scorer in harmonic "
+        f"mean), harmonic: {top['mean_gain']:+.4f}, p {top['p_value']:.3f}, ahead on {top['positive_splits']}: "
+        f"{met(top['met'])}. gamma per split: {[info['gamma'] for _, info in splits]}"
     )
     return summary, text
 
@@ -334,17 +346,19 @@ def rows(report):
     """The one model against the glued pair (harmonic mean) and the untrained fusion (unseen labels)."""
     out = []
     for name, s in report["summary"].items():
-        g = s["best_vs_glued"]
+        g, bar = s["best_vs_glued"], s["best_vs_strongest_untrained"]
         out.append(
             claim(
-                f"{name}, generalized zero-shot ({s['splits']} fresh splits): harmonic mean of seen and unseen AP",
+                f"{NAMES[name]}, generalized zero-shot ({s['splits']} new split seeds; new labels ranked among the "
+                "seen): harmonic mean of seen and unseen AP",
                 f"one hybrid head with per-label dropout {s['harmonic'][CANDIDATE]:.4f}",
-                f"glued LinearHead + untrained fusion {s['harmonic']['glued']:.4f}; untrained fusion "
-                f"{s['harmonic']['untrained_fusion']:.4f}",
+                f"glued LinearHead + untrained fusion {s['harmonic']['glued']:.4f}; strongest untrained "
+                f"({bar['scorer']}) {s['harmonic'][bar['scorer']]:.4f}",
                 "-",
-                f"above glued: {met(g['met'])} ({g['mean_gain']:+.4f}, p {g['p_value']:.3f})",
+                f"above glued: {met(g['met'])} ({g['mean_gain']:+.4f}, p {g['p_value']:.3f}); above the strongest "
+                f"untrained: {met(bar['met'])}",
                 LINK,
-                brief=f"{name} generalized zero-shot",
+                brief=f"{NAMES[name]} generalized zero-shot",
             )
         )
     return out
@@ -357,9 +371,7 @@ def merge(paths, output):
         python -m benchmarks.generalized_zero_shot --merge a.json b.json --output generalized_zero_shot.json
     """
     reports = [json.load(open(path)) for path in paths]
-    versions = {r["code_version"] for r in reports}
-    if len(versions) != 1:
-        raise SystemExit(f"--merge: the runs come from different code versions {sorted(versions)}")
+    versions = sorted({r["code_version"] for r in reports})  # the chunks may start from later commits: all listed
     results, summary, tables = {}, {}, []
     for name in DATASETS:
         entries = sorted((e for r in reports for e in r["results"].get(name, [])), key=lambda e: e["seed"])
@@ -369,13 +381,13 @@ def merge(paths, output):
         summary[name], table = summarise(name, splits)
         results[name] = entries
         tables.append(table)
-    merged = dict(reports[0], results=results, summary=summary)
+    merged = dict(reports[0], results=results, summary=summary, code_version=", ".join(versions))
     merged["command"] = "; ".join(r["command"] for r in reports)
     merged["wall_seconds"] = round(sum(r["wall_seconds"] for r in reports), 1)
     merged["rows"] = rows(merged)
     output = pathlib.Path(output)
     output.write_text(json.dumps(merged, indent=2) + "\n")
-    header = results_header(merged).replace("Command: ", "Commands (merged by `--merge`): ")
+    header = results_header(merged)  # the chunks' commands, joined by "; "
     text = "\n\n".join([header, *tables])
     output.with_suffix(".md").write_text(text + "\n")
     print(text)

@@ -60,10 +60,12 @@ def test_gamma_ties_go_to_zero():
 
 def test_rows_read_the_summary():
     comparison = {"mean_gain": 0.01, "p_value": 0.02, "positive_splits": "8/10", "met": True}
-    summary = {"splits": 10, "harmonic": {"one_model_dropout": 0.5, "glued": 0.49, "untrained_fusion": 0.4}}
-    report = {"summary": {"aapd": dict(summary, best_vs_glued=comparison)}}
+    summary = {"splits": 10, "harmonic": {"one_model_dropout": 0.5, "glued": 0.49, "minilm_cosine": 0.45}}
+    strongest = dict(comparison, scorer="minilm_cosine", met=False)
+    report = {"summary": {"aapd": dict(summary, best_vs_glued=comparison, best_vs_strongest_untrained=strongest)}}
     (row,) = gzs.rows(report)
     assert row["verdict"].startswith("above glued: met") and "0.5000" in row["ours"]
+    assert "untrained: **not met**" in row["verdict"] and "(minilm_cosine) 0.4500" in row["baseline"]
 
 
 def test_merge_summarises_the_splits_of_every_chunk(tmp_path):
@@ -72,9 +74,7 @@ def test_merge_summarises_the_splits_of_every_chunk(tmp_path):
     rng = np.random.default_rng(0)
 
     def entry(seed):
-        reports = {
-            s: dict(zip(gzs.PARTS, rng.uniform(0.3, 0.7, 4))) for s in ("untrained_fusion", "glued", gzs.CANDIDATE)
-        }
+        reports = {s: dict(zip(gzs.PARTS, rng.uniform(0.3, 0.7, 4))) for s in (*gzs.UNTRAINED, "glued", gzs.CANDIDATE)}
         return {"seed": seed, "held_out_before": 0.5, "gamma": 0.25, "reports": reports}
 
     paths = []
@@ -96,4 +96,4 @@ def test_merge_summarises_the_splits_of_every_chunk(tmp_path):
     assert merged["summary"]["aapd"]["splits"] == 4 and merged["wall_seconds"] == 20.0
     harmonic = [e["reports"][gzs.CANDIDATE]["harmonic"] for e in merged["results"]["aapd"]]
     assert merged["summary"]["aapd"]["harmonic"][gzs.CANDIDATE] == pytest.approx(np.mean(harmonic))
-    assert merged["rows"][0]["brief"] == "aapd generalized zero-shot"
+    assert merged["rows"][0]["brief"] == "AAPD generalized zero-shot"
