@@ -381,7 +381,8 @@ def merge(paths, output):
         summary[name], table = summarise(name, splits)
         results[name] = entries
         tables.append(table)
-    merged = dict(reports[0], results=results, summary=summary, code_version=", ".join(versions))
+    # `code_version` is the first chunk's (one commit, as every report has); `code_versions` lists every chunk's.
+    merged = dict(reports[0], results=results, summary=summary, code_versions=versions)
     merged["command"] = "; ".join(r["command"] for r in reports)
     merged["wall_seconds"] = round(sum(r["wall_seconds"] for r in reports), 1)
     merged["rows"] = rows(merged)
