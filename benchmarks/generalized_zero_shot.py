@@ -59,7 +59,7 @@ from benchmarks.encoded import Encoded
 from benchmarks.noise_rule import level_with, paired_comparison
 from benchmarks.report import results_header
 from benchmarks.seeds import mean_std
-from benchmarks.sentence_hybrid import DOCUMENT_PIECES, descriptions, head_scores, hybrid_head
+from benchmarks.sentence_hybrid import DOCUMENT_PIECES, descriptions, head_scores, sentence_hybrid
 from benchmarks.tables import claim, markdown_table, mean_pm_std, met
 from benchmarks.zero_shot import DATASETS, common_arguments, inner_held_out, run_datasets, split_labels
 from keras_labelemb.layers import HybridHead, LexicalMatchHead, LinearHead, SentenceMatchHead
@@ -181,7 +181,7 @@ def one_model(state, pieces, seen, train, targets, args, seed, per_label_dropout
 
 def untrained(state, pieces, train_ids, documents):
     """`tfidf_wordpiece`, `minilm_cosine`, `untrained_fusion` and `bm25_wordpiece` of `documents` over all labels."""
-    model = keras.Model(*_hybrid_io(state, pieces, train_ids))
+    model = sentence_hybrid(state["encoder"], state["ignored_ids"], pieces, train_ids)
     parts = head_scores(model.layers[-1], documents)
     bm25 = LexicalMatchHead(state["encoder"], label_ids=pieces, ignored_ids=state["ignored_ids"], weighting="bm25")
     bm25.build({"token_ids": (None, DOCUMENT_PIECES)})
@@ -198,18 +198,6 @@ def untrained(state, pieces, train_ids, documents):
         "untrained_fusion": parts["total"],
         "bm25_wordpiece": scores,
     }
-
-
-def _hybrid_io(state, pieces, train_ids):
-    encoder = state["encoder"]
-    head = hybrid_head(encoder, state["ignored_ids"], pieces)
-    inputs = {
-        "pooled": keras.Input((encoder.output_dim,), name="pooled"),
-        "token_ids": keras.Input((DOCUMENT_PIECES,), dtype="int32", name="token_ids"),
-    }
-    outputs = head(inputs)
-    head.adapt(train_ids)
-    return inputs, outputs
 
 
 def previously_held_out(name, data):
@@ -231,7 +219,10 @@ def split_documents(data, seen, unseen, encoded):
     test_targets = data.multi_hot("test")
     carrying = test_targets.sum(axis=1) > 0
     test_texts = [t for t, k in zip(data.test_texts, carrying) if k]
-    return encoded.documents(train_texts), targets[keep][:, seen], encoded.documents(test_texts), test_targets[carrying]
+    return (
+        encoded.documents(train_texts), targets[keep][:, seen], encoded.documents(test_texts), test_targets[carrying],
+        train_texts, test_texts,
+    )  # fmt: skip
 
 
 def selection_gamma(name, state, pieces, seen, train, train_targets, args, seed):
@@ -258,11 +249,9 @@ def selection_gamma(name, state, pieces, seen, train, train_targets, args, seed)
 def run_split(name, data, seed, args, state):
     seen, unseen = split_labels(name, data, seed)
     pieces = state["descriptions"]
-    train, train_targets, test, y_true = split_documents(data, seen, unseen, state["encoded"])
+    train, train_targets, test, y_true, kept_texts, test_texts = split_documents(data, seen, unseen, state["encoded"])
     started = time.time()
     scores = untrained(state, pieces, train["token_ids"], test)
-    kept_texts = [t for t, row in zip(data.train_texts, data.multi_hot("train")) if row[unseen].sum() == 0]
-    test_texts = [t for t, row in zip(data.test_texts, data.multi_hot("test")) if row.sum() > 0]
     scores["tfidf_word"] = tfidf_match_scores(kept_texts, test_texts, list(data.label_descriptions))
     linear = fit(
         linear_model(state["encoder"].output_dim, len(seen), 1000 * seed), train["pooled"], train_targets, args
