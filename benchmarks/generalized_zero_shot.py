@@ -70,7 +70,7 @@ from keras_labelemb.tasks import LabelClassifier
 # The scorers that need no training; the strongest of them in harmonic mean is a bar beside the glued pair.
 UNTRAINED = ("tfidf_word", "tfidf_wordpiece", "bm25_wordpiece", "minilm_cosine", "untrained_fusion")
 GAMMAS = np.arange(-4.0, 4.001, 0.25)
-NAMES = {"reuters": "Reuters-21578", "aapd": "AAPD"}
+NAMES = {"reuters": "Reuters-21578", "aapd": "AAPD", "newsgroups": "20 Newsgroups"}
 PARTS = ("seen", "unseen", "all", "harmonic")
 LINK = "[generalized zero-shot](pages/generalized-zero-shot.md)"
 
@@ -157,7 +157,7 @@ def fit(model, x, y, args):
 CANDIDATE = "one_model_dropout"
 
 
-def one_model(state, pieces, seen, train, targets, args, seed, per_label_dropout=0.0):
+def one_model(state, pieces, seen, train, targets, args, seed, per_label_dropout=0.0, loss=None):
     """The library's one head over the frozen encoder's outputs, trained on the `seen` labels; as a classifier."""
     keras.utils.set_random_seed(seed)
     encoder = state["encoder"]
@@ -174,7 +174,8 @@ def one_model(state, pieces, seen, train, targets, args, seed, per_label_dropout
     model = keras.Model(inputs, head(inputs))
     head.adapt(train["token_ids"])
     classifier = LabelClassifier.from_model(model)
-    classifier.compile(keras.optimizers.Adam(1e-2), keras.losses.BinaryCrossentropy(from_logits=True), metrics=[])
+    loss = keras.losses.BinaryCrossentropy(from_logits=True) if loss is None else loss
+    classifier.compile(keras.optimizers.Adam(1e-2), loss, metrics=[])
     classifier.fit(train, targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0)
     return classifier
 
