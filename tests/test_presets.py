@@ -7,7 +7,7 @@ import pytest
 
 from keras_labelemb.tasks.presets import PRESET_DIR, build_from_recipe, load_preset, presets
 
-NEEDS_MINILM = ("minilm_cosine", "minilm_hybrid")
+NEEDS_MINILM = ("minilm_cosine", "minilm_generalized", "minilm_hybrid")
 
 
 def test_every_preset_file_names_its_benchmark_row_and_registered_layers():

@@ -72,6 +72,35 @@ def label_columns(label_ids, seen_label_ids):
     return np.array(columns, "int32")
 
 
+def label_columns_in_graph(label_ids, seen_label_ids):
+    """`label_columns` in `keras.ops`, for descriptions whose values are known only when a compiled function runs
+    (a served model's labels sent with a request): the same columns, duplicates matched in order.
+
+    Compares every row with every seen row: `O(L * S * width)` work and memory.
+    """
+    label_ids = ops.cast(ops.convert_to_tensor(label_ids), "int32")
+    seen = ops.cast(ops.convert_to_tensor(seen_label_ids), "int32")
+    width, seen_width = label_ids.shape[-1], seen.shape[-1]
+    # Zero padding to one width: rows equal after padding are rows equal once their trailing zeros are trimmed.
+    if width < seen_width:
+        label_ids = ops.pad(label_ids, [[0, 0], [0, seen_width - width]])
+    elif seen_width < width:
+        seen = ops.pad(seen, [[0, 0], [0, width - seen_width]])
+    equal = ops.all(ops.equal(ops.expand_dims(label_ids, 1), ops.expand_dims(seen, 0)), axis=-1)  # (L, S)
+    num_seen = seen.shape[0]
+    found = ops.any(equal, axis=-1)
+    first = ops.argmax(ops.cast(equal, "int32"), axis=-1)
+    # The k-th copy of a description (k counted among earlier rows with the same first match) takes the k-th match.
+    first_one_hot = ops.cast(ops.logical_and(ops.one_hot(first, num_seen) > 0, ops.expand_dims(found, -1)), "int32")
+    earlier = ops.cumsum(first_one_hot, axis=0) - first_one_hot
+    copy = ops.sum(earlier * first_one_hot, axis=-1)  # (L,)
+    rank = ops.cumsum(ops.cast(equal, "int32"), axis=-1)  # (L, S): 1 at the first match, 2 at the second...
+    chosen = ops.logical_and(equal, ops.equal(rank, ops.expand_dims(copy + 1, -1)))
+    has = ops.any(chosen, axis=-1)
+    column = ops.cast(ops.argmax(ops.cast(chosen, "int32"), axis=-1), "int32")
+    return ops.where(has, column, ops.full_like(column, -1))
+
+
 def _share_label_encoder(components, label_encoder):
     """Gives the components that encode descriptions one label encoder: `label_encoder`, or one default."""
     from keras_labelemb.layers.label_encoder import LabelEncoder
@@ -334,8 +363,11 @@ class HybridHead(LabelHead):
     def embed_label_ids(self, label_ids):
         """`{"components": {name: label side}, "columns": (L,)}`; columns are -1 where the ids are not known."""
         values = known_values(label_ids)
-        columns = self.columns_of(values) if values is not None else None
-        if columns is None:
+        if values is not None:
+            columns = self.columns_of(values)
+        elif self.seen_label_ids is not None:  # traced (labels sent to a served model): matched in the graph
+            columns = label_columns_in_graph(label_ids, self.seen_label_set.tensor)
+        else:
             columns = ops.full((ops.shape(label_ids)[0],), -1, "int32")
         sides = {c.name: c.embed_label_ids(label_ids) for c in self._description_components()}
         return {"components": sides, "columns": ops.convert_to_tensor(columns, "int32")}

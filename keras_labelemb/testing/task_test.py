@@ -9,6 +9,9 @@ import tempfile
 import keras
 import numpy as np
 
+from keras_labelemb.layers.adaptive_label_decoder import AdaptiveLabelDecoder
+from keras_labelemb.tasks.labels import check_labels
+
 # Served in a separate process, so the check covers what a serving process has: TensorFlow and tensorflow-text.
 _SERVE = """
 import json, sys
@@ -19,7 +22,11 @@ texts = json.loads(sys.argv[2])
 outputs = served.serve(tf.constant(texts))
 scores = outputs["scores" if "scores" in outputs else "labels"].numpy()  # a decoder serves its decoded sets
 names = [n.decode("utf-8") for n in served.label_names[0].numpy()]
-print(json.dumps({"scores": scores.tolist(), "names": names}))
+result = {"scores": scores.tolist(), "names": names}
+if len(sys.argv) > 3 and hasattr(served, "serve_with_labels"):  # labels sent with the request
+    sent = served.serve_with_labels(tf.constant(texts), tf.constant(json.loads(sys.argv[3])))
+    result["with_labels"] = sent["scores" if "scores" in sent else "labels"].numpy().tolist()
+print(json.dumps(result))
 """
 
 
@@ -37,6 +44,7 @@ def run_task_test(preset, labels, texts, targets, new_labels=None, fresh_process
     4. `save_to_preset` and `from_preset(folder)`: the same scores;
     5. `export`: the SavedModel, loaded in a fresh Python process (`fresh_process`, default; else in this
        one), serves the same scores (a decoder's decoded sets) from raw strings and names the same labels;
+       `serve_with_labels` with the descriptions of `new_labels` gives the scores `set_labels(new_labels)` does;
     6. `set_labels(new_labels)`: a head that reads descriptions scores the new set; a per-label head
        refuses a set of another size with a `ValueError`.
     """
@@ -71,9 +79,18 @@ def run_task_test(preset, labels, texts, targets, new_labels=None, fresh_process
         np.testing.assert_allclose(again.predict(texts), scores, atol=atol)
 
         served_path = classifier.export(os.path.join(folder, "served"))
-        served = _serve_in_fresh_process(served_path, texts) if fresh_process else _serve_here(served_path, texts)
+        # Labels sent with a request (new ones beside trained ones) score as `set_labels` scores them in memory.
+        sent = None
+        if new_labels is not None and classifier.head.reads_descriptions:
+            sent = list(check_labels(new_labels)[1])
+        serve = _serve_in_fresh_process if fresh_process else _serve_here
+        served = serve(served_path, texts, sent)
         np.testing.assert_allclose(np.asarray(served["scores"]), scores, atol=atol)
         assert served["names"] == classifier.label_names
+        if sent is not None and not isinstance(classifier.head, AdaptiveLabelDecoder):  # decoded sets: step 6
+            relabelled = keras.saving.load_model(path)
+            relabelled.set_labels(new_labels)
+            np.testing.assert_allclose(np.asarray(served["with_labels"]), relabelled.predict(texts), atol=atol)
 
     if new_labels is not None:
         if classifier.head.reads_descriptions:
@@ -90,20 +107,25 @@ def run_task_test(preset, labels, texts, targets, new_labels=None, fresh_process
     return classifier
 
 
-def _serve_here(path, texts):
+def _serve_here(path, texts, descriptions=None):
     import tensorflow as tf
     import tensorflow_text  # noqa: F401
 
     served = tf.saved_model.load(path)
     names = [n.decode("utf-8") for n in served.label_names[0].numpy()]
     outputs = served.serve(tf.constant(texts))
-    return {"scores": outputs["scores" if "scores" in outputs else "labels"].numpy(), "names": names}
+    result = {"scores": outputs["scores" if "scores" in outputs else "labels"].numpy(), "names": names}
+    if descriptions is not None and hasattr(served, "serve_with_labels"):
+        sent = served.serve_with_labels(tf.constant(texts), tf.constant(descriptions))
+        result["with_labels"] = sent["scores" if "scores" in sent else "labels"].numpy()
+    return result
 
 
-def _serve_in_fresh_process(path, texts):
+def _serve_in_fresh_process(path, texts, descriptions=None):
     environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    sent = [] if descriptions is None else [json.dumps(list(descriptions))]
     done = subprocess.run(
-        [sys.executable, "-c", _SERVE, path, json.dumps(list(texts))],
+        [sys.executable, "-c", _SERVE, path, json.dumps(list(texts)), *sent],
         capture_output=True,
         text=True,
         env=environment,
