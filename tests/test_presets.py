@@ -29,3 +29,13 @@ def test_overrides_replace_top_level_options_only():
         load_preset("gile_han", {"joint_dim": 3})
     with pytest.raises(ValueError, match=r"\['cnle', 'cosine_wan', 'drill'"):
         load_preset("nope")
+
+
+def test_a_preset_may_name_the_loss_it_trains_with():
+    from keras_labelemb.losses import LabelSoftmaxLoss
+    from keras_labelemb.tasks.presets import _loss
+
+    assert isinstance(_loss({"class": "LabelSoftmaxLoss"}), LabelSoftmaxLoss)
+    with pytest.raises(ValueError, match="names a keras_labelemb loss. Received: class 'MicroF1'"):
+        _loss({"class": "MicroF1"})
+    assert load_preset("gile_wan").loss is None  # the task's default (binary cross-entropy)

@@ -116,6 +116,7 @@ class LabelClassifier(keras.Model):
                 )
         self.preprocessor = preprocessor
         self._recipe = None
+        self.default_loss = None  # a preset's loss (its recipe names one), used by `compile(loss="auto")`
         self.encoder, self.head = None, None
         if encoder is not None or head is not None:
             self._set_layers(encoder, head)
@@ -238,6 +239,9 @@ class LabelClassifier(keras.Model):
             multi_label=recipe.multi_label,
         )
         classifier._recipe = recipe
+        if recipe.loss is not None:
+            classifier.default_loss = recipe.loss
+            classifier.compile()
         if recipe.sentence_encoder is not None:  # nothing to adapt: built now, and scores labels untrained
             classifier._build_recipe()
         return classifier
@@ -379,7 +383,8 @@ class LabelClassifier(keras.Model):
         return self.sampled_loss is not None and self.sampled_loss.targets == "label_indices"
 
     def compile(self, optimizer="auto", loss="auto", metrics="auto", **kwargs):
-        """`compile` with the task's defaults: Adam(1e-3); binary (multi-label) or categorical cross-entropy;
+        """`compile` with the task's defaults: Adam(1e-3); binary (multi-label) or categorical cross-entropy, or
+        the loss a preset's recipe names (`default_loss`; `minilm_generalized` trains with `LabelSoftmaxLoss`);
         micro-F1 or accuracy.
 
         `loss=SampledSigmoidLoss(num_negatives=k)` trains on sampled labels: each step scores the batch's
@@ -414,7 +419,9 @@ class LabelClassifier(keras.Model):
 
         if optimizer == "auto":
             optimizer = keras.optimizers.Adam(1e-3)
-        if loss == "auto":
+        if loss == "auto" and self.default_loss is not None:
+            loss = self.default_loss
+        elif loss == "auto":
             loss = (
                 keras.losses.BinaryCrossentropy(from_logits=True)
                 if self.multi_label
@@ -887,6 +894,7 @@ class LabelClassifier(keras.Model):
             labels=self.label_names,
             multi_label=self.multi_label,
             cut_from_model=self.cut_from_model,
+            default_loss=None if self.default_loss is None else keras.saving.serialize_keras_object(self.default_loss),
         )
         for head in [self.head, *getattr(self.head, "components", [])]:
             if getattr(head, "embedding", None) is not None:
@@ -903,12 +911,15 @@ class LabelClassifier(keras.Model):
                 config[key] = keras.saving.deserialize_keras_object(config[key])
         preprocessor, head = config.pop("preprocessor"), config.pop("head")
         cut_from_model = config.pop("cut_from_model", False)
+        default_loss = config.pop("default_loss", None)
         classifier = cls(
             encoder=None, head=None, preprocessor=preprocessor, **{k: v for k, v in config.items() if k != "encoder"}
         )
         # The head's label set comes back from its own asset: do not encode the names-as-descriptions here.
         classifier.encoder, classifier.head = config["encoder"], head
         classifier.cut_from_model = cut_from_model
+        if default_loss is not None:  # compiled again by `compile_from_config` (with the loss it was saved with)
+            classifier.default_loss = keras.saving.deserialize_keras_object(default_loss)
         return classifier
 
     def build_from_config(self, config):

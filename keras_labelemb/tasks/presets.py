@@ -41,6 +41,8 @@ class Recipe:
     # A pretrained sentence encoder (`{"model": "all-MiniLM-L6-v2", "sequence_length": T}`): its word pieces are
     # the vocabulary, so the layers are built by `from_preset`, before any `fit` (zero-shot untrained).
     sentence_encoder: dict | None = None
+    # The loss `compile(loss="auto")` trains with: a registered keras_labelemb loss (`{"class": name}`).
+    loss: object = None
     backbone: object = None
     special_ids: list | None = None
 
@@ -81,6 +83,7 @@ def load_preset(name, overrides=None):
         head=data["head"],
         features=data.get("features"),
         sentence_encoder=data.get("sentence_encoder"),
+        loss=None if data.get("loss") is None else _loss(data["loss"]),
     )
     for key, value in (overrides or {}).items():
         if key not in OVERRIDES:
@@ -92,6 +95,15 @@ def load_preset(name, overrides=None):
         else:
             setattr(recipe, key, value)
     return recipe
+
+
+def _loss(spec):
+    import keras_labelemb.losses  # noqa: F401  (registers them)
+
+    cls = keras.saving.get_registered_object(f"keras_labelemb>{spec['class']}")
+    if cls is None or not issubclass(cls, keras.losses.Loss):
+        raise ValueError(f"A preset's loss names a keras_labelemb loss. Received: class {spec['class']!r}")
+    return cls(**spec.get("config", {}))
 
 
 def _layer(spec, **given):
