@@ -29,11 +29,27 @@ The protocol, fixed in this docstring before the script produced a test number (
   number of a split seed >= 1000 had been read (a run that had started was stopped): a check on AAPD splits 0-1 at
   one epoch showed `one_model` ranking new labels above seen ones. `one_model_dropout` is the library's candidate
   (the verdict rows); `one_model` is its ablation.
-- Selection data (for `gamma` only): the split's seen labels are split again (`benchmarks.zero_shot.Split.inner`'s
-  rule: as many seen labels held out, in proportion, outside the most frequent), the kept training documents that
-  carry one of them plus a fifth of the others (drawn with the split's seed) are its test documents, the rest its
-  training documents. No unseen label and no test document is read by the selection.
-- Verdicts: `benchmarks.noise_rule.paired_comparison` over the 10 splits: `one_model_dropout` against `glued` in
+- Amended on 2026-12-03 (second session), after the verdict seeds of both datasets had been read for
+  `one_model_dropout` (AAPD 10 splits: met; Reuters 8 splits: not met, new labels under-ranked): three used splits
+  (AAPD 0-1, Reuters 0) were tried with two changes, both now library options: the listwise `LabelSoftmaxLoss`
+  instead of binary cross-entropy (`one_model_listwise`, the `minilm_generalized` preset's loss), and the offset
+  of new labels chosen on validation documents (`LabelClassifier.tune_new_label_offset`, which `fit` calls when
+  given `validation_data`). **The candidate is now `one_model_calibrated`**: listwise, trained on four fifths of
+  the kept training documents (drawn with the split's seed), the offset chosen on the last fifth by `fit`'s
+  default (8 draws of a quarter of the labels with a validation document, scored as new). Its variant
+  `one_model_calibrated_inner` chooses the offset on the same documents with the inner split's held-out labels
+  as the new ones. `one_model_dropout` stays as the ablation (its seeds as before, so its numbers repeat);
+  `one_model` without dropout (AAPD harmonic 0.3164 over seeds 1000-1009) is no longer run. Because the change
+  was made after reading these seeds, the verdict that counts is on **20 Newsgroups** (`--datasets newsgroups`,
+  never used for zero-shot before: 5 of the 20 newsgroups held out, any of them; split seeds 1000-1009; inner
+  split over every seen label), run once, after this paragraph was written; Reuters and AAPD are rerun on the
+  same seeds 1000-1009 and say so.
+- Selection data (for `gamma`, and for the inner variant's offset): the split's seen labels are split again
+  (`benchmarks.zero_shot.Split.inner`'s rule: as many seen labels held out, in proportion, outside the most
+  frequent), the kept training documents that carry one of them plus a fifth of the others (drawn with the
+  split's seed) are its test documents, the rest its training documents. No unseen label and no test document
+  is read by the selection.
+- Verdicts: `benchmarks.noise_rule.paired_comparison` over the 10 splits: the candidate against `glued` in
   harmonic mean, and against `untrained_fusion` on unseen labels (level: `noise_rule.level_with`).
 
 Run time on 2 CPU cores, after the encoder's cache exists: about a minute per split.
@@ -52,6 +68,7 @@ import time
 
 import keras
 import numpy as np
+from keras import ops
 from sklearn.metrics import label_ranking_average_precision_score
 
 from benchmarks.baselines import random_ranking_expectation, tfidf_match_scores
@@ -65,6 +82,7 @@ from benchmarks.zero_shot import DATASETS, common_arguments, inner_held_out, run
 from keras_labelemb.layers import HybridHead, LexicalMatchHead, LinearHead, SentenceMatchHead
 from keras_labelemb.layers.hybrid_head import standardize_over_labels
 from keras_labelemb.layers.label_head import prior_bias
+from keras_labelemb.losses import LabelSoftmaxLoss
 from keras_labelemb.tasks import LabelClassifier
 
 # The scorers that need no training; the strongest of them in harmonic mean is a bar beside the glued pair.
@@ -154,11 +172,14 @@ def fit(model, x, y, args):
     return model
 
 
-CANDIDATE = "one_model_dropout"
+CANDIDATE = "one_model_calibrated"
 
 
-def one_model(state, pieces, seen, train, targets, args, seed, per_label_dropout=0.0, loss=None):
-    """The library's one head over the frozen encoder's outputs, trained on the `seen` labels; as a classifier."""
+def one_model(state, pieces, seen, train, targets, args, seed, per_label_dropout=0.0, loss=None, validation=None):
+    """The library's one head over the frozen encoder's outputs, trained on the `seen` labels; as a classifier.
+
+    With `validation` (documents, targets), `fit` chooses the offset of new labels on it
+    (`LabelClassifier.tune_new_label_offset`, its default draws)."""
     keras.utils.set_random_seed(seed)
     encoder = state["encoder"]
     components = [
@@ -173,11 +194,25 @@ def one_model(state, pieces, seen, train, targets, args, seed, per_label_dropout
     }
     model = keras.Model(inputs, head(inputs))
     head.adapt(train["token_ids"])
-    classifier = LabelClassifier.from_model(model)
+    classifier = LabelClassifier.from_model(model, labels=label_names(seen))
     loss = keras.losses.BinaryCrossentropy(from_logits=True) if loss is None else loss
     classifier.compile(keras.optimizers.Adam(1e-2), loss, metrics=[])
-    classifier.fit(train, targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0)
+    classifier.fit(
+        train, targets, epochs=args.epochs, batch_size=args.batch_size, verbose=0, validation_data=validation
+    )
     return classifier
+
+
+def label_names(columns):
+    return [f"label_{j}" for j in columns]
+
+
+def all_label_scores(classifier, pieces, test, offset=None):
+    """The classifier's scores of `test` over every label (`pieces`: all descriptions), at `offset` if given."""
+    classifier.set_labels(label_names(range(len(pieces))), label_ids=pieces)
+    if offset is not None:
+        classifier.head.unseen_offset.assign(offset)
+    return head_scores(classifier.head, test)["total"]
 
 
 def untrained(state, pieces, train_ids, documents):
@@ -226,10 +261,14 @@ def split_documents(data, seen, unseen, encoded):
     )  # fmt: skip
 
 
+def inner_count(pieces, seen):
+    """How many seen labels the inner split holds out: as many, in proportion, as the split does."""
+    return max(1, round((len(pieces) - len(seen)) / len(pieces) * len(seen)))
+
+
 def selection_gamma(name, state, pieces, seen, train, train_targets, args, seed):
     """`gamma` chosen on the inner split of the seen labels (positions in `seen`)."""
-    count = max(1, round((len(pieces) - len(seen)) / len(pieces) * len(seen)))
-    held = inner_held_out(train_targets, count, DATASETS[name]["inner_exclude_top"], seed)
+    held = inner_held_out(train_targets, inner_count(pieces, seen), DATASETS[name]["inner_exclude_top"], seed)
     inner_seen = [j for j in range(len(seen)) if j not in set(held)]
     carrying = train_targets[:, held].sum(axis=1) > 0
     sample = np.random.RandomState(seed).rand(len(carrying)) < 0.2
@@ -263,10 +302,24 @@ def run_split(name, data, seed, args, state):
     scores["linear"] = only
     gamma, curve = selection_gamma(name, state, pieces, seen, train, train_targets, args, seed)
     scores["glued"] = glue(seen_logits, scores["untrained_fusion"], seen, gamma)
-    for offset, (scorer, rate) in enumerate({"one_model": 0.0, CANDIDATE: 0.25}.items()):
-        model = one_model(state, pieces, seen, train, train_targets, args, 1000 * seed + 1 + offset, rate)
-        model.set_labels([f"label_{j}" for j in range(len(pieces))], label_ids=pieces)
-        scores[scorer] = head_scores(model.head, test)["total"]
+    # The one head, trained with per-label dropout: binary cross-entropy (the first candidate), listwise
+    # (LabelSoftmaxLoss, the preset's loss), and listwise on four fifths with the offset of new labels chosen on
+    # the last fifth (the candidate): by `fit`'s default draws, and on the inner split's held-out labels.
+    for scorer, loss, seed_offset in (("one_model_dropout", None, 2), ("one_model_listwise", LabelSoftmaxLoss(), 3)):
+        model = one_model(state, pieces, seen, train, train_targets, args, 1000 * seed + seed_offset, 0.25, loss)
+        scores[scorer] = all_label_scores(model, pieces, test)
+    val = np.random.RandomState(seed).rand(len(train_targets)) < 0.2
+    part = lambda r: {k: v[r] for k, v in train.items()}  # noqa: E731
+    validation = (part(val), train_targets[val])
+    model = one_model(
+        state, pieces, seen, part(~val), train_targets[~val], args, 1000 * seed + 4, 0.25, LabelSoftmaxLoss(),
+        validation,
+    )  # fmt: skip
+    drawn = float(ops.convert_to_numpy(model.head.unseen_offset))
+    held = inner_held_out(train_targets, inner_count(pieces, seen), DATASETS[name]["inner_exclude_top"], seed)
+    inner = model.tune_new_label_offset(*validation, new_labels=label_names(np.asarray(seen)[held]))
+    scores[CANDIDATE] = all_label_scores(model, pieces, test, drawn)
+    scores["one_model_calibrated_inner"] = all_label_scores(model, pieces, test, inner)
     reports = {"random": random_generalized(y_true, seen)}
     reports.update({scorer: generalized(y_true, value, seen) for scorer, value in scores.items()})
     if "before" not in state:
@@ -285,6 +338,7 @@ def run_split(name, data, seed, args, state):
         "test_documents": len(y_true),
         "gamma": gamma,
         "gamma_curve": curve,
+        "new_label_offsets": {"chosen_on_draws": drawn, "chosen_on_inner_labels": inner},
     }
     return reports, info
 
@@ -341,7 +395,8 @@ def rows(report):
             claim(
                 f"{NAMES[name]}, generalized zero-shot ({s['splits']} new split seeds; new labels ranked among the "
                 "seen): harmonic mean of seen and unseen AP",
-                f"one hybrid head with per-label dropout {s['harmonic'][CANDIDATE]:.4f}",
+                "one hybrid head (per-label dropout, listwise, new-label offset on validation) "
+                f"{s['harmonic'][CANDIDATE]:.4f}",
                 f"glued LinearHead + untrained fusion {s['harmonic']['glued']:.4f}; strongest untrained "
                 f"({bar['scorer']}) {s['harmonic'][bar['scorer']]:.4f}",
                 "-",

@@ -60,7 +60,7 @@ def test_gamma_ties_go_to_zero():
 
 def test_rows_read_the_summary():
     comparison = {"mean_gain": 0.01, "p_value": 0.02, "positive_splits": "8/10", "met": True}
-    summary = {"splits": 10, "harmonic": {"one_model_dropout": 0.5, "glued": 0.49, "minilm_cosine": 0.45}}
+    summary = {"splits": 10, "harmonic": {gzs.CANDIDATE: 0.5, "glued": 0.49, "minilm_cosine": 0.45}}
     strongest = dict(comparison, scorer="minilm_cosine", met=False)
     report = {"summary": {"aapd": dict(summary, best_vs_glued=comparison, best_vs_strongest_untrained=strongest)}}
     (row,) = gzs.rows(report)

@@ -575,6 +575,12 @@ class LabelClassifier(keras.Model):
         tunable = tune and self.multi_label and not _is_dataset(validation_data) and not self._label_indices
         if validation_data is not None and tunable:
             self.tune_thresholds(*_pair("validation_data", validation_data))
+        if (
+            validation_data is not None
+            and getattr(self.head, "per_label_dropout", 0)
+            and not _is_dataset(validation_data)
+        ):
+            self.tune_new_label_offset(*_pair("validation_data", validation_data), batch_size=batch_size)
         return history
 
     def _fit_decoder(self, x, y, batch_size, epochs, validation_data, shuffle, **kwargs):
@@ -806,6 +812,23 @@ class LabelClassifier(keras.Model):
         targets = self._targets(y, len(scores))
         self._thresholds, self.threshold_mode = tune_thresholds(targets, scores)
         return self.thresholds
+
+    def tune_new_label_offset(self, x, y, new_labels=None, draws=8, seed=0, batch_size=None):
+        """Chooses where labels added later rank among the trained ones, on validation texts and targets.
+
+        For a `HybridHead` trained with `per_label_dropout` (the `minilm_generalized` preset): labels scored
+        from their descriptions alone (new ones) get the head's `unseen_offset`. Here some trained labels of
+        the validation data are scored as new ones (`new_labels`, names; default `draws` draws of a
+        `per_label_dropout` share of the labels with a validation document), and the offset is the one with
+        the best harmonic mean of the average precision over them and over the others (every label ranked
+        together), from a grid of step 0.25 around the learned offset, widened at its edges. `fit` calls it
+        when given `validation_data`. Returns the offset.
+        """
+        from keras_labelemb.tasks.new_label_offset import tune_new_label_offset
+
+        self._require_layers("tune_new_label_offset")
+        offset, self.new_label_offset_curve = tune_new_label_offset(self, x, y, new_labels, draws, seed, batch_size)
+        return offset
 
     # -- export -----------------------------------------------------------------------
     def export(self, filepath, format="tf_saved_model", verbose=False):
