@@ -26,8 +26,11 @@ def generalized_harmonic(targets, scores, new):
 
 def choose_offset(simulations, start, widenings=5):
     """The offset with the best mean `generalized_harmonic` over `simulations` (`(targets, logits, new)`, logits
-    scored at offset `start`), from `start` +- 4 in steps of 0.25; ties to the offset nearest `start`; a choice at
-    an edge widens the grid by 4 on that side, at most `widenings` times. Returns `(offset, {offset: value})`."""
+    scored at offset `start`), from `start` +- 4 in steps of 0.25; ties to the offset nearest `start`; an edge that
+    reaches the best value widens the grid by 4 on that side, at most `widenings` times.
+
+    Returns `(offset, {offset: value})`.
+    """
     low, high = -HALF_WIDTH, HALF_WIDTH
     curve = {}
     for _ in range(widenings + 1):
@@ -38,9 +41,11 @@ def choose_offset(simulations, start, widenings=5):
                 curve[step] = float(np.mean(values))
         top = max(curve.values())
         best = min((s for s, value in curve.items() if value == top), key=lambda s: (abs(s), s))
-        if low < best < high:
+        # Widened where an edge reaches the best value (a tie there too: the best may lie beyond it).
+        at_low, at_high = curve[round(low, 2)] == top, curve[round(high, 2)] == top
+        if not (at_low or at_high):
             break
-        low, high = (low - HALF_WIDTH, high) if best == low else (low, high + HALF_WIDTH)
+        low, high = low - HALF_WIDTH * at_low, high + HALF_WIDTH * at_high
     return start + best, {round(start + s, 4): v for s, v in sorted(curve.items())}
 
 
