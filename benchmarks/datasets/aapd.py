@@ -160,18 +160,8 @@ def load_aapd(data_dir=None, label_descriptions=None):
         if code in index:
             descriptions[index[code]] = str(text)
 
-    train_texts, train_labels, train_ids = _read_split(folder, "train", index)
-    test_texts, test_labels, test_ids = _read_split(folder, "test", index)
-    return TextClassificationData(
-        train_texts=train_texts,
-        train_labels=train_labels,
-        test_texts=test_texts,
-        test_labels=test_labels,
-        label_names=label_names,
-        label_descriptions=descriptions,
-        train_ids=train_ids,
-        test_ids=test_ids,
-    )
+    train, test = _read_split(folder, "train", index), _read_split(folder, "test", index)
+    return TextClassificationData.from_splits(train, test, label_names, descriptions)
 
 
 def aapd_zero_shot_labels(data, num_unseen=14, min_test_documents=5, seed=0):

@@ -198,15 +198,4 @@ def load_newsgroups(data_dir=None, remove_headers=True, keep_subject=False, labe
             ids.append(f"{name}/{r['id']}")
         return texts, labels, ids
 
-    train_texts, train_labels, train_ids = split("train")
-    test_texts, test_labels, test_ids = split("test")
-    return TextClassificationData(
-        train_texts=train_texts,
-        train_labels=train_labels,
-        test_texts=test_texts,
-        test_labels=test_labels,
-        label_names=label_names,
-        label_descriptions=descriptions,
-        train_ids=train_ids,
-        test_ids=test_ids,
-    )
+    return TextClassificationData.from_splits(split("train"), split("test"), label_names, descriptions)

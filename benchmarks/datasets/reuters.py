@@ -314,15 +314,5 @@ def load_reuters(data_dir=None, label_descriptions=None, download=True):
                 ids.append(f"{prefix}/{d['newid']}")
         return texts, labels, ids
 
-    train_texts, train_labels, train_ids = select(train_docs, "training")
-    test_texts, test_labels, test_ids = select(test_docs, "test")
-    return TextClassificationData(
-        train_texts=train_texts,
-        train_labels=train_labels,
-        test_texts=test_texts,
-        test_labels=test_labels,
-        label_names=label_names,
-        label_descriptions=descriptions,
-        train_ids=train_ids,
-        test_ids=test_ids,
-    )
+    train, test = select(train_docs, "training"), select(test_docs, "test")
+    return TextClassificationData.from_splits(train, test, label_names, descriptions)

@@ -76,6 +76,27 @@ class TextClassificationData:
                             f"Label index {j} in the {split} split is out of range for {num_labels} labels."
                         )
 
+    @classmethod
+    def from_splits(cls, train, test, label_names, label_descriptions):
+        """A dataset from `(texts, labels, ids)` triples of the training and test documents (what loaders read).
+
+        >>> data = TextClassificationData.from_splits(
+        ...     (["rates rise"], [[0]], ["a"]), (["rates fall"], [[0]], ["b"]), ["interest"], ["interest rates"])
+        >>> data.test_texts, data.num_labels
+        (['rates fall'], 1)
+        """
+        (train_texts, train_labels, train_ids), (test_texts, test_labels, test_ids) = train, test
+        return cls(
+            train_texts=train_texts,
+            train_labels=train_labels,
+            test_texts=test_texts,
+            test_labels=test_labels,
+            label_names=label_names,
+            label_descriptions=label_descriptions,
+            train_ids=train_ids,
+            test_ids=test_ids,
+        )
+
     def __repr__(self):
         return (
             f"TextClassificationData(train={len(self.train_texts)}, "
