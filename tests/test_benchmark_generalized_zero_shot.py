@@ -17,6 +17,8 @@ def test_seen_and_unseen_average_precision_rank_all_labels():
     assert out["unseen"] == pytest.approx(0.5)
     assert out["all"] == pytest.approx(label_ranking_average_precision_score(y, scores))
     assert out["harmonic"] == pytest.approx(2 * (5 / 12) * 0.5 / (5 / 12 + 0.5))
+    # Pure zero-shot: among the unseen labels alone, document 0's label 2 and document 2's label 3 rank first.
+    assert out["zero_shot"] == pytest.approx(1.0)
 
 
 def test_random_expectation_matches_random_rankings():
@@ -25,7 +27,7 @@ def test_random_expectation_matches_random_rankings():
     y[y.sum(axis=1) == 0, 0] = 1
     expected = gzs.random_generalized(y, seen=[0, 1, 2])
     draws = [gzs.generalized(y, rng.rand(*y.shape), [0, 1, 2]) for _ in range(400)]
-    for part in ("seen", "unseen", "all"):
+    for part in ("seen", "unseen", "all", "zero_shot"):
         assert np.mean([d[part] for d in draws]) == pytest.approx(expected[part], abs=0.01)
 
 
@@ -62,8 +64,13 @@ def test_rows_read_the_summary():
     comparison = {"mean_gain": 0.01, "p_value": 0.02, "positive_splits": "8/10", "met": True}
     summary = {"splits": 10, "harmonic": {gzs.CANDIDATE: 0.5, "glued": 0.49, "minilm_cosine": 0.45}}
     strongest = dict(comparison, scorer="minilm_cosine", met=False)
-    report = {"summary": {"aapd": dict(summary, best_vs_glued=comparison, best_vs_strongest_untrained=strongest)}}
-    (row,) = gzs.rows(report)
+    summary["zero_shot_avgpr"] = {gzs.CANDIDATE: 0.6, "untrained_fusion": 0.55, "minilm_cosine": 0.58}
+    bars = {"zero_shot_vs_untrained_fusion": comparison, "zero_shot_vs_minilm_cosine": dict(comparison, met=False)}
+    report = {
+        "summary": {"aapd": dict(summary, best_vs_glued=comparison, best_vs_strongest_untrained=strongest, **bars)}
+    }
+    row, zero_shot = gzs.rows(report)
+    assert zero_shot["verdict"] == "above the fusion: met (+0.0100); above the cosine: **not met** (+0.0100)"
     assert row["verdict"].startswith("above glued: met") and "0.5000" in row["ours"]
     assert "untrained: **not met**" in row["verdict"] and "(minilm_cosine) 0.4500" in row["baseline"]
 
@@ -74,7 +81,10 @@ def test_merge_summarises_the_splits_of_every_chunk(tmp_path):
     rng = np.random.default_rng(0)
 
     def entry(seed):
-        reports = {s: dict(zip(gzs.PARTS, rng.uniform(0.3, 0.7, 4))) for s in (*gzs.UNTRAINED, "glued", gzs.CANDIDATE)}
+        reports = {
+            s: dict(zip(gzs.PARTS, rng.uniform(0.3, 0.7, len(gzs.PARTS))))
+            for s in (*gzs.UNTRAINED, "glued", gzs.CANDIDATE)
+        }
         return {"seed": seed, "held_out_before": 0.5, "gamma": 0.25, "reports": reports}
 
     paths = []
