@@ -13,8 +13,7 @@ import time
 import keras
 import numpy as np
 
-from benchmarks.metric_reports import classification_report
-from keras_labelemb.evaluation import choose_threshold
+from keras_labelemb.evaluation import choose_threshold, classification_report
 from keras_labelemb.layers.hybrid_head import standardize_over_labels
 
 C_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)

@@ -64,11 +64,11 @@ import numpy as np
 from benchmarks.baselines import svm_on
 from benchmarks.benchmark import Arguments
 from benchmarks.datasets import load_newsgroups, load_reuters
-from benchmarks.metric_reports import classification_report
 from benchmarks.report import code_version, command_line, results_header, write_report
 from benchmarks.tables import claim, markdown_table, met
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
 from benchmarks.training_loop import fit_best_epoch
+from keras_labelemb.evaluation import classification_report
 from keras_labelemb.models import cnle
 from keras_labelemb.plotting import plot_co_attention
 from keras_labelemb.tasks import LabelClassifier

@@ -50,7 +50,6 @@ from benchmarks.baselines import (
 )
 from benchmarks.benchmark import Arguments, seed_range
 from benchmarks.datasets import load_reuters
-from benchmarks.metric_reports import classification_report, ranking_report
 from benchmarks.noise_rule import level_with, paired_comparison
 from benchmarks.report import write_report
 from benchmarks.seeds import seed_summary
@@ -60,6 +59,10 @@ from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
 from keras_labelemb.datasets import remove_unseen_from_train, restrict_labels, zero_shot_split
 from keras_labelemb.datasets.zero_shot import labels_without_training_documents
+from keras_labelemb.evaluation import (
+    classification_report,
+    ranking_report,
+)
 from keras_labelemb.layers import DrillHead, GileHead, HierarchicalAttention, LinearHead
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias
 from keras_labelemb.models.word_embeddings import word_embeddings

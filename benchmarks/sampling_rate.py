@@ -49,13 +49,13 @@ import tensorflow as tf
 from benchmarks.baselines import svm_on
 from benchmarks.benchmark import Arguments, seed_range
 from benchmarks.datasets import load_reuters
-from benchmarks.metric_reports import classification_report
 from benchmarks.report import write_report
 from benchmarks.seeds import seed_summary
 from benchmarks.tables import markdown_table, mean_pm_std
 from benchmarks.timing import EpochTimer, round_robin, speed_ratio, train_steps
 from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
+from keras_labelemb.evaluation import classification_report
 from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead
 from keras_labelemb.losses import SampledSigmoidLoss
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias

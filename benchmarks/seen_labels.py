@@ -58,14 +58,13 @@ import tensorflow as tf
 from benchmarks.baselines import tuned_svm
 from benchmarks.benchmark import Arguments, seed_range
 from benchmarks.datasets import load_newsgroups, load_reuters
-from benchmarks.metric_reports import classification_report
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.report import VERSION_AT_START, command_line, recorded_config, write_report
 from benchmarks.tables import claim, markdown_table, mean_pm_std, met
 from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import glove50
-from keras_labelemb.evaluation import choose_threshold
-from keras_labelemb.evaluation.thresholds import sigmoid
+from keras_labelemb.evaluation import choose_threshold, classification_report
+from keras_labelemb.evaluation.reports import sigmoid
 from keras_labelemb.export import export_text_classifier, load_text_classifier
 from keras_labelemb.layers import GileHead, HybridHead, LinearHead, MaxPoolEncoder, WideHead
 from keras_labelemb.models.document_classifier import build_encoder, document_classifier, prior_bias

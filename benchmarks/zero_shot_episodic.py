@@ -35,7 +35,6 @@ import time
 import keras
 import numpy as np
 
-from benchmarks.metric_reports import ranking_report
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.relabel import relabel
 from benchmarks.zero_shot import (
@@ -51,6 +50,7 @@ from benchmarks.zero_shot import (
     untrained_scores,
 )
 from benchmarks.zero_shot_tables import dataset_section, hybrid_rows
+from keras_labelemb.evaluation import ranking_report
 
 HEAD = hybrid_of("lexical", "embedding", "interaction", "gile", standardize=True)
 COMPONENTS = {

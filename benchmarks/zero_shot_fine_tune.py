@@ -60,7 +60,6 @@ import numpy as np
 
 from benchmarks.baselines import random_ranking_expectation
 from benchmarks.benchmark import Arguments
-from benchmarks.metric_reports import ranking_report
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.relabel import relabel
 from benchmarks.report import VERSION_AT_START, write_report
@@ -75,6 +74,7 @@ from benchmarks.sentence_hybrid import (
     sentence_hybrid,
 )
 from benchmarks.zero_shot_tables import dataset_section, hybrid_rows
+from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.layers import SentenceEncoder
 from keras_labelemb.models import sentence_classifier
 from keras_labelemb.tasks import LabelClassifier

@@ -40,7 +40,6 @@ import time
 
 import numpy as np
 
-from benchmarks.metric_reports import ranking_report
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.relabel import relabel
 from benchmarks.seeds import mean_std
@@ -54,6 +53,7 @@ from benchmarks.zero_shot import (
     untrained_scores,
 )
 from benchmarks.zero_shot_tables import fresh, hybrid_rows, scorer_rows, verdict_table
+from keras_labelemb.evaluation import ranking_report
 
 HYBRID = hybrid_of("gile", "lexical", "interaction")
 LEXICAL_INTERACTION = hybrid_of("lexical", "interaction")

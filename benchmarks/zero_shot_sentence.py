@@ -47,13 +47,13 @@ import keras
 import numpy as np
 
 from benchmarks.baselines import random_ranking_expectation
-from benchmarks.metric_reports import ranking_report
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.relabel import relabel
 from benchmarks.seeds import mean_std
 from benchmarks.sentence_hybrid import BARS, DOCUMENT_PIECES, HYBRID, descriptions, head_scores, sentence_hybrid
 from benchmarks.zero_shot import Split, common_arguments, run_datasets, untrained_scores
 from benchmarks.zero_shot_tables import dataset_section, fresh, hybrid_rows
+from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.layers import SentenceEncoder
 from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.text import load_minilm

@@ -5,7 +5,7 @@ import pytest
 from sklearn.metrics import label_ranking_average_precision_score, label_ranking_loss
 
 from benchmarks import baselines
-from benchmarks.metric_reports import ranking_report
+from keras_labelemb.evaluation import ranking_report
 
 
 @pytest.mark.slow  # ~1 s on 2 cores: the Monte Carlo side of the comparison

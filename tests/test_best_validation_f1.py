@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from keras_labelemb.evaluation import choose_threshold
-from keras_labelemb.evaluation.thresholds import assign_labels, sigmoid
+from keras_labelemb.evaluation.reports import sigmoid
+from keras_labelemb.evaluation.thresholds import assign_labels
 from keras_labelemb.training import BestValidationF1
 
 pytestmark = pytest.mark.usefixtures("tf_functions_run_eagerly")  # eager: see the fixture

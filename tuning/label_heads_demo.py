@@ -29,12 +29,11 @@ import keras
 import keras_tuner
 import tensorflow as tf
 
-from benchmarks.metric_reports import classification_report
 from benchmarks.report import write_report
 from benchmarks.search_budget import search_budget
 from benchmarks.tables import markdown_table
 from keras_labelemb.datasets import load_demo, remove_unseen_from_train, restrict_labels
-from keras_labelemb.evaluation import choose_threshold
+from keras_labelemb.evaluation import choose_threshold, classification_report
 from keras_labelemb.text import TextVectorizer
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
 from keras_labelemb.tuning import LabelHeadHyperModel

@@ -33,11 +33,10 @@ import keras
 import keras_tuner
 
 from benchmarks import reuters
-from benchmarks.metric_reports import classification_report
 from benchmarks.report import RESULTS
 from benchmarks.search_budget import search_budget
 from benchmarks.tables import claim, markdown_table, met
-from keras_labelemb.evaluation import choose_threshold
+from keras_labelemb.evaluation import choose_threshold, classification_report
 from keras_labelemb.training import BestValidationF1
 from keras_labelemb.tuning import LabelHeadHyperModel
 from tuning.search_arguments import ints

@@ -1,23 +1,8 @@
 """Turning label scores into label sets: one global threshold chosen on validation data."""
 
 import numpy as np
-from keras import ops
 
 from keras_labelemb.metrics import MicroF1
-
-
-def sigmoid(logits):
-    """`keras.ops.sigmoid` of `logits` (e.g. `model.predict` output) as a NumPy array of probabilities.
-
-    float64 logits stay float64 where the backend allows it; anything else is float32.
-
-    >>> sigmoid(np.array([0.0, 2.0, -2.0])).round(4).tolist()
-    [0.5, 0.8808, 0.1192]
-    """
-    logits = np.asarray(logits)
-    dtype = "float64" if logits.dtype == np.float64 else "float32"
-    return ops.convert_to_numpy(ops.sigmoid(ops.convert_to_tensor(logits, dtype)))
-
 
 DEFAULT_CANDIDATES = tuple(np.round(np.arange(0.05, 0.951, 0.025), 3))
 

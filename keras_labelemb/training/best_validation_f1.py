@@ -3,7 +3,8 @@
 import numpy as np
 
 from keras_labelemb.argument_checks import check_bool, check_positive_int
-from keras_labelemb.evaluation.thresholds import choose_threshold, sigmoid
+from keras_labelemb.evaluation.reports import sigmoid
+from keras_labelemb.evaluation.thresholds import choose_threshold
 from keras_labelemb.training.best_epoch_stopping import BestEpochStopping
 
 

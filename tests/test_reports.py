@@ -1,10 +1,10 @@
-"""The benchmarks' seen-label and zero-shot reports (benchmarks.metric_reports) against scikit-learn."""
+"""Tests of `reports`."""
 
 import numpy as np
 import pytest
 from sklearn.metrics import f1_score, label_ranking_average_precision_score, label_ranking_loss, ndcg_score
 
-from benchmarks.metric_reports import classification_report, ranking_report
+from keras_labelemb.evaluation import classification_report, ranking_report
 from keras_labelemb.evaluation.thresholds import assign_labels
 
 RNG = np.random.default_rng(0)

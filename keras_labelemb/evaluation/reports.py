@@ -1,9 +1,23 @@
-"""The benchmarks' seen-label and zero-shot reports, computed with the library's metrics."""
+"""Seen-label and zero-shot (unseen-label) evaluation with the library's metrics."""
 
 import numpy as np
+from keras import ops
 
 from keras_labelemb import metrics
 from keras_labelemb.evaluation.thresholds import assign_labels
+
+
+def sigmoid(logits):
+    """`keras.ops.sigmoid` of `logits` (e.g. `model.predict` output) as a NumPy array of probabilities.
+
+    float64 logits stay float64 where the backend allows it; anything else is float32.
+
+    >>> sigmoid(np.array([0.0, 2.0, -2.0])).round(4).tolist()
+    [0.5, 0.8808, 0.1192]
+    """
+    logits = np.asarray(logits)
+    dtype = "float64" if logits.dtype == np.float64 else "float32"
+    return ops.convert_to_numpy(ops.sigmoid(ops.convert_to_tensor(logits, dtype)))
 
 
 def _compute(metric_objects, y_true, scores):
