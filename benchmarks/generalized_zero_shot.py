@@ -74,11 +74,10 @@ from keras import ops
 from sklearn.metrics import label_ranking_average_precision_score
 
 from benchmarks.baselines import random_ranking_expectation, tfidf_match_scores
-from benchmarks.encoded import Encoded
 from benchmarks.noise_rule import level_with, paired_comparison
 from benchmarks.report import results_header
 from benchmarks.seeds import mean_std
-from benchmarks.sentence_hybrid import DOCUMENT_PIECES, descriptions, head_scores, sentence_hybrid
+from benchmarks.sentence_hybrid import DOCUMENT_PIECES, dataset_state, head_scores, sentence_hybrid
 from benchmarks.tables import claim, markdown_table, mean_pm_std, met
 from benchmarks.zero_shot import DATASETS, common_arguments, inner_held_out, run_datasets, split_labels
 from keras_labelemb.layers import HybridHead, LexicalMatchHead, LinearHead, SentenceMatchHead
@@ -494,12 +493,7 @@ def main(argv=None):
 
     def per_dataset(name, data, seed, args):
         if name not in datasets:
-            datasets[name] = {
-                "encoder": encoder,
-                "ignored_ids": vectorizer.special_ids,
-                "encoded": Encoded(encoder, vectorizer, list(data.train_texts) + list(data.test_texts)),
-                "descriptions": descriptions(vectorizer, data.label_descriptions),
-            }
+            datasets[name] = dataset_state(encoder, vectorizer, data)
         return run_split(name, data, seed, args, datasets[name])
 
     header = (

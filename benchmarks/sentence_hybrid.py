@@ -54,3 +54,16 @@ def head_scores(head, documents, batch_size=256):
             parts.setdefault(name, []).append(np.asarray(value))
         parts["total"].append(np.asarray(head(batch)))
     return {name: np.concatenate(chunks) for name, chunks in parts.items()}
+
+
+def dataset_state(encoder, vectorizer, data):
+    """What a split of `data` reads from the frozen encoder: its outputs for every text (cached), the
+    vectorizer's special ids and the descriptions' word pieces."""
+    from benchmarks.encoded import Encoded
+
+    return {
+        "encoder": encoder,
+        "ignored_ids": vectorizer.special_ids,  # [UNK], [CLS], [SEP]
+        "encoded": Encoded(encoder, vectorizer, list(data.train_texts) + list(data.test_texts)),
+        "descriptions": descriptions(vectorizer, data.label_descriptions),
+    }

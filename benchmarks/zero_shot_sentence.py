@@ -50,7 +50,14 @@ from benchmarks.baselines import random_ranking_expectation
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.relabel import relabel
 from benchmarks.seeds import mean_std
-from benchmarks.sentence_hybrid import BARS, DOCUMENT_PIECES, HYBRID, descriptions, head_scores, sentence_hybrid
+from benchmarks.sentence_hybrid import (
+    BARS,
+    DOCUMENT_PIECES,
+    HYBRID,
+    dataset_state,
+    head_scores,
+    sentence_hybrid,
+)
 from benchmarks.zero_shot import Split, common_arguments, run_datasets, untrained_scores
 from benchmarks.zero_shot_tables import dataset_section, fresh, hybrid_rows
 from keras_labelemb.evaluation import ranking_report
@@ -151,12 +158,7 @@ def main(argv=None):
     def per_dataset(name, data, seed, args):
         if name not in datasets:  # every text of the dataset read by the frozen encoder once
             print(f"{name}: encoding {len(data.train_texts) + len(data.test_texts)} documents", flush=True)
-            datasets[name] = {
-                "encoder": encoder,
-                "ignored_ids": vectorizer.special_ids,  # [UNK], [CLS], [SEP]
-                "encoded": Encoded(encoder, vectorizer, list(data.train_texts) + list(data.test_texts)),
-                "descriptions": descriptions(vectorizer, data.label_descriptions),
-            }
+            datasets[name] = dataset_state(encoder, vectorizer, data)
         return run_split(name, data, seed, args, datasets[name])
 
     header = (
