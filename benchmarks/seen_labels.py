@@ -21,7 +21,19 @@ the comparison with the SVM is paired over seeds:
   (`HybridHead([deep, WideHead])` over `num_features` tf-idf features), trained on the wide path's
   objective (squared hinge, the same L2 on the wide weights), the wide path
   started from the seed's trained `wide` model (its weights; the hybrid's
-  bias at 0, as the wide bias holds the prior).
+  bias at 0, as the wide bias holds the prior);
+- `late_fusion` (a baseline): the tuned SVM's decision scores and `bilstm_linear`'s logits, each divided by
+  its spread, mixed by the weight that scores best on validation (`tasks.wide_path.choose_mix`, the wide +
+  deep rule), the threshold chosen on validation at that mix: what a user builds from scikit-learn and any
+  network;
+- `fine_tuned_minilm` (a baseline): what a user tries first today, all-MiniLM-L6-v2 fine-tuned end to end
+  under a per-label linear layer, the `minilm_fine_tuned` preset of `LabelClassifier` trained by `fit` on
+  the raw strings (`--minilm-tokens` word pieces, AdamW with weight decay 0.01, batch 32, mixed bfloat16 on
+  CPU); the learning rate is chosen on the first seed's validation split from `--minilm-learning-rates`
+  (later seeds reuse it; on 2 CPU cores a grid per seed does not fit), the epoch on each seed's validation.
+
+The summary's `best_model` is the library model (not a baseline) with the best mean validation score; a
+model whose runs lack a validation score cannot be chosen.
 
 Reuters (multi-label): micro-F1 at one threshold chosen on validation (the SVM
 too). 20 Newsgroups (single-label, headers removed): test error of the
@@ -75,10 +87,19 @@ from keras_labelemb.text import TextVectorizer, TfidfVectorizer
 from keras_labelemb.training import BestValidationF1, pretrain_word_vectors
 from keras_labelemb.training.best_epoch_stopping import BestEpochStopping
 
-MODELS = ("wide", "bilstm_linear", "bilstm_gile", "blend_bilstm_linear", "blend_bilstm_gile")
+MODELS = (
+    "wide",
+    "bilstm_linear",
+    "bilstm_gile",
+    "blend_bilstm_linear",
+    "blend_bilstm_gile",
+    "late_fusion",
+    "fine_tuned_minilm",
+)
 JOINT = ("wide_bilstm_linear", "wide_bilstm_gile")  # trained together; by --models
 DEEP = ("bilstm_linear", "bilstm_gile")
 WIDE_DEEP = ("blend_bilstm_linear", "blend_bilstm_gile") + JOINT
+BASELINES = ("late_fusion", "fine_tuned_minilm")  # what a user builds without the library
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 NGRAM_GRID = ((1, 1), (1, 2), (1, 3))
 
@@ -102,12 +123,19 @@ def parse_args(argv=None):
     p.add_argument("--wide-epochs", type=int, default=60)
     p.add_argument("--wide-learning-rate", type=float, default=0.01)
     p.add_argument("--wide-patience", type=int, default=5)
+    p.add_argument("--minilm-tokens", type=int, default=128, help="word pieces fine-tuned MiniLM reads")
+    p.add_argument("--minilm-epochs", type=int, default=3)
+    p.add_argument("--minilm-learning-rates", default="5e-5,1e-4,2e-4", help="chosen on the first seed's validation")
+    p.add_argument("--minilm-precision", default="mixed_bfloat16", help="the dtype policy fine-tuning runs under")
     p.add_argument("--resume", action="store_true", help="keep the seeds --output holds for this dataset and settings")
     args = p.parse_args(argv)
     p.check_choices(args, models=MODELS + JOINT)
     args.c_grid, args.ngram_grid = C_GRID, NGRAM_GRID
+    args.minilm_grid = tuple(float(v) for v in args.minilm_learning_rates.split(","))
     if args.quick:
         args.seeds, args.epochs, args.wide_epochs, args.c_grid, args.ngram_grid = 1, 1, 2, (1.0,), ((1, 1),)
+        args.minilm_epochs, args.minilm_grid = 1, args.minilm_grid[:1]
+    args.minilm_train_limit = 64 if args.quick else None  # --quick checks the path, not the model
     return args
 
 
@@ -118,6 +146,8 @@ class Task:
         self.args = args
         self.multi_label = args.dataset == "reuters"
         self.data = load_reuters(args.data_dir) if self.multi_label else load_newsgroups(args.data_dir)
+        self.label_names, self.label_descriptions = self.data.label_names, self.data.label_descriptions
+        self.minilm_learning_rate = None  # chosen on the first seed run
 
     def split(self, seed):
         """Per seed: validation split, vectorizers fitted on its training part, ids, features, targets."""
@@ -255,10 +285,87 @@ def train(task, name, seed, wide_model=None):
     logits = trainer.predict_logits(task.inputs("test", wide, deep), batch_size=256)
     threshold = getattr(best, "threshold", None)
     report = {metric_name(task): task.score(logits, threshold), **fitted, "seed": seed}
+    report["val_score"] = float(best.best_value)
     if threshold is not None:
         report["threshold"] = float(threshold)
     print(name, report, flush=True)
     return model, report
+
+
+def train_fine_tuned(task, seed, learning_rates):
+    """`fine_tuned_minilm`: the `minilm_fine_tuned` preset trained by `fit` on the seed's raw strings, once per
+    learning rate in `learning_rates` (the best on validation kept); returns the classifier and its report."""
+    a, tried, best_run = task.args, {}, None
+    limit = slice(0, a.minilm_train_limit)
+    x_val, y_val = task.texts["val"], task.y["val"]
+    for learning_rate in learning_rates:
+        keras.utils.set_random_seed(seed)
+        policy = keras.mixed_precision.global_policy()
+        keras.mixed_precision.set_global_policy(a.minilm_precision)  # the layers take it when built
+        try:
+            classifier = LabelClassifier.from_preset(
+                "minilm_fine_tuned",
+                labels=dict(zip(task.label_names, task.label_descriptions)),
+                multi_label=task.multi_label,
+                max_tokens=a.minilm_tokens,
+            )
+        finally:
+            keras.mixed_precision.set_global_policy(policy)
+        optimizer = keras.optimizers.AdamW(learning_rate, weight_decay=0.01)
+        if task.multi_label:
+            best, validation = BestValidationF1(x_val, y_val, batch_size=64), None
+            classifier.compile(optimizer, metrics=[])
+        else:
+            best, validation = BestEpochStopping("val_accuracy", None), (x_val, task.targets("val"))
+            classifier.compile(optimizer, metrics=[keras.metrics.CategoricalAccuracy(name="accuracy")])
+        _, fitted = fit_best_epoch(
+            classifier,
+            task.texts["train"][limit],
+            task.targets("train")[limit],
+            best=best,
+            epochs=a.minilm_epochs,
+            batch_size=32,
+            validation_data=validation,
+        )
+        val_score = float(best.best_value)
+        tried[str(learning_rate)] = {"val_score": val_score, "best_epoch": fitted["best_epoch"]}
+        print(f"fine_tuned_minilm lr {learning_rate}: validation {val_score:.4f}", flush=True)
+        if best_run is None or val_score > best_run[2]:
+            best_run = (classifier, learning_rate, val_score, fitted, getattr(best, "threshold", None))
+    classifier, learning_rate, val_score, fitted, threshold = best_run
+    logits = np.asarray(classifier.predict_logits(task.texts["test"], batch_size=64), "float32")
+    report = {metric_name(task): task.score(logits, threshold), **fitted, "seed": seed, "val_score": val_score}
+    report.update(learning_rate=learning_rate, learning_rates_tried=tried, word_pieces=a.minilm_tokens)
+    report["best_epoch_is_last"] = fitted["best_epoch"] == a.minilm_epochs
+    report["learning_rate_at_grid_edge"] = len(tried) > 1 and learning_rate in (
+        min(learning_rates),
+        max(learning_rates),
+    )
+    if threshold is not None:
+        report["threshold"] = float(threshold)
+    print("fine_tuned_minilm", report, flush=True)
+    return classifier, report
+
+
+def late_fusion(task, seed, deep, svm_decision, deep_report, svm_report):
+    """`late_fusion`: the SVM's decision scores and the BiLSTM's logits mixed by a weight chosen on validation."""
+    x = {s: task.inputs(s, False, True) for s in ("val", "test")}
+    parts = {s: [deep.predict(x[s], batch_size=256, verbose=0), svm_decision(task.texts[s])] for s in x}
+    choice = choose_mix(parts["val"], task.targets("val"), task.multi_label)
+    mixed = {s: choice["weights"][0] * parts[s][0] + choice["weights"][1] * parts[s][1] for s in x}
+    threshold = choose_threshold(task.y["val"], sigmoid(mixed["val"]))[0] if task.multi_label else None
+    seconds = deep_report["seconds_to_best_epoch"] + svm_report["seconds"]
+    report = {
+        metric_name(task): task.score(mixed["test"], threshold),
+        "mix": choice["mix"],
+        "val_score": choice["val_score"],
+        "seconds_to_best_epoch": round(seconds, 1),
+        "seed": seed,
+    }
+    if threshold is not None:
+        report["threshold"] = float(threshold)
+    print("late_fusion", report, flush=True)
+    return None, report
 
 
 def blend(task, name, seed, models, reports):
@@ -367,11 +474,15 @@ def summarize(task, runs, svm_runs):
     means = {name: float(np.mean(values(name))) for name in runs}
     svm = [r[key] for r in svm_runs]
 
-    def best_of(names):
-        names = [n for n in names if n in runs]
-        return max(names, key=lambda n: sign * means[n]) if names else None
+    def validation(name):  # the mean validation score (higher is better), None where a run lacks one
+        scores = [r.get("val_score") for r in runs[name]]
+        return None if None in scores else float(np.mean(scores))
 
-    best = best_of(list(runs))
+    def best_of(names):
+        names = [n for n in names if n in runs and validation(n) is not None]
+        return max(names, key=validation) if names else None
+
+    best = best_of([n for n in runs if n not in BASELINES])
     summary = {
         "metric": key,
         "seeds": len(svm),
@@ -381,10 +492,18 @@ def summarize(task, runs, svm_runs):
         "deep_model": best_of(DEEP),
         "wide_deep": means.get(best_of(WIDE_DEEP)) if best_of(WIDE_DEEP) else None,
         "wide_deep_model": best_of(WIDE_DEEP),
-        "best": means[best],
+        "best": means.get(best),
         "best_model": best,
+        "best_chosen_on": "mean validation score",
     }
-    if len(svm) >= 2:
+    for name in BASELINES:
+        if name in runs:
+            summary[name] = means[name]
+            if len(svm) >= 2 and best:
+                c = paired_comparison([sign * v for v in values(best)], [sign * v for v in values(name)])
+                gain = "fine_tuned" if name == "fine_tuned_minilm" else name
+                summary[f"best_vs_{gain}"] = {k: c[k] for k in ("mean_gain", "p_value", "positive_splits", "met")}
+    if len(svm) >= 2 and best:
         comparison = paired_comparison([sign * v for v in values(best)], [sign * v for v in svm])
         summary["best_vs_svm"] = {k: comparison[k] for k in ("mean_gain", "p_value", "positive_splits", "met")}
         wd = best_of(WIDE_DEEP)
@@ -450,10 +569,19 @@ def main(argv=None):
         task.fit_wide_features(svm_report["ngram_range"][1], svm_report["C"])
         models, reports = {}, {}
 
-        def fitted(name, seed=seed, models=models, reports=reports):
+        def fitted(name, seed=seed, models=models, reports=reports, decision=decision, svm_report=svm_report):
             """The model `name` of this seed, trained (or blended) once, with what it needs first."""
             if name not in models:
-                if name.startswith("blend_"):
+                if name == "late_fusion":
+                    deep = fitted("bilstm_linear")
+                    models[name], reports[name] = late_fusion(
+                        task, seed, deep, decision, reports["bilstm_linear"], svm_report
+                    )
+                elif name == "fine_tuned_minilm":
+                    grid = task.args.minilm_grid if task.minilm_learning_rate is None else (task.minilm_learning_rate,)
+                    models[name], reports[name] = train_fine_tuned(task, seed, grid)
+                    task.minilm_learning_rate = reports[name]["learning_rate"]  # the first seed's choice
+                elif name.startswith("blend_"):
                     fitted(name.removeprefix("blend_"))
                     fitted("wide")
                     models[name], reports[name] = blend(task, name, seed, models, reports)
@@ -549,14 +677,18 @@ MODEL_NAMES = {
     "wide_bilstm_gile": "wide + BiLSTM + GILE head, trained together",
     "blend_bilstm_linear": "wide + deep (BiLSTM + linear head), mix chosen on validation",
     "blend_bilstm_gile": "wide + deep (BiLSTM + GILE head), mix chosen on validation",
+    "late_fusion": "SVM + BiLSTM late fusion",
+    "fine_tuned_minilm": "fine-tuned MiniLM",
 }
 
 
 def rows(report):
-    """One row per dataset: the best library model (chosen on validation) against the tuned SVM of the same
-    seeds, with the wide and deep paths alone beside it."""
+    """One row per dataset: the best library model (chosen on validation) against the tuned SVM, fine-tuned
+    MiniLM and the late fusion of the same seeds, with the wide and deep paths alone beside it."""
     out = []
     for dataset, s in report["summary"].items():
+        if s.get("best_model") is None:  # a run of baselines alone
+            continue
         runs = report["results"][dataset]["runs"]
         key, error = s["metric"], s["metric"] == "error"
 
@@ -569,11 +701,17 @@ def rows(report):
 
         svm = [r[key] for r in report["results"][dataset]["svm"]]
         svm_cell = f"{100 * np.mean(svm):.2f}%" if error else f"{np.mean(svm):.4f}"
-        others = [f"{MODEL_NAMES[n]} {cell(n)}" for n in ("wide", s.get("deep_model")) if n and n in runs]
-        rule = s.get("best_vs_svm")
-        verdict = "above the SVM (noise rule over seeds): " + (
-            met(rule["met"]) + f" ({rule['mean_gain']:+.4f}, p {rule['p_value']:.2g})" if rule else "one seed, no rule"
-        )
+        names = (*BASELINES, "wide", s.get("deep_model"))
+        others = [f"{MODEL_NAMES[n]} {cell(n)}" for n in names if n and n in runs]
+
+        def above(what, rule):
+            verdict = met(rule["met"]) + f" ({rule['mean_gain']:+.4f}, p {rule['p_value']:.2g})" if rule else None
+            return f"above {what} (noise rule over seeds): {verdict or 'one seed, no rule'}"
+
+        verdict = above("the SVM", s.get("best_vs_svm"))
+        for name, what in (("fine_tuned", "fine-tuned MiniLM"), ("late_fusion", "the late fusion")):
+            if f"best_vs_{name}" in s:
+                verdict += "; " + above(what, s[f"best_vs_{name}"])
         wide_deep = [s.get(f"wide_deep_vs_{n}") for n in ("wide", s.get("deep_model"))]
         if all(wide_deep):
             verdict += "; wide + deep above the wide and the deep path: " + met(all(c["met"] for c in wide_deep))
