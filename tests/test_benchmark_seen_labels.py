@@ -3,18 +3,21 @@
 import json
 import types
 
+import numpy as np
 import pytest
 
 from benchmarks import seen_labels
 
 
-def report(svm, wide, deep, blend):
+def runs_of(values, val=None):  # a model's per-seed reports; its validation score its test score unless given
+    val = values if val is None else val
+    return [{"micro_f1": v, "val_score": w, "seconds_to_best_epoch": 1.0} for v, w in zip(values, val)]
+
+
+def report(svm, wide, deep, blend, **baselines):
     task = types.SimpleNamespace(multi_label=True)
-    runs = {
-        "wide": [{"micro_f1": v, "seconds_to_best_epoch": 1.0} for v in wide],
-        "bilstm_linear": [{"micro_f1": v, "seconds_to_best_epoch": 1.0} for v in deep],
-        "blend_bilstm_linear": [{"micro_f1": v, "seconds_to_best_epoch": 2.0} for v in blend],
-    }
+    runs = {"wide": runs_of(wide), "bilstm_linear": runs_of(deep), "blend_bilstm_linear": runs_of(blend)}
+    runs.update({name: runs_of(values) for name, values in baselines.items()})
     svm_runs = [{"micro_f1": v} for v in svm]
     summary = seen_labels.summarize(task, runs, svm_runs)
     return summary, {"summary": {"reuters": summary}, "results": {"reuters": {"runs": runs, "svm": svm_runs}}}
@@ -68,3 +71,52 @@ def test_resume_keeps_the_seeds_of_a_run_with_the_same_settings(tmp_path):
         {"seeds": [0], "command": "python y", "code_version": "abc1234"},
     )
     assert "seeds 0 kept from `python y` (code version abc1234)" in text
+
+
+def test_the_best_model_is_chosen_on_validation_and_baselines_are_never_chosen():
+    task = types.SimpleNamespace(multi_label=True)
+    runs = {
+        "blend_bilstm_linear": runs_of([0.890, 0.891], val=[0.90, 0.90]),
+        "blend_bilstm_gile": runs_of([0.895, 0.896], val=[0.89, 0.89]),  # better on test, worse on validation
+        "bilstm_gile": [{"micro_f1": 0.99, "seconds_to_best_epoch": 1.0}] * 2,  # no validation score: never chosen
+        "fine_tuned_minilm": runs_of([0.899, 0.90], val=[0.95, 0.95]),  # a baseline, however good
+    }
+    summary = seen_labels.summarize(task, runs, [{"micro_f1": 0.88}, {"micro_f1": 0.885}])
+    assert summary["best_model"] == "blend_bilstm_linear" and summary["best_chosen_on"] == "mean validation score"
+    assert summary["fine_tuned_minilm"] == pytest.approx(0.8995)
+    assert (
+        summary["best_vs_fine_tuned"]["mean_gain"] == pytest.approx(-0.009) and not summary["best_vs_fine_tuned"]["met"]
+    )
+
+
+def test_the_row_compares_the_best_model_with_fine_tuned_minilm_and_the_late_fusion():
+    _, full = report(
+        [0.884, 0.889, 0.886],
+        [0.881, 0.886, 0.884],
+        [0.882, 0.880, 0.881],
+        [0.891, 0.894, 0.892],
+        fine_tuned_minilm=[0.870, 0.875, 0.872],
+        late_fusion=[0.890, 0.895, 0.893],
+    )
+    row = seen_labels.rows({**full, "config": {"word_vectors": "glove50"}})[0]
+    assert "fine-tuned MiniLM 0.8723 ± 0.0025" in row["baseline"] and "SVM + BiLSTM late fusion" in row["baseline"]
+    assert "above fine-tuned MiniLM (noise rule over seeds): met" in row["verdict"]
+    assert "above the late fusion (noise rule over seeds): **not met**" in row["verdict"]
+
+
+def test_late_fusion_mixes_the_svm_and_the_network_on_validation():
+    rng = np.random.default_rng(0)
+    y = {s: np.eye(3, dtype="float32")[rng.integers(0, 3, 40)] for s in ("val", "test")}  # one label each
+    noise = {s: rng.normal(size=(40, 3)) for s in y}
+    # The network's logits carry the targets, the SVM's scores noise: the mix must lean on the network.
+    network = {s: 4 * y[s] - 2 + 0.1 * noise[s] for s in y}
+    texts = {s: [f"{s} {i}" for i in range(40)] for s in y}
+    task = types.SimpleNamespace(
+        multi_label=True, y=y, texts=texts, inputs=lambda split, wide, deep: split, targets=lambda split: y[split]
+    )
+    task.score = lambda logits, threshold, split="test": seen_labels.Task.score(task, logits, threshold, split)
+    deep = types.SimpleNamespace(predict=lambda split, **kwargs: network[split])
+    decision = lambda batch: 10 * noise[batch[0].split()[0]]  # noqa: E731  (scaled: the mix divides by spread)
+    _, fused = seen_labels.late_fusion(task, 0, deep, decision, {"seconds_to_best_epoch": 1.0}, {"seconds": 2.0})
+    assert fused["mix"] > 0.5 and fused["val_score"] == 1.0 and fused["seconds_to_best_epoch"] == 3.0
+    assert fused["micro_f1"] > 0.9  # test: the mix and threshold of validation, on other noise

