@@ -51,7 +51,19 @@ the README's run (`--epochs 8 --schedule cosine --speed-units 150,500`);
     python -m benchmarks.newsgroups --quick          # tiny smoke run (writes to the temporary folder)
     python -m benchmarks.newsgroups --parts svm      # one part; results are rewritten after each part
 
-The speed part also runs under JAX on a machine without TensorFlow (a GPU), from token ids written here:
+The speed part and the networks (`--parts supervised,full`) also run under JAX on a machine without
+TensorFlow (a GPU), from the splits' token ids and targets written here (the SVMs and the tv-embeddings
+read texts: not from a bundle). The paper's recipe (J&Z 2016: 500 units per direction, no i/o gates, chop
+50, max pooling over 10 regions, RMSprop, square loss, 30K words) on an H200, its learning rate chosen on
+validation from three runs side by side (about 0.008 s a step at 500 units: 50 epochs in under 2 minutes):
+
+    python -m benchmarks.newsgroups --write-bundle .device_data/newsgroups/bundle.npz
+    for lr in 3e-4 1e-3 3e-3; do KERAS_BACKEND=jax python -m benchmarks.newsgroups \
+        --bundle .device_data/newsgroups/bundle.npz --parts supervised --units 500 --epochs 50 \
+        --optimizer rmsprop --loss square --learning-rate $lr \
+        --output benchmarks/results/newsgroups_paper_h200_lr$lr.json & done; wait
+
+The speed part from the same bundle:
 
     python -m benchmarks.newsgroups --write-bundle newsgroups_bundle.npz
     KERAS_BACKEND=jax python -m benchmarks.newsgroups --bundle newsgroups_bundle.npz --parts speed \
@@ -84,6 +96,7 @@ from keras_labelemb.tasks import LabelClassifier
 from keras_labelemb.training import train_tv_embeddings
 
 PARTS = ("svm", "supervised", "tv", "full", "speed")
+BUNDLE_PARTS = ("supervised", "full", "speed")  # what a machine without TensorFlow runs from token ids
 PAPER = {"oh_2lstmp": 0.1332, "svm_bow": 0.1747, "svm_123gram": 0.1585}
 
 
@@ -148,11 +161,12 @@ def parse_args(argv=None):
     p.add_argument("--validation-fraction", type=float, default=0.1)
     p.add_argument("--max-train", type=int, default=None, help="use only this many training documents")
     p.add_argument("--max-test", type=int, default=None, help="use only this many test documents")
-    p.add_argument("--write-bundle", help="write the token ids the speed part reads to this .npz, then stop")
-    p.add_argument("--bundle", help="read them from this .npz instead of the text (`--parts speed` only)")
+    p.add_argument("--write-bundle", help="write the splits' token ids and targets to this .npz, then stop")
+    p.add_argument("--bundle", help=f"read them from this .npz instead of the text (--parts from {BUNDLE_PARTS})")
     args = p.parse_args(argv)
-    if args.bundle and args.parts != "speed":
-        p.error(f"--bundle holds the speed part's batches only: pass --parts speed. Received: --parts {args.parts}")
+    if args.bundle and not set(args.parts.split(",")) <= set(BUNDLE_PARTS):
+        p.error(f"--bundle holds token ids, not texts: pass --parts from {','.join(BUNDLE_PARTS)}. "
+                f"Received: --parts {args.parts}")  # fmt: skip
     if args.quick:
         args.epochs, args.tv_epochs, args.units, args.tv_units = 1, 1, 8, 8
         args.max_length, args.chop_size, args.batch_size = 100, 25, 50
@@ -222,11 +236,12 @@ class Setup:
         print(self.info, flush=True)
 
     def write_bundle(self, path):
-        """What the speed part reads, as arrays: a machine without TensorFlow times the models from it."""
+        """The splits' token ids and targets, as arrays: a machine without TensorFlow (a GPU under JAX) trains
+        and times the models from them (`--bundle`)."""
         np.savez_compressed(
             path,
-            train_ids=self.ids["train"],
-            train_y=self.y["train"],
+            **{f"{split}_ids": self.ids[split] for split in ("train", "val", "test")},
+            **{f"{split}_y": self.y[split] for split in ("train", "val", "test")},
             vocabulary_size=self.vectorizer.vocabulary_size,
             num_labels=self.data.num_labels,
             info=json.dumps(self.info),
@@ -234,7 +249,9 @@ class Setup:
 
     def _read_bundle(self, path):
         with np.load(path) as stored:
-            self.ids, self.y = {"train": stored["train_ids"]}, {"train": stored["train_y"]}
+            splits = [split for split in ("train", "val", "test") if f"{split}_ids" in stored]
+            self.ids = {split: stored[f"{split}_ids"] for split in splits}
+            self.y = {split: stored[f"{split}_y"] for split in splits}
             self.vectorizer = types.SimpleNamespace(vocabulary_size=int(stored["vocabulary_size"]))
             self.data = types.SimpleNamespace(num_labels=int(stored["num_labels"]))
             self.info = {**json.loads(str(stored["info"])), "bundle": relative(path)}
@@ -315,6 +332,14 @@ def training_batches(setup):
     return data.batch(a.batch_size, drop_remainder=True).prefetch(2)
 
 
+def full_batches(setup):
+    """The training split as arrays, a seeded draw of fewer than `batch_size` documents left out so that every
+    batch is full (one XLA program); Keras shuffles the rest each epoch."""
+    a, x, y = setup.args, setup.ids["train"], setup.y["train"]
+    keep = np.sort(np.random.default_rng(a.seed).permutation(len(x))[: len(x) - len(x) % a.batch_size])
+    return x[keep], y[keep]
+
+
 def validation_batches(setup):
     """The validation split padded to full batches (`pad_to_batches`), with its 0/1 sample weights, batched: as a
     dataset, since the task takes `(x, y)` pairs or a `tf.data.Dataset` as `validation_data`."""
@@ -348,13 +373,12 @@ def train(setup, name, gates="no_io", direction="bidirectional", side_encoders=N
     best = keras.callbacks.EarlyStopping(
         monitor="val_accuracy", mode="max", patience=a.epochs, restore_best_weights=True
     )
-    history, fitted = fit_best_epoch(
-        model,
-        training_batches(setup),
-        best=best,
-        epochs=a.epochs,
-        validation_data=validation_batches(setup),
-    )
+    if a.bundle:  # no TensorFlow: arrays, as Keras takes them under any backend
+        x, y = full_batches(setup)
+        data = {"x": x, "y": y, "batch_size": a.batch_size, "validation_data": (setup.ids["val"], setup.y["val"])}
+    else:
+        data = {"x": training_batches(setup), "validation_data": validation_batches(setup)}
+    history, fitted = fit_best_epoch(model, best=best, epochs=a.epochs, **data)
     start = time.time()
     logits = predict(model, setup.ids["test"], a.eval_batch_size)
     test_error = float((logits.argmax(-1) != setup.y["test"].argmax(-1)).mean())

@@ -109,3 +109,40 @@ def test_helpers():
     assert strip_headers("only headers") == ""
     assert message_subject("From: x\nSUBJECT:  Re: y \n\nSubject: not a header") == "Re: y"
     assert message_subject("From: x\n\nSubject: in the body") == ""
+
+
+@pytest.mark.slow
+def test_the_bundle_trains_oh_2lstmp_under_jax_without_the_texts(newsgroups_dir, tmp_path):
+    """The GPU path of benchmarks/newsgroups.py: token ids written here, the paper's recipe (RMSprop, square loss)
+    trained from them by JAX in a process that never imports TensorFlow (the GPU machine has none)."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("jax")
+    from benchmarks import newsgroups as benchmark
+
+    bundle, output = tmp_path / "bundle.npz", tmp_path / "run.json"
+    benchmark.main(["--quick", "--data-dir", str(newsgroups_dir), "--write-bundle", str(bundle)])
+    with np.load(bundle) as stored:
+        assert {"train_ids", "val_ids", "test_ids", "val_y", "test_y"} <= set(stored.files)
+        assert stored["train_ids"].shape[0] + stored["val_ids"].shape[0] == 400  # --quick's training documents
+    # A module finder that refuses TensorFlow stands in for the GPU machine, where it is not installed.
+    code = (
+        "import sys\n"
+        "class NoTF:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'tensorflow': raise ImportError('no TensorFlow on this machine')\n"
+        "sys.meta_path.insert(0, NoTF())\n"
+        "from benchmarks import newsgroups\n"
+        f"newsgroups.main(['--quick', '--bundle', {str(bundle)!r}, '--parts', 'supervised', '--optimizer', "
+        f"'rmsprop', '--loss', 'square', '--output', {str(output)!r}])\n"
+    )
+    env = {**os.environ, "KERAS_BACKEND": "jax"}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True, timeout=300)
+    report = json.loads(output.read_text())
+    model = report["results"]["models"]["oh_2lstmp"]
+    assert 0.0 <= model["error"] <= 1.0 and model["best_epoch"] == 1 and report["results"]["data"]["bundle"]
+    assert report["config"]["optimizer"] == "rmsprop" and report["config"]["loss"] == "square"
+    with pytest.raises(SystemExit):  # the SVMs read texts: not from a bundle
+        benchmark.parse_args(["--bundle", str(bundle), "--parts", "svm"])
