@@ -55,7 +55,8 @@ The speed part and the networks (`--parts supervised,full`) also run under JAX o
 TensorFlow (a GPU), from the splits' token ids and targets written here (the SVMs and the tv-embeddings
 read texts: not from a bundle). The paper's recipe (J&Z 2016: 500 units per direction, no i/o gates, chop
 50, max pooling over 10 regions, RMSprop, square loss, 30K words) on an H200, its learning rate chosen on
-validation from three runs side by side (about 0.008 s a step at 500 units: 50 epochs in under 2 minutes):
+validation from three runs side by side (not run yet; from the 0.008 s a step measured at 500 units in
+newsgroups_speed_h200.json, 50 epochs should take about 2 minutes):
 
     python -m benchmarks.newsgroups --write-bundle .device_data/newsgroups/bundle.npz
     for lr in 3e-4 1e-3 3e-3; do KERAS_BACKEND=jax python -m benchmarks.newsgroups \
