@@ -28,9 +28,13 @@ the comparison with the SVM is paired over seeds:
   network;
 - `fine_tuned_minilm` (a baseline): what a user tries first today, all-MiniLM-L6-v2 fine-tuned end to end
   under a per-label linear layer, the `minilm_fine_tuned` preset of `LabelClassifier` trained by `fit` on
-  the raw strings (`--minilm-tokens` word pieces, AdamW with weight decay 0.01, batch 32, mixed bfloat16 on
-  CPU); the learning rate is chosen on the first seed's validation split from `--minilm-learning-rates`
-  (later seeds reuse it; on 2 CPU cores a grid per seed does not fit), the epoch on each seed's validation.
+  the raw strings, in Keras' transfer-learning recipe: the head first trained alone on the frozen encoder's
+  vectors (`linear_probe`, its own row: what needs no fine-tuning), then everything fine-tuned
+  (`--minilm-tokens` word pieces, AdamW with weight decay 0.01, batch 32, mixed bfloat16 on CPU, at most
+  `--minilm-epochs`, stopping after `--minilm-patience` epochs without a better validation score). The
+  learning rate is chosen on the first seed's validation split from `--minilm-learning-rates`, widened by
+  3x while the choice sits at an edge (later seeds reuse it; on 2 CPU cores a grid per seed does not fit),
+  the epoch on each seed's validation.
 
 The summary's `best_model` is the library model (not a baseline) with the best mean validation score; a
 model whose runs lack a validation score cannot be chosen.
@@ -100,6 +104,7 @@ JOINT = ("wide_bilstm_linear", "wide_bilstm_gile")  # trained together; by --mod
 DEEP = ("bilstm_linear", "bilstm_gile")
 WIDE_DEEP = ("blend_bilstm_linear", "blend_bilstm_gile") + JOINT
 BASELINES = ("late_fusion", "fine_tuned_minilm")  # what a user builds without the library
+STANDALONE = {"fine_tuned_minilm"}  # models that need neither the SVM nor the wide features
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 NGRAM_GRID = ((1, 1), (1, 2), (1, 3))
 
@@ -124,8 +129,11 @@ def parse_args(argv=None):
     p.add_argument("--wide-learning-rate", type=float, default=0.01)
     p.add_argument("--wide-patience", type=int, default=5)
     p.add_argument("--minilm-tokens", type=int, default=128, help="word pieces fine-tuned MiniLM reads")
-    p.add_argument("--minilm-epochs", type=int, default=3)
-    p.add_argument("--minilm-learning-rates", default="5e-5,1e-4,2e-4", help="chosen on the first seed's validation")
+    p.add_argument("--minilm-epochs", type=int, default=8, help="at most; stops after --minilm-patience worse")
+    p.add_argument("--minilm-patience", type=int, default=1)
+    p.add_argument(
+        "--minilm-learning-rates", default="3e-5,1e-4,3e-4", help="the first seed's grid (widened at an edge)"
+    )
     p.add_argument("--minilm-precision", default="mixed_bfloat16", help="the dtype policy fine-tuning runs under")
     p.add_argument("--resume", action="store_true", help="keep the seeds --output holds for this dataset and settings")
     args = p.parse_args(argv)
@@ -136,6 +144,7 @@ def parse_args(argv=None):
         args.seeds, args.epochs, args.wide_epochs, args.c_grid, args.ngram_grid = 1, 1, 2, (1.0,), ((1, 1),)
         args.minilm_epochs, args.minilm_grid = 1, args.minilm_grid[:1]
     args.minilm_train_limit = 64 if args.quick else None  # --quick checks the path, not the model
+    args.minilm_probe_epochs = 3 if args.quick else 200
     return args
 
 
@@ -292,31 +301,105 @@ def train(task, name, seed, wide_model=None):
     return model, report
 
 
+def minilm_classifier(task):
+    """The `minilm_fine_tuned` preset for `task`'s labels, built under `--minilm-precision`."""
+    a = task.args
+    policy = keras.mixed_precision.global_policy()
+    keras.mixed_precision.set_global_policy(a.minilm_precision)  # the layers take it when built
+    try:
+        classifier = LabelClassifier.from_preset(
+            "minilm_fine_tuned",
+            labels=dict(zip(task.label_names, task.label_descriptions)),
+            multi_label=task.multi_label,
+            max_tokens=a.minilm_tokens,
+        )
+        classifier.predict_logits(task.texts["val"][:2])  # builds the head, under the policy
+    finally:
+        keras.mixed_precision.set_global_policy(policy)
+    return classifier
+
+
+def linear_probe(task, classifier, limit):
+    """The first step of Keras' transfer-learning recipe (keras.io, "Transfer learning & fine-tuning"): the
+    head alone trained on the frozen encoder's vectors, computed once, so that fine-tuning starts from a
+    converged head. Without it, a linear head over unit-length sentence vectors at a fine-tuning learning
+    rate was still far from converged after 3 epochs (`benchmarks/research_log.md`). Adam(1e-3), batch 32,
+    the epoch chosen on validation (patience 5, at most 200 epochs). Returns the head's weights and a report: the
+    frozen encoder + trained head scored on test (a row that needs no fine-tuning)."""
+    encoder = classifier.document_encoder
+
+    def vectors(texts):
+        ids = keras.ops.convert_to_numpy(classifier.preprocessor(texts))
+        return np.asarray(encoder.predict(ids, batch_size=64, verbose=0), "float32")
+
+    start = time.time()
+    x = {part: vectors(task.texts[part][limit] if part == "train" else task.texts[part]) for part in PARTS}
+    encode_seconds = time.time() - start
+    probe = keras.Sequential([keras.Input((x["train"].shape[1],)), classifier.head])
+    if task.multi_label:
+        best, validation = BestValidationF1(x["val"], task.y["val"], from_logits=True, patience=5), None
+        loss = keras.losses.BinaryCrossentropy(from_logits=True)
+    else:
+        best, validation = BestEpochStopping("val_accuracy", 5), (x["val"], task.targets("val"))
+        loss = keras.losses.CategoricalCrossentropy(from_logits=True)
+    probe.compile(keras.optimizers.Adam(1e-3), loss, metrics=[] if task.multi_label else ["accuracy"])
+    _, fitted = fit_best_epoch(
+        probe,
+        x["train"],
+        task.targets("train")[limit],
+        best=best,
+        epochs=task.args.minilm_probe_epochs,
+        batch_size=32,
+        validation_data=validation,
+    )
+    threshold = getattr(best, "threshold", None)
+    logits = np.asarray(probe.predict(x["test"], batch_size=256, verbose=0), "float32")
+    report = {metric_name(task): task.score(logits, threshold), "val_score": float(best.best_value), **fitted}
+    report["encode_seconds"] = round(encode_seconds, 1)
+    print("linear probe (frozen MiniLM + trained linear head)", report, flush=True)
+    return classifier.head.get_weights(), report
+
+
+PARTS = ("train", "val", "test")
+WIDENINGS = 2  # learning rates added past an edge of the grid, a factor of 3 each
+
+
+def widened(grid, tried):
+    """The learning rates of `grid`, then, while the best of `tried` (rate -> report) sits at an edge of the
+    rates tried, the next rate beyond that edge (x3 or /3), at most `WIDENINGS` of them. A one-rate grid (a
+    later seed reusing the first seed's choice) is not widened."""
+    yield from grid
+    for _ in range(WIDENINGS if len(grid) > 1 else 0):
+        rates = sorted(float(r) for r in tried)
+        best = max(tried, key=lambda r: tried[r]["val_score"])
+        if float(best) == rates[-1]:
+            yield float(f"{rates[-1] * 3:.3g}")
+        elif float(best) == rates[0]:
+            yield float(f"{rates[0] / 3:.3g}")
+        else:
+            return
+
+
 def train_fine_tuned(task, seed, learning_rates):
-    """`fine_tuned_minilm`: the `minilm_fine_tuned` preset trained by `fit` on the seed's raw strings, once per
+    """`fine_tuned_minilm`: the `minilm_fine_tuned` preset trained by `fit` on the seed's raw strings, its
+    head first trained alone on the frozen encoder (`linear_probe`), then everything fine-tuned once per
     learning rate in `learning_rates` (the best on validation kept); returns the classifier and its report."""
     a, tried, best_run = task.args, {}, None
     limit = slice(0, a.minilm_train_limit)
     x_val, y_val = task.texts["val"], task.y["val"]
-    for learning_rate in learning_rates:
+    keras.utils.set_random_seed(seed)
+    head_weights, probe_report = linear_probe(task, minilm_classifier(task), limit)
+    grid = list(learning_rates)
+    for learning_rate in widened(grid, tried):
         keras.utils.set_random_seed(seed)
-        policy = keras.mixed_precision.global_policy()
-        keras.mixed_precision.set_global_policy(a.minilm_precision)  # the layers take it when built
-        try:
-            classifier = LabelClassifier.from_preset(
-                "minilm_fine_tuned",
-                labels=dict(zip(task.label_names, task.label_descriptions)),
-                multi_label=task.multi_label,
-                max_tokens=a.minilm_tokens,
-            )
-        finally:
-            keras.mixed_precision.set_global_policy(policy)
+        classifier = minilm_classifier(task)
+        classifier.head.set_weights(head_weights)
         optimizer = keras.optimizers.AdamW(learning_rate, weight_decay=0.01)
         if task.multi_label:
-            best, validation = BestValidationF1(x_val, y_val, batch_size=64), None
+            best, validation = BestValidationF1(x_val, y_val, batch_size=64, patience=a.minilm_patience), None
             classifier.compile(optimizer, metrics=[])
         else:
-            best, validation = BestEpochStopping("val_accuracy", None), (x_val, task.targets("val"))
+            best, validation = BestEpochStopping("val_accuracy", a.minilm_patience), (x_val, task.targets("val"))
             classifier.compile(optimizer, metrics=[keras.metrics.CategoricalAccuracy(name="accuracy")])
         _, fitted = fit_best_epoch(
             classifier,
@@ -336,11 +419,10 @@ def train_fine_tuned(task, seed, learning_rates):
     logits = np.asarray(classifier.predict_logits(task.texts["test"], batch_size=64), "float32")
     report = {metric_name(task): task.score(logits, threshold), **fitted, "seed": seed, "val_score": val_score}
     report.update(learning_rate=learning_rate, learning_rates_tried=tried, word_pieces=a.minilm_tokens)
+    report["linear_probe"] = probe_report
     report["best_epoch_is_last"] = fitted["best_epoch"] == a.minilm_epochs
-    report["learning_rate_at_grid_edge"] = len(tried) > 1 and learning_rate in (
-        min(learning_rates),
-        max(learning_rates),
-    )
+    rates = [float(r) for r in tried]
+    report["learning_rate_at_grid_edge"] = len(tried) > 1 and learning_rate in (min(rates), max(rates))
     if threshold is not None:
         report["threshold"] = float(threshold)
     print("fine_tuned_minilm", report, flush=True)
@@ -556,17 +638,29 @@ def main(argv=None):
     earlier = resumed(args) if args.resume else None
     if earlier:
         runs, svm_runs = earlier["runs"], earlier["svm"]
-    done = {r["seed"] for r in svm_runs}
+    for name in names:
+        runs.setdefault(name, [])  # a model the resumed run did not train: trained on its kept seeds too
+    kept_svm = {r["seed"]: r for r in svm_runs}
+    decision = None
     for seed in seed_range(args):
-        if seed in done:
+        missing = [name for name in names if seed not in {r["seed"] for r in runs[name]}]
+        if seed in kept_svm and not missing:
             print(f"\n== {args.dataset}, seed {seed}: kept from {earlier['command']} ==", flush=True)
             continue
         keras.backend.clear_session()  # the seed before's graphs and tables (a 1-3-gram vocabulary is large)
-        print(f"\n== {args.dataset}, seed {seed} ==", flush=True)
+        print(
+            f"\n== {args.dataset}, seed {seed}" + (f": adding {', '.join(missing)} ==" if seed in kept_svm else " ==")
+        )
         task.split(seed)
-        decision, svm_report = run_svm(task, seed)
-        svm_runs.append(svm_report)
-        task.fit_wide_features(svm_report["ngram_range"][1], svm_report["C"])
+        if seed in kept_svm and set(missing) <= STANDALONE:  # needs no SVM: the kept one stands
+            svm_report = kept_svm[seed]
+        else:
+            decision, svm_report = run_svm(task, seed)
+            if seed in kept_svm:
+                svm_runs[svm_runs.index(kept_svm[seed])] = svm_report  # the same split and grid: the same SVM
+            else:
+                svm_runs.append(svm_report)
+            task.fit_wide_features(svm_report["ngram_range"][1], svm_report["C"])
         models, reports = {}, {}
 
         def fitted(name, seed=seed, models=models, reports=reports, decision=decision, svm_report=svm_report):
@@ -590,9 +684,10 @@ def main(argv=None):
                     models[name], reports[name] = train(task, name, seed, wide_model=wide)
             return models[name]
 
-        for name in names:
+        for name in missing:
             fitted(name)
             runs[name].append(reports[name])
+            runs[name].sort(key=lambda r: r["seed"])
         svm_report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
         last = seed == args.seed + args.seeds - 1
         save(args, argv, task, runs, svm_runs, start, models if last else None, decision, earlier)
@@ -614,9 +709,14 @@ def resumed(args):
     if not earlier:
         raise SystemExit(f"--resume: {output} holds no run of {args.dataset}")
     config = earlier.get("config") or previous["config"]  # older files keep the last run's config only
-    mine = recorded_config(args)
-    if config.get("dataset") != args.dataset or settings(config) != settings(mine):
-        changed = sorted(k for k in settings(mine) if settings(config).get(k) != settings(mine)[k])
+    mine, theirs = settings(recorded_config(args)), settings(config)
+    trained = {name for name, reports in earlier["runs"].items() if reports}
+    added = set(args.models.split(",")) - trained
+    if not set(theirs.get("models", "").split(",")) <= set(args.models.split(",")):
+        raise SystemExit(f"--resume: --models must hold the earlier run's models: {theirs.get('models')}")
+    free = {"models"} | ({k for k in mine if k.startswith("minilm")} if "fine_tuned_minilm" in added else set())
+    changed = sorted(k for k in mine if k not in free and theirs.get(k) != mine[k])
+    if config.get("dataset") != args.dataset or changed:  # a model added may bring its own settings
         raise SystemExit(f"--resume: the earlier {args.dataset} run had other settings: {changed}")
     earlier = dict(earlier, config=config, kept_seeds=[r["seed"] for r in earlier["svm"]])
     print(f"--resume: keeping seeds {[r['seed'] for r in earlier['svm']]} of {earlier['command']}", flush=True)
@@ -628,11 +728,15 @@ def save(args, argv, task, runs, svm_runs, start, models, decision, earlier=None
     summary = summarize(task, runs, svm_runs)
     summary["complete"] = models is not None
     deep_best = summary["best_model"] if summary["best_model"] != "wide" else summary["wide_deep_model"]
-    if models is not None and deep_best in models:
-        summary["serving"] = serving_throughput(task, models[deep_best], deep_best, decision)
-    print(summary, flush=True)
     output = pathlib.Path(args.output)
     previous = json.loads(output.read_text()) if output.exists() and not args.quick else {}
+    if models is not None and deep_best in models:
+        summary["serving"] = serving_throughput(task, models[deep_best], deep_best, decision)
+    elif earlier and "serving" in previous.get("summary", {}).get(args.dataset, {}):  # kept with its model
+        kept = previous["summary"][args.dataset]["serving"]
+        if kept.get("model") == deep_best:
+            summary["serving"] = kept
+    print(summary, flush=True)
     results = dict(previous.get("results", {}))
     all_summary = dict(previous.get("summary", {}))
     results[args.dataset] = {

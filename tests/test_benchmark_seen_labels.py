@@ -58,9 +58,18 @@ def test_resume_keeps_the_seeds_of_a_run_with_the_same_settings(tmp_path):
     )
     with pytest.raises(SystemExit, match="epochs"):
         seen_labels.resumed(other)
-    more = seen_labels.parse_args(["--dataset", "newsgroups", "--output", str(output), "--resume"])
+    # A model added to the kept seeds may bring its own settings; the kept models' settings must hold.
+    more = ["--dataset", "newsgroups", "--models", "wide,fine_tuned_minilm", "--output", str(output), "--resume"]
+    assert seen_labels.resumed(seen_labels.parse_args([*more, "--minilm-epochs", "2"]))["kept_seeds"] == [0]
+    with pytest.raises(SystemExit, match="units"):
+        seen_labels.resumed(seen_labels.parse_args([*more, "--units", "64"]))
+    fewer = seen_labels.parse_args(["--dataset", "newsgroups", "--models", "bilstm_linear", "--output", str(output)])
     with pytest.raises(SystemExit, match="models"):
-        seen_labels.resumed(more)
+        seen_labels.resumed(fewer)
+    earlier["runs"]["fine_tuned_minilm"] = [{"error": 0.1, "seed": 0}]  # trained: its settings hold too
+    output.write_text(json.dumps({"config": {}, "results": {"newsgroups": earlier}}))
+    with pytest.raises(SystemExit, match="minilm_epochs"):
+        seen_labels.resumed(seen_labels.parse_args([*more, "--minilm-epochs", "2"]))
     text = seen_labels.table(
         "newsgroups",
         {"metric": "error", "svm": 0.2},
@@ -120,3 +129,19 @@ def test_late_fusion_mixes_the_svm_and_the_network_on_validation():
     _, fused = seen_labels.late_fusion(task, 0, deep, decision, {"seconds_to_best_epoch": 1.0}, {"seconds": 2.0})
     assert fused["mix"] > 0.5 and fused["val_score"] == 1.0 and fused["seconds_to_best_epoch"] == 3.0
     assert fused["micro_f1"] > 0.9  # test: the mix and threshold of validation, on other noise
+
+
+def test_the_learning_rate_grid_widens_past_an_edge_while_the_choice_sits_there():
+    scores = {3e-5: 0.80, 1e-4: 0.82, 3e-4: 0.84, 9e-4: 0.85, 2.7e-3: 0.70}
+    tried = {}
+    for rate in seen_labels.widened([3e-5, 1e-4, 3e-4], tried):
+        tried[str(rate)] = {"val_score": scores[rate]}
+    assert [float(r) for r in tried] == [3e-5, 1e-4, 3e-4, 9e-4, 2.7e-3]  # 9e-4 at the edge: one more
+    tried = {}
+    for rate in seen_labels.widened([3e-5, 1e-4, 3e-4], tried):
+        tried[str(rate)] = {"val_score": {3e-5: 0.9, 1e-5: 0.95, 3.33e-6: 0.96}.get(rate, 0.5)}
+    assert [float(r) for r in tried] == [3e-5, 1e-4, 3e-4, 1e-5, 3.33e-6]  # at most WIDENINGS more
+    tried = {}
+    for rate in seen_labels.widened([1e-4], tried):  # a later seed's one rate: no grid to widen
+        tried[str(rate)] = {"val_score": 0.9}
+    assert list(tried) == ["0.0001"]

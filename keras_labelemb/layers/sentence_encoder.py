@@ -77,7 +77,7 @@ class SentenceEncoder(keras.layers.Layer):
                     f"`fine_tune` must be False, True or 'documents'. Received: fine_tune={fine_tune!r}"
                 ) from None
         self.fine_tune = fine_tune
-        self.backbone.trainable = bool(self.fine_tune)
+        self._train_backbone(bool(self.fine_tune))
         # The label side's own frozen copy, made before any training moves the backbone.
         self.label_backbone = self._frozen_copy(backbone) if fine_tune == "documents" else None
 
@@ -90,6 +90,12 @@ class SentenceEncoder(keras.layers.Layer):
         copy.trainable = False
         return copy
 
+    def _train_backbone(self, value):
+        self.backbone.trainable = value
+        for layer in self.backbone.layers:  # a pooler (BERT's `pooled_dense`) gets no gradient from mean pooling
+            if "pooled" in layer.name:
+                layer.trainable = False
+
     @property
     def trainable(self):
         return self._trainable
@@ -98,7 +104,7 @@ class SentenceEncoder(keras.layers.Layer):
     def trainable(self, value):
         keras.layers.Layer.trainable.fset(self, value)
         if hasattr(self, "fine_tune"):  # `fine_tune=False` holds through `model.trainable = True`
-            self.backbone.trainable = bool(value) and bool(self.fine_tune)
+            self._train_backbone(bool(value) and bool(self.fine_tune))
             if getattr(self, "label_backbone", None) is not None:  # the label side's copy stays as pretrained
                 self.label_backbone.trainable = False
 
