@@ -50,6 +50,7 @@ from benchmarks.baselines import (
 )
 from benchmarks.benchmark import Arguments, seed_range
 from benchmarks.datasets import load_reuters
+from benchmarks.datasets.zero_shot_split import zero_shot_split
 from benchmarks.noise_rule import level_with, paired_comparison
 from benchmarks.report import write_report
 from benchmarks.seeds import seed_summary
@@ -57,7 +58,7 @@ from benchmarks.tables import claim, markdown_table, mean_pm_std, met
 from benchmarks.timing import round_robin, speed_ratio, train_steps
 from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import add_word_vector_arguments, fine_tune_mode, glove50, vectors_line
-from keras_labelemb.datasets import remove_unseen_from_train, restrict_labels, zero_shot_split
+from keras_labelemb.datasets import remove_unseen_from_train, restrict_labels
 from keras_labelemb.datasets.zero_shot import labels_without_training_documents
 from keras_labelemb.evaluation import (
     classification_report,

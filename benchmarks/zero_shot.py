@@ -45,12 +45,13 @@ import tensorflow as tf
 from benchmarks.baselines import random_ranking_expectation
 from benchmarks.benchmark import Arguments
 from benchmarks.datasets import aapd_zero_shot_labels, load_aapd, load_newsgroups, load_reuters
+from benchmarks.datasets.zero_shot_split import zero_shot_split
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.relabel import relabel
 from benchmarks.report import write_report
 from benchmarks.seeds import mean_std
 from benchmarks.zero_shot_tables import dataset_section, fresh, hybrid_rows
-from keras_labelemb.datasets import remove_unseen_from_train, restrict_labels, zero_shot_split
+from keras_labelemb.datasets import remove_unseen_from_train, restrict_labels
 from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.layers import (
     EmbeddingMatchHead,

@@ -44,12 +44,13 @@ from scipy.optimize import minimize
 from benchmarks import reuters
 from benchmarks.baselines import tfidf_match_scores
 from benchmarks.benchmark import Arguments, seed_range
+from benchmarks.datasets.zero_shot_split import zero_shot_split
 from benchmarks.noise_rule import paired_comparison
 from benchmarks.report import write_report
 from benchmarks.seeds import mean_std
 from benchmarks.tables import claim, markdown_table, mean_pm_std, met
 from benchmarks.word_vectors import vectors_line
-from keras_labelemb.datasets import restrict_labels, zero_shot_split
+from keras_labelemb.datasets import restrict_labels
 from keras_labelemb.evaluation import ranking_report
 from keras_labelemb.layers import WordInteractionHead
 

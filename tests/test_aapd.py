@@ -7,7 +7,7 @@ from conftest import skip_missing_data
 
 from benchmarks.datasets import aapd_zero_shot_labels, load_aapd
 from benchmarks.datasets.aapd import default_label_description
-from keras_labelemb.datasets import zero_shot_split
+from benchmarks.datasets.zero_shot_split import zero_shot_split
 
 
 @pytest.fixture(scope="module")

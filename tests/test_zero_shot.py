@@ -6,13 +6,8 @@ import numpy as np
 import pytest
 from datasets_helpers import _small_data
 
-from keras_labelemb.datasets import (
-    TextClassificationData,
-    load_demo,
-    remove_unseen_from_train,
-    restrict_labels,
-    zero_shot_split,
-)
+from benchmarks.datasets.zero_shot_split import zero_shot_split
+from keras_labelemb.datasets import TextClassificationData, load_demo, remove_unseen_from_train, restrict_labels
 from keras_labelemb.datasets.zero_shot import labels_without_training_documents
 
 

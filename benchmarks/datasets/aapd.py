@@ -28,8 +28,8 @@ Multi-label Classification", COLING 2018. No licence is stated for the data.
 import csv
 
 from benchmarks.datasets.paths import locate_dataset
+from benchmarks.datasets.zero_shot_split import zero_shot_split
 from keras_labelemb.datasets.text_classification_data import TextClassificationData
-from keras_labelemb.datasets.zero_shot import zero_shot_split
 
 #: The dataset's folder name (see `paths.dataset_dir`). AAPD has no public download: the
 #: files must be on disk.
