@@ -36,6 +36,9 @@ the comparison with the SVM is paired over seeds:
   3x while the choice sits at an edge (later seeds reuse it; on 2 CPU cores a grid per seed does not fit),
   the epoch on each seed's validation.
 
+- `late_fusion_minilm` (a baseline): the tuned SVM's decision scores and `fine_tuned_minilm`'s logits mixed
+  as `late_fusion` mixes the BiLSTM's (its logits are kept in `~/.cache/keras_labelemb/seen_labels/`).
+
 The summary's `best_model` is the library model (not a baseline) with the best mean validation score; a
 model whose runs lack a validation score cannot be chosen.
 
@@ -62,6 +65,7 @@ records the process's peak resident memory so far (`peak_rss_mb`).
 """
 
 import json
+import os
 import pathlib
 import resource
 import tempfile
@@ -99,12 +103,14 @@ MODELS = (
     "blend_bilstm_gile",
     "late_fusion",
     "fine_tuned_minilm",
+    "late_fusion_minilm",
 )
 JOINT = ("wide_bilstm_linear", "wide_bilstm_gile")  # trained together; by --models
 DEEP = ("bilstm_linear", "bilstm_gile")
 WIDE_DEEP = ("blend_bilstm_linear", "blend_bilstm_gile") + JOINT
-BASELINES = ("late_fusion", "fine_tuned_minilm")  # what a user builds without the library
+BASELINES = ("late_fusion", "fine_tuned_minilm", "late_fusion_minilm")  # what a user builds without the library
 STANDALONE = {"fine_tuned_minilm"}  # models that need neither the SVM nor the wide features
+LOGITS = os.path.join(os.path.expanduser("~"), ".cache", "keras_labelemb", "seen_labels")  # for later blends
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 NGRAM_GRID = ((1, 1), (1, 2), (1, 3))
 
@@ -416,7 +422,13 @@ def train_fine_tuned(task, seed, learning_rates):
         if best_run is None or val_score > best_run[2]:
             best_run = (classifier, learning_rate, val_score, fitted, getattr(best, "threshold", None))
     classifier, learning_rate, val_score, fitted, threshold = best_run
-    logits = np.asarray(classifier.predict_logits(task.texts["test"], batch_size=64), "float32")
+    task.minilm_logits = {
+        s: np.asarray(classifier.predict_logits(task.texts[s], batch_size=64), "float32") for s in ("val", "test")
+    }
+    if a.minilm_train_limit is None:  # kept outside the repository, so a later blend need not fine-tune again
+        os.makedirs(LOGITS, exist_ok=True)
+        np.savez(os.path.join(LOGITS, f"{a.dataset}-fine_tuned_minilm-seed{seed}.npz"), **task.minilm_logits)
+    logits = task.minilm_logits["test"]
     report = {metric_name(task): task.score(logits, threshold), **fitted, "seed": seed, "val_score": val_score}
     report.update(learning_rate=learning_rate, learning_rates_tried=tried, word_pieces=a.minilm_tokens)
     report["linear_probe"] = probe_report
@@ -429,10 +441,11 @@ def train_fine_tuned(task, seed, learning_rates):
     return classifier, report
 
 
-def late_fusion(task, seed, deep, svm_decision, deep_report, svm_report):
-    """`late_fusion`: the SVM's decision scores and the BiLSTM's logits mixed by a weight chosen on validation."""
-    x = {s: task.inputs(s, False, True) for s in ("val", "test")}
-    parts = {s: [deep.predict(x[s], batch_size=256, verbose=0), svm_decision(task.texts[s])] for s in x}
+def late_fusion(task, seed, deep_logits, svm_decision, deep_report, svm_report, name="late_fusion"):
+    """`late_fusion` (`late_fusion_minilm`): the SVM's decision scores and the BiLSTM's (fine-tuned MiniLM's)
+    logits `deep_logits` (`{"val", "test"}`) mixed by a weight chosen on validation."""
+    x = ("val", "test")
+    parts = {s: [np.asarray(deep_logits[s], "float32"), svm_decision(task.texts[s])] for s in x}
     choice = choose_mix(parts["val"], task.targets("val"), task.multi_label)
     mixed = {s: choice["weights"][0] * parts[s][0] + choice["weights"][1] * parts[s][1] for s in x}
     threshold = choose_threshold(task.y["val"], sigmoid(mixed["val"]))[0] if task.multi_label else None
@@ -446,7 +459,7 @@ def late_fusion(task, seed, deep, svm_decision, deep_report, svm_report):
     }
     if threshold is not None:
         report["threshold"] = float(threshold)
-    print("late_fusion", report, flush=True)
+    print(name, report, flush=True)
     return None, report
 
 
@@ -546,6 +559,12 @@ def serving_throughput(task, model, name, svm_decision):
     }
 
 
+def verdict_of(comparison):
+    """The noise rule's verdict over seeds, as the summary keeps it."""
+    kept = {k: comparison[k] for k in ("mean_gain", "p_value", "met")}
+    return {**kept, "positive_seeds": comparison["positive_splits"]}
+
+
 def summarize(task, runs, svm_runs):
     key = metric_name(task)
     sign = 1.0 if task.multi_label else -1.0  # a gain is a higher F1 or a lower error
@@ -584,10 +603,10 @@ def summarize(task, runs, svm_runs):
             if len(svm) >= 2 and best:
                 c = paired_comparison([sign * v for v in values(best)], [sign * v for v in values(name)])
                 gain = "fine_tuned" if name == "fine_tuned_minilm" else name
-                summary[f"best_vs_{gain}"] = {k: c[k] for k in ("mean_gain", "p_value", "positive_splits", "met")}
+                summary[f"best_vs_{gain}"] = verdict_of(c)
     if len(svm) >= 2 and best:
         comparison = paired_comparison([sign * v for v in values(best)], [sign * v for v in svm])
-        summary["best_vs_svm"] = {k: comparison[k] for k in ("mean_gain", "p_value", "positive_splits", "met")}
+        summary["best_vs_svm"] = verdict_of(comparison)
         wd = best_of(WIDE_DEEP)
         if wd:
             for other in ("wide", best_of(DEEP)):
@@ -668,8 +687,15 @@ def main(argv=None):
             if name not in models:
                 if name == "late_fusion":
                     deep = fitted("bilstm_linear")
+                    x = {s: task.inputs(s, False, True) for s in ("val", "test")}
+                    logits = {s: deep.predict(x[s], batch_size=256, verbose=0) for s in x}
                     models[name], reports[name] = late_fusion(
-                        task, seed, deep, decision, reports["bilstm_linear"], svm_report
+                        task, seed, logits, decision, reports["bilstm_linear"], svm_report
+                    )
+                elif name == "late_fusion_minilm":
+                    fitted("fine_tuned_minilm")
+                    models[name], reports[name] = late_fusion(
+                        task, seed, task.minilm_logits, decision, reports["fine_tuned_minilm"], svm_report, name
                     )
                 elif name == "fine_tuned_minilm":
                     grid = task.args.minilm_grid if task.minilm_learning_rate is None else (task.minilm_learning_rate,)
@@ -783,6 +809,7 @@ MODEL_NAMES = {
     "blend_bilstm_gile": "wide + deep (BiLSTM + GILE head), mix chosen on validation",
     "late_fusion": "SVM + BiLSTM late fusion",
     "fine_tuned_minilm": "fine-tuned MiniLM",
+    "late_fusion_minilm": "SVM + fine-tuned MiniLM late fusion",
 }
 
 
@@ -813,7 +840,11 @@ def rows(report):
             return f"above {what} (noise rule over seeds): {verdict or 'one seed, no rule'}"
 
         verdict = above("the SVM", s.get("best_vs_svm"))
-        for name, what in (("fine_tuned", "fine-tuned MiniLM"), ("late_fusion", "the late fusion")):
+        for name, what in (
+            ("fine_tuned", "fine-tuned MiniLM"),
+            ("late_fusion", "the late fusion"),
+            ("late_fusion_minilm", "the SVM + MiniLM fusion"),
+        ):
             if f"best_vs_{name}" in s:
                 verdict += "; " + above(what, s[f"best_vs_{name}"])
         wide_deep = [s.get(f"wide_deep_vs_{n}") for n in ("wide", s.get("deep_model"))]

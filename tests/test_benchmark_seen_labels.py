@@ -124,9 +124,8 @@ def test_late_fusion_mixes_the_svm_and_the_network_on_validation():
         multi_label=True, y=y, texts=texts, inputs=lambda split, wide, deep: split, targets=lambda split: y[split]
     )
     task.score = lambda logits, threshold, split="test": seen_labels.Task.score(task, logits, threshold, split)
-    deep = types.SimpleNamespace(predict=lambda split, **kwargs: network[split])
     decision = lambda batch: 10 * noise[batch[0].split()[0]]  # noqa: E731  (scaled: the mix divides by spread)
-    _, fused = seen_labels.late_fusion(task, 0, deep, decision, {"seconds_to_best_epoch": 1.0}, {"seconds": 2.0})
+    _, fused = seen_labels.late_fusion(task, 0, network, decision, {"seconds_to_best_epoch": 1.0}, {"seconds": 2.0})
     assert fused["mix"] > 0.5 and fused["val_score"] == 1.0 and fused["seconds_to_best_epoch"] == 3.0
     assert fused["micro_f1"] > 0.9  # test: the mix and threshold of validation, on other noise
 
