@@ -70,6 +70,7 @@ import pathlib
 import resource
 import tempfile
 import time
+import types
 
 import keras
 import numpy as np
@@ -79,7 +80,7 @@ from benchmarks.baselines import tuned_svm
 from benchmarks.benchmark import Arguments, seed_range
 from benchmarks.datasets import load_newsgroups, load_reuters
 from benchmarks.noise_rule import paired_comparison
-from benchmarks.report import VERSION_AT_START, command_line, recorded_config, write_report
+from benchmarks.report import VERSION_AT_START, command_line, recorded_config, results_header, write_report
 from benchmarks.tables import claim, markdown_table, mean_pm_std, met
 from benchmarks.training_loop import fit_best_epoch
 from benchmarks.word_vectors import glove50
@@ -142,6 +143,7 @@ def parse_args(argv=None):
     )
     p.add_argument("--minilm-precision", default="mixed_bfloat16", help="the dtype policy fine-tuning runs under")
     p.add_argument("--resume", action="store_true", help="keep the seeds --output holds for this dataset and settings")
+    p.add_argument("--resummarize", action="store_true", help="rebuild --output's summaries from its runs, no training")
     args = p.parse_args(argv)
     p.check_choices(args, models=MODELS + JOINT)
     args.c_grid, args.ngram_grid = C_GRID, NGRAM_GRID
@@ -559,6 +561,11 @@ def serving_throughput(task, model, name, svm_decision):
     }
 
 
+def own_deep_of(wide_deep):
+    """The deep path a wide + deep model holds (`blend_bilstm_gile` -> `bilstm_gile`), None for None."""
+    return wide_deep and wide_deep.removeprefix("blend_").removeprefix("wide_")
+
+
 def verdict_of(comparison):
     """The noise rule's verdict over seeds, as the summary keeps it."""
     kept = {k: comparison[k] for k in ("mean_gain", "p_value", "met")}
@@ -584,15 +591,18 @@ def summarize(task, runs, svm_runs):
         return max(names, key=validation) if names else None
 
     best = best_of([n for n in runs if n not in BASELINES])
+    wd = best_of(WIDE_DEEP)
+    own_deep = own_deep_of(wd)
+    deep = best_of(DEEP) or (own_deep if own_deep in runs else None)  # older runs: deep paths without val_score
     summary = {
         "metric": key,
         "seeds": len(svm),
         "svm": float(np.mean(svm)),
         "wide": means.get("wide"),
-        "deep": means.get(best_of(DEEP)) if best_of(DEEP) else None,
-        "deep_model": best_of(DEEP),
-        "wide_deep": means.get(best_of(WIDE_DEEP)) if best_of(WIDE_DEEP) else None,
-        "wide_deep_model": best_of(WIDE_DEEP),
+        "deep": means.get(deep) if deep else None,
+        "deep_model": deep,
+        "wide_deep": means.get(wd) if wd else None,
+        "wide_deep_model": wd,
         "best": means.get(best),
         "best_model": best,
         "best_chosen_on": "mean validation score",
@@ -607,9 +617,8 @@ def summarize(task, runs, svm_runs):
     if len(svm) >= 2 and best:
         comparison = paired_comparison([sign * v for v in values(best)], [sign * v for v in svm])
         summary["best_vs_svm"] = verdict_of(comparison)
-        wd = best_of(WIDE_DEEP)
         if wd:
-            for other in ("wide", best_of(DEEP)):
+            for other in ("wide", own_deep):
                 if other in runs:
                     c = paired_comparison([sign * v for v in values(wd)], [sign * v for v in values(other)])
                     summary[f"wide_deep_vs_{other}"] = {k: c[k] for k in ("mean_gain", "p_value", "met")}
@@ -648,8 +657,31 @@ def tables(results, summaries):
     )
 
 
+def resummarize(output):
+    """Rebuilds `output`'s summaries, rows and tables from the runs it stores, with this code's `summarize`
+    (no training): for a file written before the summary's rules changed. Each summary keeps its serving
+    measurement and says which code rebuilt it."""
+    output = pathlib.Path(output)
+    report = json.loads(output.read_text())
+    for dataset, result in report["results"].items():
+        task = types.SimpleNamespace(multi_label=dataset == "reuters")
+        old = report["summary"][dataset]
+        summary = summarize(task, result["runs"], result["svm"])
+        summary.update({k: old[k] for k in ("serving", "complete") if k in old})
+        summary["summarized_by"] = VERSION_AT_START
+        report["summary"][dataset] = summary
+    report["rows"] = rows(report)
+    output.write_text(json.dumps(report, indent=2) + "\n")
+    output.with_suffix(".md").write_text(
+        results_header(report) + f"\n\n{tables(report['results'], report['summary'])}\n"
+    )
+    print(f"{output}: summaries rebuilt by {VERSION_AT_START}", flush=True)
+
+
 def main(argv=None):
     args = parse_args(argv)
+    if args.resummarize:
+        return resummarize(args.output)
     start = time.time()
     task = Task(args)
     names = args.models.split(",")
@@ -720,7 +752,7 @@ def main(argv=None):
 
 
 # The settings a resumed run must share with the run whose seeds it keeps.
-NOT_SETTINGS = ("seed", "seeds", "output", "quick", "resume", "data_dir")
+NOT_SETTINGS = ("seed", "seeds", "output", "quick", "resume", "resummarize", "data_dir")
 
 
 def settings(config):
@@ -847,7 +879,7 @@ def rows(report):
         ):
             if f"best_vs_{name}" in s:
                 verdict += "; " + above(what, s[f"best_vs_{name}"])
-        wide_deep = [s.get(f"wide_deep_vs_{n}") for n in ("wide", s.get("deep_model"))]
+        wide_deep = [s.get(f"wide_deep_vs_{n}") for n in ("wide", own_deep_of(s.get("wide_deep_model")))]
         if all(wide_deep):
             verdict += "; wide + deep above the wide and the deep path: " + met(all(c["met"] for c in wide_deep))
         what, paper = TASKS[dataset]

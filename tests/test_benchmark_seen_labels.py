@@ -144,3 +144,34 @@ def test_the_learning_rate_grid_widens_past_an_edge_while_the_choice_sits_there(
     for rate in seen_labels.widened([1e-4], tried):  # a later seed's one rate: no grid to widen
         tried[str(rate)] = {"val_score": 0.9}
     assert list(tried) == ["0.0001"]
+
+
+def test_resummarize_rebuilds_an_old_summary_from_its_runs_on_validation(tmp_path):
+    runs = {
+        "bilstm_linear": [{"micro_f1": v, "seconds_to_best_epoch": 1.0} for v in (0.86, 0.87, 0.86)],  # no val
+        "bilstm_gile": [{"micro_f1": v, "seconds_to_best_epoch": 1.0} for v in (0.88, 0.88, 0.88)],
+        "blend_bilstm_linear": runs_of([0.890, 0.891, 0.892], val=[0.91, 0.91, 0.91]),
+        "blend_bilstm_gile": runs_of([0.895, 0.896, 0.897], val=[0.90, 0.90, 0.90]),  # the old choice, on test
+    }
+    svm = [{"micro_f1": 0.88, "seed": s} for s in range(3)]
+    old = {"best_model": "blend_bilstm_gile", "serving": {"model": "blend_bilstm_gile", "ratio": 0.5}}
+    report = {
+        "command": "python -m benchmarks.seen_labels",
+        "code_version": "abc1234",
+        "config": {"word_vectors": "glove50"},
+        "machine": {"cpu_count": 2},
+        "wall_seconds": 10.0,
+        "results": {"reuters": {"runs": runs, "svm": svm, "config": {"word_vectors": "glove50"}}},
+        "summary": {"reuters": old},
+    }
+    output = tmp_path / "seen.json"
+    output.write_text(json.dumps(report))
+    seen_labels.main(["--resummarize", "--output", str(output)])
+    rebuilt = json.loads(output.read_text())
+    summary = rebuilt["summary"]["reuters"]
+    assert summary["best_model"] == "blend_bilstm_linear" and summary["best_chosen_on"] == "mean validation score"
+    assert summary["deep_model"] == "bilstm_linear"  # the chosen wide + deep model's own deep path
+    assert summary["best_vs_svm"]["positive_seeds"] == 3 and summary["serving"] == old["serving"]
+    assert rebuilt["rows"][0]["ours"].startswith("wide + deep (BiLSTM + linear head)")
+    assert "above the SVM (noise rule over seeds): met" in rebuilt["rows"][0]["verdict"]
+    assert output.with_suffix(".md").read_text().startswith("Command: `python -m benchmarks.seen_labels`")
