@@ -328,42 +328,26 @@ def minilm_classifier(task):
 
 
 def linear_probe(task, classifier, limit):
-    """The first step of Keras' transfer-learning recipe (keras.io, "Transfer learning & fine-tuning"): the
-    head alone trained on the frozen encoder's vectors, computed once, so that fine-tuning starts from a
-    converged head. Without it, a linear head over unit-length sentence vectors at a fine-tuning learning
-    rate was still far from converged after 3 epochs (`benchmarks/research_log.md`). Adam(1e-3), batch 32,
-    the epoch chosen on validation (patience 5, at most 200 epochs). Returns the head's weights and a report: the
-    frozen encoder + trained head scored on test (a row that needs no fine-tuning)."""
-    encoder = classifier.document_encoder
-
-    def vectors(texts):
-        ids = keras.ops.convert_to_numpy(classifier.preprocessor(texts))
-        return np.asarray(encoder.predict(ids, batch_size=64, verbose=0), "float32")
-
+    """The first step of Keras' transfer-learning recipe, `LabelClassifier.fit_head`: the head alone trained
+    on the frozen encoder's vectors, computed once, so that fine-tuning starts from a converged head. Without
+    it, a linear head over unit-length sentence vectors at a fine-tuning learning rate was still far from
+    converged after 3 epochs (`benchmarks/research_log.md`). Adam(1e-3), batch 32, the epoch chosen on
+    validation (patience 5, at most 200 epochs). Returns the head's weights and a report: the frozen encoder +
+    trained head scored on test (a row that needs no fine-tuning)."""
     start = time.time()
-    x = {part: vectors(task.texts[part][limit] if part == "train" else task.texts[part]) for part in PARTS}
-    encode_seconds = time.time() - start
-    probe = keras.Sequential([keras.Input((x["train"].shape[1],)), classifier.head])
-    if task.multi_label:
-        best, validation = BestValidationF1(x["val"], task.y["val"], from_logits=True, patience=5), None
-        loss = keras.losses.BinaryCrossentropy(from_logits=True)
-    else:
-        best, validation = BestEpochStopping("val_accuracy", 5), (x["val"], task.targets("val"))
-        loss = keras.losses.CategoricalCrossentropy(from_logits=True)
-    probe.compile(keras.optimizers.Adam(1e-3), loss, metrics=[] if task.multi_label else ["accuracy"])
-    _, fitted = fit_best_epoch(
-        probe,
-        x["train"],
+    history = classifier.fit_head(
+        task.texts["train"][limit],
         task.targets("train")[limit],
-        best=best,
+        validation_data=(task.texts["val"], task.y["val"] if task.multi_label else task.targets("val")),
         epochs=task.args.minilm_probe_epochs,
-        batch_size=32,
-        validation_data=validation,
-    )
-    threshold = getattr(best, "threshold", None)
-    logits = np.asarray(probe.predict(x["test"], batch_size=256, verbose=0), "float32")
-    report = {metric_name(task): task.score(logits, threshold), "val_score": float(best.best_value), **fitted}
-    report["encode_seconds"] = round(encode_seconds, 1)
+    ).history
+    scores = history["val_micro_f1" if task.multi_label else "val_accuracy"]
+    logits = {
+        s: np.asarray(classifier.predict_logits(task.texts[s], batch_size=64), "float32") for s in ("val", "test")
+    }
+    threshold = choose_threshold(task.y["val"], sigmoid(logits["val"]))[0] if task.multi_label else None
+    report = {metric_name(task): task.score(logits["test"], threshold), "val_score": float(max(scores))}
+    report.update(best_epoch=int(np.argmax(scores)) + 1, epochs_run=len(scores), seconds=round(time.time() - start, 1))
     print("linear probe (frozen MiniLM + trained linear head)", report, flush=True)
     return classifier.head.get_weights(), report
 
@@ -402,6 +386,7 @@ def train_fine_tuned(task, seed, learning_rates):
         keras.utils.set_random_seed(seed)
         classifier = minilm_classifier(task)
         classifier.head.set_weights(head_weights)
+        classifier.head_first = False  # the head was trained first, once for every rate
         optimizer = keras.optimizers.AdamW(learning_rate, weight_decay=0.01)
         if task.multi_label:
             best, validation = BestValidationF1(x_val, y_val, batch_size=64, patience=a.minilm_patience), None

@@ -93,9 +93,10 @@ class LabelClassifier(keras.Model):
     True
     """
 
-    def __init__(self, encoder, head, preprocessor=None, labels=None, multi_label=True, **kwargs):
+    def __init__(self, encoder, head, preprocessor=None, labels=None, multi_label=True, head_first=False, **kwargs):
         super().__init__(**kwargs)
         self.multi_label = _check_bool("multi_label", multi_label)
+        self.head_first = _check_bool("head_first", head_first)  # `fit` runs `fit_head` first
         names, descriptions = check_labels(labels)
         self._names, self._descriptions = names, descriptions
         self._thresholds = np.full(len(names), DEFAULT_THRESHOLD, "float32")
@@ -237,6 +238,7 @@ class LabelClassifier(keras.Model):
             preprocessor=recipe.preprocessor(),
             labels=labels,
             multi_label=recipe.multi_label,
+            head_first=recipe.head_first,
         )
         classifier._recipe = recipe
         if recipe.loss is not None:
@@ -543,7 +545,102 @@ class LabelClassifier(keras.Model):
             wide = wide_component(self.head)
             if wide is not None:
                 return self._fit_wide_deep(wide, x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
-        return self._fit(x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
+        head_history = None
+        if self.head_first:
+            verbose = kwargs.get("verbose", "auto")
+            head_history = self.fit_head(x, y, validation_data, batch_size=batch_size or 32, verbose=verbose)
+        history = self._fit(x, y, batch_size, epochs, validation_data, shuffle, **kwargs)
+        if head_history is not None:
+            history.head_first = head_history.history
+        return history
+
+    def fit_head(self, x, y, validation_data=None, epochs=200, batch_size=32, optimizer=None, patience=5, verbose=2):
+        """Trains the head alone on the frozen encoder's document vectors, computed once; returns the History.
+
+        The first step of Keras' transfer-learning recipe before fine-tuning a
+        pretrained encoder (the `minilm_fine_tuned` preset's `fit` runs it
+        first): a per-label head started at random over unit-length sentence
+        vectors needs thousands of steps at a fine-tuning learning rate, while
+        its random gradients move the encoder. Here an epoch is a pass over
+        vectors, not through the encoder. With `validation_data` (texts and
+        targets), the epoch with the best validation micro-F1 at its best
+        threshold (multi-label) or accuracy is kept, stopping after `patience`
+        epochs without a better one, and the thresholds are tuned on it;
+        without it, `epochs` are run. Trained with the compiled loss and
+        `optimizer` (default Adam(1e-3)); the encoder is not touched.
+
+        Example:
+
+        >>> import keras_hub
+        >>> from keras_labelemb.layers import LinearHead, SentenceEncoder
+        >>> backbone = keras_hub.models.BertBackbone(
+        ...     vocabulary_size=20, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16, max_sequence_length=6)
+        >>> classifier = LabelClassifier(SentenceEncoder(backbone, fine_tune=True), LinearHead(2), labels=["a", "b"])
+        >>> ids = np.array([[2, 5, 7, 3, 0, 0], [2, 9, 3, 0, 0, 0]] * 8)
+        >>> targets = np.array([[1, 0], [0, 1]] * 8)
+        >>> before = keras.ops.convert_to_numpy(backbone.weights[0]).copy()
+        >>> history = classifier.fit_head(ids, targets, epochs=3, verbose=0)
+        >>> len(history.history["loss"]), np.array_equal(before, keras.ops.convert_to_numpy(backbone.weights[0]))
+        (3, True)
+        """
+        from keras_labelemb.training import BestValidationF1
+        from keras_labelemb.training.best_epoch_stopping import BestEpochStopping
+
+        self._require_layers("fit_head")
+        if self.head.reads_tokens or isinstance(self.head, AdaptiveLabelDecoder) or self.sampled_loss is not None:
+            raise ValueError(
+                "`fit_head` trains a head that reads one vector per document on a full loss. Received: "
+                f"head={self.head.name!r} (reads_tokens={self.head.reads_tokens}), sampled loss "
+                f"{self.sampled_loss is not None}"
+            )
+        if _is_dataset(x) or _is_dataset(validation_data):
+            raise ValueError("`fit_head` takes texts (or ids) and targets as lists or arrays. Received: tf.data")
+        if _count(self._inputs(x)) == 0:
+            raise ValueError("`fit_head` needs at least one document. Received: x with 0 documents")
+        if not self.built:
+            self(self._first_inputs(x))
+        vectors = self._document_vectors(x, batch_size)
+        head = keras.Sequential([keras.Input(vectors.shape[1:]), self.head], name=f"{self.head.name}_alone")
+        head.compile(
+            optimizer or keras.optimizers.Adam(1e-3), loss=self.loss, metrics=[] if self.multi_label else ["accuracy"]
+        )
+        callbacks, validation = [], None
+        if validation_data is not None:
+            val_x, val_y = _pair("validation_data", validation_data)
+            val_vectors = self._document_vectors(val_x, batch_size)
+            val_targets = self._targets(val_y, len(val_vectors))
+            if self.multi_label:
+                callbacks.append(BestValidationF1(val_vectors, val_targets, from_logits=True, patience=patience))
+            else:
+                callbacks.append(BestEpochStopping("val_accuracy", patience))
+                validation = (val_vectors, val_targets)
+        history = head.fit(
+            vectors,
+            self._targets(y, len(vectors)),
+            epochs=epochs,
+            batch_size=batch_size,
+            validation_data=validation,
+            callbacks=callbacks,
+            verbose=verbose,
+        )
+        if validation_data is not None and self.multi_label:
+            self.tune_thresholds(val_x, val_y)
+        return history
+
+    def _first_inputs(self, x):
+        inputs = self._inputs(x)
+        if self.preprocessor is not None:
+            return self.preprocessor(inputs[:1])
+        return {k: v[:1] for k, v in inputs.items()} if isinstance(inputs, dict) else inputs[:1]
+
+    def _document_vectors(self, x, batch_size=None):
+        """What the head reads of `x` (one vector per document), as float32 NumPy, through the frozen encoder."""
+        inputs, step = self._inputs(x), max(batch_size or 64, 64)
+        encoder = self.document_encoder
+        if self.preprocessor is None:
+            return np.asarray(encoder.predict(inputs, batch_size=step, verbose=0), "float32")
+        parts = [encoder.predict_on_batch(self.preprocessor(inputs[i : i + step])) for i in range(0, len(inputs), step)]
+        return np.concatenate([np.asarray(keras.ops.convert_to_numpy(p), "float32") for p in parts])
 
     def _adapt_idf(self, texts):
         """Heads that weigh words by idf (`LexicalMatchHead`, a hybrid holding one) count the training texts."""
@@ -916,6 +1013,7 @@ class LabelClassifier(keras.Model):
             # The names are config (a head needs its count); descriptions and thresholds are an asset.
             labels=self.label_names,
             multi_label=self.multi_label,
+            head_first=self.head_first,
             cut_from_model=self.cut_from_model,
             default_loss=None if self.default_loss is None else keras.saving.serialize_keras_object(self.default_loss),
         )

@@ -43,6 +43,8 @@ class Recipe:
     sentence_encoder: dict | None = None
     # The loss `compile(loss="auto")` trains with: a registered keras_labelemb loss (`{"class": name}`).
     loss: object = None
+    # `fit` trains the head alone on the frozen encoder's vectors first (`LabelClassifier.fit_head`).
+    head_first: bool = False
     backbone: object = None
     special_ids: list | None = None
 
@@ -84,6 +86,7 @@ def load_preset(name, overrides=None):
         features=data.get("features"),
         sentence_encoder=data.get("sentence_encoder"),
         loss=None if data.get("loss") is None else _loss(data["loss"]),
+        head_first=data.get("head_first", False),
     )
     for key, value in (overrides or {}).items():
         if key not in OVERRIDES:
