@@ -642,6 +642,13 @@ def tables(results, summaries):
     )
 
 
+def kept_learning_rate(runs):
+    """The learning rate fine-tuned MiniLM's first seed chose, which the seeds a resumed run adds reuse (None
+    before any seed ran: the first seed searches the grid)."""
+    first = min(runs.get("fine_tuned_minilm") or [{"seed": None}], key=lambda r: r["seed"] or 0)
+    return first.get("learning_rate")
+
+
 def resummarize(output):
     """Rebuilds `output`'s summaries, rows and tables from the runs it stores, with this code's `summarize`
     (no training): for a file written before the summary's rules changed. Each summary keeps its serving
@@ -676,6 +683,7 @@ def main(argv=None):
         runs, svm_runs = earlier["runs"], earlier["svm"]
     for name in names:
         runs.setdefault(name, [])  # a model the resumed run did not train: trained on its kept seeds too
+    task.minilm_learning_rate = kept_learning_rate(runs)
     kept_svm = {r["seed"]: r for r in svm_runs}
     decision = None
     for seed in seed_range(args):

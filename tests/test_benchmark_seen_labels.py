@@ -175,3 +175,10 @@ def test_resummarize_rebuilds_an_old_summary_from_its_runs_on_validation(tmp_pat
     assert rebuilt["rows"][0]["ours"].startswith("wide + deep (BiLSTM + linear head)")
     assert "above the SVM (noise rule over seeds): met" in rebuilt["rows"][0]["verdict"]
     assert output.with_suffix(".md").read_text().startswith("Command: `python -m benchmarks.seen_labels`")
+
+
+def test_a_resumed_run_reuses_the_first_seeds_learning_rate():
+    assert seen_labels.kept_learning_rate({"wide": []}) is None
+    assert seen_labels.kept_learning_rate({"fine_tuned_minilm": []}) is None
+    reports = [{"seed": 1, "learning_rate": 1e-4}, {"seed": 0, "learning_rate": 3e-5}]
+    assert seen_labels.kept_learning_rate({"fine_tuned_minilm": reports}) == 3e-5
