@@ -377,6 +377,9 @@ def train_fine_tuned(task, seed, learning_rates):
     head first trained alone on the frozen encoder (`linear_probe`), then everything fine-tuned once per
     learning rate in `learning_rates` (the best on validation kept); returns the classifier and its report."""
     a, tried, best_run = task.args, {}, None
+    kept = kept_fine_tuned(task, seed, learning_rates)
+    if kept:
+        return None, kept
     limit = slice(0, a.minilm_train_limit)
     x_val, y_val = task.texts["val"], task.y["val"]
     keras.utils.set_random_seed(seed)
@@ -412,9 +415,6 @@ def train_fine_tuned(task, seed, learning_rates):
     task.minilm_logits = {
         s: np.asarray(classifier.predict_logits(task.texts[s], batch_size=64), "float32") for s in ("val", "test")
     }
-    if a.minilm_train_limit is None:  # kept outside the repository, so a later blend need not fine-tune again
-        os.makedirs(LOGITS, exist_ok=True)
-        np.savez(os.path.join(LOGITS, f"{a.dataset}-fine_tuned_minilm-seed{seed}.npz"), **task.minilm_logits)
     logits = task.minilm_logits["test"]
     report = {metric_name(task): task.score(logits, threshold), **fitted, "seed": seed, "val_score": val_score}
     report.update(learning_rate=learning_rate, learning_rates_tried=tried, word_pieces=a.minilm_tokens)
@@ -425,7 +425,38 @@ def train_fine_tuned(task, seed, learning_rates):
     if threshold is not None:
         report["threshold"] = float(threshold)
     print("fine_tuned_minilm", report, flush=True)
+    if a.minilm_train_limit is None:  # kept outside the repository: a later blend or a crashed run reuses it
+        os.makedirs(LOGITS, exist_ok=True)
+        stored = {"report": report, "settings": fine_tuning_settings(task, learning_rates)}
+        np.savez(fine_tuned_path(task, seed), **task.minilm_logits, stored=json.dumps(stored))
     return classifier, report
+
+
+def fine_tuned_path(task, seed):
+    return os.path.join(LOGITS, f"{task.args.dataset}-fine_tuned_minilm-seed{seed}.npz")
+
+
+def fine_tuning_settings(task, learning_rates):
+    """What a kept fine-tuned run must share with this one to stand for it."""
+    a = task.args
+    skip = ("minilm_grid", "minilm_learning_rates")  # the rates this seed tries stand for them
+    minilm = {k: v for k, v in vars(a).items() if k.startswith("minilm") and k not in skip}
+    return {**minilm, "learning_rates": [float(r) for r in learning_rates]}
+
+
+def kept_fine_tuned(task, seed, learning_rates):
+    """The report of this seed's fine-tuned run kept in `LOGITS` under the same settings (its logits put in
+    `task.minilm_logits`), else None. Fine-tuning takes about half an hour a seed on 2 cores."""
+    path = fine_tuned_path(task, seed)
+    if task.args.minilm_train_limit is not None or not os.path.exists(path):
+        return None
+    with np.load(path) as kept:
+        stored = json.loads(str(kept["stored"])) if "stored" in kept else None
+        if stored is None or stored["settings"] != fine_tuning_settings(task, learning_rates):
+            return None
+        task.minilm_logits = {s: kept[s] for s in ("val", "test")}
+    print(f"fine_tuned_minilm: seed {seed} kept from {path}", stored["report"], flush=True)
+    return stored["report"]
 
 
 def late_fusion(task, seed, deep_logits, svm_decision, deep_report, svm_report, name="late_fusion"):
@@ -564,15 +595,27 @@ def summarize(task, runs, svm_runs):
     def values(name):
         return [r[key] for r in runs[name]]
 
+    runs = {name: reports for name, reports in runs.items() if reports}
     means = {name: float(np.mean(values(name))) for name in runs}
     svm = [r[key] for r in svm_runs]
+
+    def by_seed(reports):  # seed -> signed score; reports without a seed are numbered in order
+        return {r.get("seed", i): sign * r[key] for i, r in enumerate(reports)}
+
+    seeds = sorted(by_seed(svm_runs))
+
+    def paired(name, other):  # the seeds both hold (a run saved between seeds may hold fewer of one)
+        a, b = by_seed(runs[name]), by_seed(svm_runs if other == "svm" else runs[other])
+        common = sorted(set(a) & set(b))
+        return paired_comparison([a[s] for s in common], [b[s] for s in common]) if len(common) >= 2 else None
 
     def validation(name):  # the mean validation score (higher is better), None where a run lacks one
         scores = [r.get("val_score") for r in runs[name]]
         return None if None in scores else float(np.mean(scores))
 
-    def best_of(names):
+    def best_of(names):  # among the models every seed holds
         names = [n for n in names if n in runs and validation(n) is not None]
+        names = [n for n in names if sorted(by_seed(runs[n])) == seeds]
         return max(names, key=validation) if names else None
 
     best = best_of([n for n in runs if n not in BASELINES])
@@ -595,18 +638,16 @@ def summarize(task, runs, svm_runs):
     for name in BASELINES:
         if name in runs:
             summary[name] = means[name]
-            if len(svm) >= 2 and best:
-                c = paired_comparison([sign * v for v in values(best)], [sign * v for v in values(name)])
-                gain = "fine_tuned" if name == "fine_tuned_minilm" else name
-                summary[f"best_vs_{gain}"] = verdict_of(c)
-    if len(svm) >= 2 and best:
-        comparison = paired_comparison([sign * v for v in values(best)], [sign * v for v in svm])
-        summary["best_vs_svm"] = verdict_of(comparison)
-        if wd:
-            for other in ("wide", own_deep):
-                if other in runs:
-                    c = paired_comparison([sign * v for v in values(wd)], [sign * v for v in values(other)])
-                    summary[f"wide_deep_vs_{other}"] = {k: c[k] for k in ("mean_gain", "p_value", "met")}
+            c = paired(best, name) if best else None
+            if c:
+                summary[f"best_vs_{'fine_tuned' if name == 'fine_tuned_minilm' else name}"] = verdict_of(c)
+    c = paired(best, "svm") if best else None
+    if c:
+        summary["best_vs_svm"] = verdict_of(c)
+    for other in ("wide", own_deep) if wd else ():
+        c = paired(wd, other) if other in runs else None
+        if c:
+            summary[f"wide_deep_vs_{other}"] = {k: c[k] for k in ("mean_gain", "p_value", "met")}
     return summary
 
 

@@ -182,3 +182,39 @@ def test_a_resumed_run_reuses_the_first_seeds_learning_rate():
     assert seen_labels.kept_learning_rate({"fine_tuned_minilm": []}) is None
     reports = [{"seed": 1, "learning_rate": 1e-4}, {"seed": 0, "learning_rate": 3e-5}]
     assert seen_labels.kept_learning_rate({"fine_tuned_minilm": reports}) == 3e-5
+
+
+def test_a_run_saved_between_seeds_compares_the_seeds_both_models_hold():
+    """Saved after seed 0 of a resumed run that adds a model: the added model has one seed, the rest three.
+    The summary pairs by seed (one common seed is no comparison) and never picks the partial model as best."""
+    task = types.SimpleNamespace(multi_label=True)
+    seeded = lambda values, val=None: [dict(r, seed=i) for i, r in enumerate(runs_of(values, val))]  # noqa: E731
+    runs = {
+        "blend_bilstm_linear": seeded([0.890, 0.891, 0.893]),
+        "wide": seeded([0.880, 0.881, 0.882]),
+        "fine_tuned_minilm": seeded([0.899]),
+        "late_fusion_minilm": seeded([0.91], val=[0.99]),  # best on validation, but one seed of three
+        "bilstm_linear": [],
+    }
+    svm = [{"micro_f1": v, "seed": i} for i, v in enumerate([0.884, 0.889, 0.886])]
+    summary = seen_labels.summarize(task, runs, svm)
+    assert summary["best_model"] == "blend_bilstm_linear" and "best_vs_svm" in summary
+    assert summary["fine_tuned_minilm"] == pytest.approx(0.899) and "best_vs_fine_tuned" not in summary
+    runs["fine_tuned_minilm"] += seeded([0.0, 0.87, 0.88])[1:]
+    summary = seen_labels.summarize(task, runs, svm)
+    assert summary["best_vs_fine_tuned"]["mean_gain"] == pytest.approx((0.890 + 0.891 + 0.893 - 0.899 - 1.75) / 3)
+
+
+def test_a_fine_tuned_run_is_kept_with_its_settings_and_reused(tmp_path, monkeypatch):
+    monkeypatch.setattr(seen_labels, "LOGITS", str(tmp_path))
+    args = seen_labels.parse_args(["--dataset", "reuters"])
+    task = types.SimpleNamespace(args=args)
+    logits = {"val": np.ones((2, 3), "float32"), "test": np.zeros((4, 3), "float32")}
+    stored = {"report": {"micro_f1": 0.5}, "settings": seen_labels.fine_tuning_settings(task, (3e-5,))}
+    np.savez(seen_labels.fine_tuned_path(task, 1), **logits, stored=json.dumps(stored))
+    assert seen_labels.kept_fine_tuned(task, 1, (3e-5,)) == {"micro_f1": 0.5}
+    np.testing.assert_array_equal(task.minilm_logits["test"], logits["test"])
+    assert seen_labels.kept_fine_tuned(task, 1, (1e-4,)) is None  # another grid: trained again
+    assert seen_labels.kept_fine_tuned(task, 0, (3e-5,)) is None  # no file
+    quick = types.SimpleNamespace(args=seen_labels.parse_args(["--dataset", "reuters", "--quick"]))
+    assert seen_labels.kept_fine_tuned(quick, 1, (3e-5,)) is None  # --quick never reuses
